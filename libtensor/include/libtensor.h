@@ -1,0 +1,348 @@
+/*
+ * libtensor.h: the published API of libtensor, pytensor's C runtime.
+ *
+ * This header is the contract. Everything a caller may rely on is declared
+ * and described here; anything not declared here is private and may change.
+ *
+ * Overview
+ * --------
+ * libtensor owns memory and moves elements; it knows nothing about Python.
+ *
+ *   storage   A refcounted block of bytes: heap memory we allocated, foreign
+ *             memory wrapped with a deleter, a memory-mapped file, or a DLPack
+ *             import. Every storage has exactly one deleter, which runs
+ *             exactly once, when the last reference is released.
+ *   dtype     An element type (bool, unsigned and signed integers, float16,
+ *             bfloat16, float32/64, complex64/128) with its size and DLPack code.
+ *   layout    A view of a storage is (dtype, ndim, shape, strides, offset).
+ *             Strides and offsets are counted in ELEMENTS, as in DLPack; a
+ *             byte address is  data + (offset + sum_i index[i]*strides[i]) * itemsize.
+ *   kernels   Strided copy with conversion between any two dtypes, fill,
+ *             elementwise arithmetic and comparison, and summation.
+ *   dlpack    Export and import of DLPack v1.x managed tensors (legacy and
+ *             versioned), declared in libtensor/dlpack_abi.h.
+ *
+ * Errors: fallible functions return lt_status (LT_OK == 0, errors < 0). The
+ * calling thread's lt_last_error() then holds a sentence naming the numbers
+ * involved. No function aborts on bad input; assertions guard only internal
+ * invariants.
+ *
+ * Threads: refcounts and version counters are atomic, so storages may be
+ * retained and released from any thread. Kernels may split large jobs over
+ * worker threads internally (see lt_set_num_threads); they return only when
+ * every worker has finished.
+ *
+ * Worked example: two overlapping views of one storage.
+ *
+ *     lt_storage *s = NULL;
+ *     if (lt_storage_new(&s, 8 * sizeof(float), 1) != LT_OK)   // 8 zeroed floats
+ *         fprintf(stderr, "%s\n", lt_last_error());
+ *     float *f = lt_storage_data(s);
+ *     for (int i = 0; i < 8; i++) f[i] = (float)i;
+ *     int64_t shape[1] = {4}, unit[1] = {1};
+ *     // view a = elements 0..3, view b = elements 2..5: they share bytes 8..15.
+ *     // copy a into b; the kernel handles overlap as if through a temporary.
+ *     lt_copy(f + 2, unit, LT_FLOAT32, f + 0, unit, LT_FLOAT32, 1, shape);
+ *     // f is now 0 1 0 1 2 3 6 7
+ *     lt_storage_release(s);                                     // frees the bytes
+ *
+ * A longer program lives in examples/c/minimal.c.
+ */
+#ifndef LIBTENSOR_H
+#define LIBTENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libtensor/dlpack_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LT_VERSION_MAJOR 0
+#define LT_VERSION_MINOR 1
+#define LT_MAX_NDIM 64
+
+/* ---------------------------------------------------------------- status */
+
+/* X(name, value, message): one list generates the enum, lt_status_name and
+ * lt_strerror so the three can never disagree. */
+#define LT_STATUS_MAP(X)                                                      \
+    X(OK, 0, "success")                                                       \
+    X(ENOMEM, -1, "out of memory")                                            \
+    X(EINVAL, -2, "invalid argument")                                         \
+    X(ERANGE, -3, "index or extent out of range")                             \
+    X(EOVERFLOW, -4, "size arithmetic overflows")                             \
+    X(EREADONLY, -5, "storage is read-only")                                  \
+    X(EDEVICE, -6, "memory is not on the host")                               \
+    X(EDTYPE, -7, "unsupported dtype or dtype combination")                   \
+    X(EIO, -8, "file or mapping error")                                       \
+    X(EDLPACK, -9, "DLPack exchange refused")
+
+typedef enum lt_status {
+#define LT__STATUS_ENUM(name, value, msg) LT_##name = value,
+    LT_STATUS_MAP(LT__STATUS_ENUM)
+#undef LT__STATUS_ENUM
+} lt_status;
+
+/* "LT_EINVAL" for LT_EINVAL; "LT_UNKNOWN" for values outside the list.
+ * Returns a static string (borrowed, never freed). */
+const char *lt_status_name(lt_status status);
+
+/* The fixed one-line message of a status ("invalid argument").
+ * Returns a static string (borrowed, never freed). */
+const char *lt_strerror(lt_status status);
+
+/* The detail message of the last error raised on the calling thread, or ""
+ * when none. The text names the numbers involved, e.g. "view needs bytes
+ * [0, 96) but the storage holds 64 bytes". Returns thread-local memory that
+ * stays valid until this thread's next failing libtensor call (borrowed). */
+const char *lt_last_error(void);
+
+/* ---------------------------------------------------------------- dtype */
+
+/* Values are stable and form a dense range [0, LT_DTYPE_COUNT). */
+typedef enum lt_dtype {
+    LT_BOOL = 0,
+    LT_UINT8,
+    LT_UINT16,
+    LT_UINT32,
+    LT_UINT64,
+    LT_INT8,
+    LT_INT16,
+    LT_INT32,
+    LT_INT64,
+    LT_FLOAT16,
+    LT_BFLOAT16,
+    LT_FLOAT32,
+    LT_FLOAT64,
+    LT_COMPLEX64,
+    LT_COMPLEX128,
+    LT_DTYPE_COUNT
+} lt_dtype;
+
+/* Bytes per element, or 0 for a value outside the enum. */
+size_t lt_dtype_itemsize(lt_dtype dtype);
+
+/* Lower-case name ("float32"), or "invalid". Static string (borrowed). */
+const char *lt_dtype_name(lt_dtype dtype);
+
+/* Maps a DLPack (code, bits, lanes) triple to a dtype. Fails with
+ * LT_EDTYPE for combinations libtensor has no dtype for (lanes != 1, float8,
+ * opaque handles, ...). Writes *out only on success. */
+lt_status lt_dtype_from_dlpack(lt_dtype *out, uint8_t code, uint8_t bits, uint16_t lanes);
+
+/* The DLPack description of a dtype. Fails with LT_EDTYPE for a value
+ * outside the enum. */
+lt_status lt_dtype_to_dlpack(DLDataType *out, lt_dtype dtype);
+
+/* ---------------------------------------------------------------- storage */
+
+typedef struct lt_storage lt_storage;
+
+/* Called exactly once with the ctx given at creation, when the last
+ * reference is released, on whichever thread released it. */
+typedef void (*lt_deleter)(void *ctx);
+
+/* Storage flags: bits, combinable. */
+#define LT_STORAGE_READONLY 0x1u /* writes through libtensor are refused */
+
+/* Where the bytes came from. Informational: the inspector draws it. */
+typedef enum lt_provenance {
+    LT_PROV_OWNED = 0,  /* allocated by lt_storage_new */
+    LT_PROV_BUFFER,     /* a borrowed buffer (bytes, bytearray, memoryview, ...) */
+    LT_PROV_NUMPY,      /* memory owned by a NumPy array */
+    LT_PROV_FILE,       /* a memory-mapped file (lt_storage_map_file) */
+    LT_PROV_DLPACK,     /* imported from a DLPack producer */
+    LT_PROV_FOREIGN     /* any other wrapped memory */
+} lt_provenance;
+
+/* Allocates nbytes (0 allowed) aligned to 64 bytes, zero-filled when zero is
+ * non-zero. Blocks of 2 MiB and more are advised to use transparent huge
+ * pages. Fails with LT_ENOMEM.
+ * Returns a new reference in *out: release it with lt_storage_release. */
+lt_status lt_storage_new(lt_storage **out, size_t nbytes, int zero);
+
+/* Wraps memory libtensor does not own. deleter(ctx) runs exactly once when
+ * the last reference goes, and also when this call fails (so the caller
+ * never has to clean up twice); deleter may be NULL. data may be NULL only
+ * when nbytes is 0. flags is a set of LT_STORAGE_* bits.
+ * Takes ownership of ctx; returns a new reference in *out (release with
+ * lt_storage_release). */
+lt_status lt_storage_wrap(lt_storage **out, void *data, size_t nbytes, unsigned flags,
+                          lt_provenance provenance, lt_deleter deleter, void *ctx);
+
+/* Adds a reference. Thread-safe. NULL is ignored. */
+void lt_storage_retain(lt_storage *storage);
+
+/* Drops a reference; the last one runs the deleter (or frees owned memory)
+ * and then the storage itself. Thread-safe. NULL is ignored. */
+void lt_storage_release(lt_storage *storage);
+
+/* Accessors: borrow, never transfer ownership. */
+void *lt_storage_data(const lt_storage *storage);
+size_t lt_storage_nbytes(const lt_storage *storage);
+unsigned lt_storage_flags(const lt_storage *storage);
+lt_provenance lt_storage_provenance(const lt_storage *storage);
+/* Current reference count (a snapshot: other threads may change it). */
+int64_t lt_storage_refcount(const lt_storage *storage);
+
+/* DLPack device of the bytes; kDLCPU/0 unless set. Memory on another device
+ * is never touched by libtensor kernels (callers check and refuse). */
+int32_t lt_storage_device_type(const lt_storage *storage);
+int32_t lt_storage_device_id(const lt_storage *storage);
+void lt_storage_set_device(lt_storage *storage, int32_t device_type, int32_t device_id);
+
+/* A short human-readable note on the provenance ("/tmp/x.bin (shared)",
+ * "numpy", a producer's name). lt_storage_set_label copies the text,
+ * truncating at 255 bytes; lt_storage_label returns "" when unset.
+ * The returned string is borrowed and lives as long as the storage. */
+void lt_storage_set_label(lt_storage *storage, const char *label);
+const char *lt_storage_label(const lt_storage *storage);
+
+/* Write version: bumped by every libtensor kernel that writes into the
+ * storage, and by callers that write through other paths. Atomic. */
+uint64_t lt_storage_version(const lt_storage *storage);
+void lt_storage_bump_version(lt_storage *storage);
+
+/* Number of storages alive in this process (created and not yet freed).
+ * For leak tests. */
+int64_t lt_storage_live_count(void);
+
+/* Memory-mapped files.
+ * LT_MAP_SHARED:   MAP_SHARED, read-write; writes reach the file. A missing
+ *                  file is created and a short file is extended to nbytes
+ *                  without changing any existing byte.
+ * LT_MAP_PRIVATE:  MAP_PRIVATE copy-on-write; the file never changes. The file
+ *                  must already hold nbytes.
+ * LT_MAP_READONLY: PROT_READ, MAP_SHARED; the storage is read-only.
+ * nbytes < 0 maps the whole file. The mapping lives until the storage's last
+ * reference is released; the file descriptor is closed before returning.
+ * Fails with LT_EIO (with errno's text in lt_last_error) or LT_EINVAL.
+ * Returns a new reference in *out (release with lt_storage_release). */
+typedef enum lt_map_mode {
+    LT_MAP_SHARED = 0,
+    LT_MAP_PRIVATE = 1,
+    LT_MAP_READONLY = 2
+} lt_map_mode;
+lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mode, int64_t nbytes);
+
+/* ---------------------------------------------------------------- layout */
+
+/* Number of elements of a shape, refusing negative extents and overflow
+ * (LT_EINVAL, LT_EOVERFLOW). ndim 0 is a scalar: 1 element. */
+lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape);
+
+/* The half-open byte range [*lo_byte, *hi_byte) that a view can touch,
+ * relative to the storage's start:
+ *   lo_byte = (offset + sum over negative strides of (shape[i]-1)*strides[i]) * itemsize
+ *   hi_byte = (offset + sum over positive strides of (shape[i]-1)*strides[i] + 1) * itemsize
+ * A view with zero elements touches nothing: lo_byte == hi_byte == offset*itemsize.
+ * Fails with LT_EOVERFLOW when any term overflows int64. */
+lt_status lt_layout_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
+                           const int64_t *strides, int64_t offset, size_t itemsize);
+
+/* LT_OK when the view lies inside a storage of storage_nbytes bytes, else
+ * LT_ERANGE (or LT_EOVERFLOW / LT_EINVAL) with the byte ranges in the
+ * message. Views are checked once, when they are created. */
+lt_status lt_layout_check(int32_t ndim, const int64_t *shape, const int64_t *strides, int64_t offset,
+                          size_t itemsize, size_t storage_nbytes);
+
+/* 1 when the strides are the C-contiguous (row-major) strides of shape,
+ * ignoring the strides of dimensions of extent 1; 0 otherwise. */
+int lt_layout_is_contiguous(int32_t ndim, const int64_t *shape, const int64_t *strides);
+
+/* ---------------------------------------------------------------- kernels */
+
+/* Runtime tuning: the number of threads kernels may use (>= 1), default the
+ * number of online CPUs, capped at 8. Large copies, casts and elementwise
+ * jobs are split by outer dimension. Not thread-safe against running
+ * kernels; set it at start-up. */
+void lt_set_num_threads(int nthreads);
+int lt_get_num_threads(void);
+
+/* Copies (and converts) the ndim-dimensional view src into dst, element by
+ * element: dst[i] = (dst_dtype) src[i]. Pointers are element 0 of each view;
+ * strides are in elements and may be negative or zero (zero strides in src
+ * broadcast). Conversions follow PyTorch: float->int truncates toward zero,
+ * anything->bool is (x != 0), complex->real keeps the real part, float16 and
+ * bfloat16 round to nearest even. When dst and src overlap, the result is as
+ * if src had first been copied to a temporary. Fails with LT_EDTYPE or
+ * LT_EINVAL; ndim 0 copies one element. Borrows both buffers. */
+lt_status lt_copy(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
+                  const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape);
+
+/* Sets every element of the dst view to *value (one element of value_dtype,
+ * converted to dst_dtype as lt_copy would). Borrows both. */
+lt_status lt_fill(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *value,
+                  lt_dtype value_dtype, int32_t ndim, const int64_t *shape);
+
+typedef enum lt_binop {
+    LT_OP_ADD = 0,
+    LT_OP_SUB,
+    LT_OP_MUL,
+    LT_OP_DIV, /* true division; integer dtypes are refused (LT_EDTYPE) */
+    LT_OP_EQ,  /* comparisons write LT_BOOL */
+    LT_OP_NE,
+    LT_OP_LT,
+    LT_OP_LE,
+    LT_OP_GT,
+    LT_OP_GE
+} lt_binop;
+
+/* out = a op b, elementwise over shape. a, b and (for arithmetic) out are
+ * all of dtype; comparisons write LT_BOOL into out. Broadcasting is
+ * expressed with zero strides in a and b. Integer arithmetic wraps around
+ * (two's complement); bool ADD is logical or, MUL logical and, SUB is
+ * refused; float16/bfloat16 compute in float32 and round once; complex
+ * supports ADD SUB MUL DIV EQ NE only. out may alias a or b exactly
+ * (same pointer and strides), as in a += b. Borrows all buffers. */
+lt_status lt_binary(lt_binop op, lt_dtype dtype, int32_t ndim, const int64_t *shape, void *out,
+                    const int64_t *out_strides, const void *a, const int64_t *a_strides, const void *b,
+                    const int64_t *b_strides);
+
+/* Sums the src view into the dst view: dst has the same ndim, with stride 0
+ * on every reduced dimension, and is overwritten (not accumulated into).
+ * dst_dtype is the accumulation and result type: int64 for bool and integer
+ * input, the input type for floating and complex input (float16 and bfloat16
+ * accumulate in float32 internally). Floating sums are pairwise, so the
+ * rounding error grows as log(n). Borrows both buffers. */
+lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
+                 const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape);
+
+/* ---------------------------------------------------------------- dlpack */
+
+/* Export flags for lt_dlpack_export. */
+#define LT_EXPORT_VERSIONED 0x1u /* produce DLManagedTensorVersioned (else legacy DLManagedTensor) */
+#define LT_EXPORT_COPIED 0x2u    /* set DLPACK_FLAG_BITMASK_IS_COPIED */
+
+/* Exports a view of storage as one self-contained allocation holding the
+ * managed tensor, its shape and its strides. The managed tensor holds a
+ * reference to storage, dropped by its deleter. Legacy exports of read-only
+ * storage are refused (LT_EDLPACK), because DLManagedTensor cannot say
+ * read-only; versioned exports set DLPACK_FLAG_BITMASK_READ_ONLY.
+ * On success *out is a DLManagedTensorVersioned* (flags has
+ * LT_EXPORT_VERSIONED) or a DLManagedTensor*; the caller owns it and must
+ * call its deleter exactly once (or hand it to a consumer that will). */
+lt_status lt_dlpack_export(void **out, lt_storage *storage, lt_dtype dtype, int32_t ndim,
+                           const int64_t *shape, const int64_t *strides, int64_t offset, unsigned flags);
+
+/* Imports a managed tensor: versioned != 0 means managed is a
+ * DLManagedTensorVersioned*, else a DLManagedTensor*. Validates version,
+ * flags, dtype, ndim, shape and strides first; on failure nothing is taken
+ * (the caller still owns managed) and LT_EDLPACK / LT_EDTYPE is returned.
+ * On success takes ownership of managed: the new storage's deleter calls
+ * the producer's deleter exactly once. The storage spans every byte the
+ * view can reach; the view is returned in *out_* with strides in elements
+ * (computed for a compact row-major tensor when the producer gave none) and
+ * *out_offset in elements from the storage start. out_shape and
+ * out_strides must hold LT_MAX_NDIM entries.
+ * Returns a new reference in *out (release with lt_storage_release). */
+lt_status lt_dlpack_import(lt_storage **out, lt_dtype *out_dtype, int32_t *out_ndim, int64_t *out_shape,
+                           int64_t *out_strides, int64_t *out_offset, void *managed, int versioned);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LIBTENSOR_H */

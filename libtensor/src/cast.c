@@ -1,0 +1,2 @@
+/* cast.c: being written. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* copy.c: being written. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* dlpack.c: being written. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* ops.c: being written. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* storage_mmap.c: being written. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* threads.c: being written. */
+#include "internal.h"
