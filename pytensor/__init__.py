@@ -1,0 +1,91 @@
+"""pytensor: tensors whose memory you can see.
+
+A C runtime (libtensor) owns storage, refcounts, mmap and DLPack; this
+package gives it PyTorch's names and share-versus-copy rules. Every tensor
+is a view: storage + dtype + shape + strides + offset, and ``data_ptr()``,
+``untyped_storage()``, ``storage_offset()`` and ``stride()`` tell the truth.
+
+>>> import pytensor
+>>> a = pytensor.arange(6)
+>>> b = a.view(2, 3)[:, 1]          # a view: no bytes copied
+>>> b.untyped_storage().data_ptr() == a.untyped_storage().data_ptr()
+True
+>>> b.stride(), b.storage_offset()
+((3,), 1)
+"""
+from ._ffi import lib as _lib
+from .dtypes import (  # noqa: F401
+    dtype, get_default_dtype, set_default_dtype, promote_types,
+    bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64,
+    float16, bfloat16, float32, float64, complex64, complex128,
+)
+from .errors import PytensorError, ReadOnlyError, DeviceError, DLPackError, LayoutError  # noqa: F401
+from .tensor import Tensor, Size, device  # noqa: F401
+from ._storage import UntypedStorage  # noqa: F401
+from ._format import set_printoptions, get_printoptions  # noqa: F401
+from ._factories import (  # noqa: F401
+    empty, zeros, ones, full, arange, linspace, rand, randn, manual_seed, eye,
+    empty_like, zeros_like, ones_like, full_like, rand_like, randn_like,
+)
+from .creation import tensor, as_tensor, asarray, from_numpy, frombuffer  # noqa: F401
+from ._ops import broadcast_shapes, equal  # noqa: F401
+from . import _ops as _ops_mod
+
+half, float, double = float16, float32, float64  # noqa: A001  (torch's aliases)
+short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj):
+    """True when ``obj`` is a pytensor Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(t):
+    return t.numel()
+
+
+def add(input, other, *, alpha=1):
+    """``input + alpha * other`` in new memory."""
+    return input.add(other, alpha=alpha) if isinstance(input, Tensor) else tensor(input).add(other, alpha=alpha)
+
+
+def sub(input, other, *, alpha=1):
+    return input.sub(other, alpha=alpha)
+
+
+def mul(input, other):
+    return _ops_mod.binary(input, other, "mul")
+
+
+def div(input, other):
+    return _ops_mod.binary(input, other, "div")
+
+
+def eq(input, other):
+    return _ops_mod.binary(input, other, "eq")
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+    """Sum of elements (over ``dim`` when given) in new memory."""
+    return _ops_mod.reduce_sum(input, dim, keepdim, dtype)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    return _ops_mod.mean(input, dim, keepdim, dtype)
+
+
+def live_storages():
+    """How many libtensor storages are alive in this process (for leak checks)."""
+    return _lib.lt_storage_live_count()
+
+
+def set_num_threads(n):
+    """Threads libtensor kernels may use for large copies, casts and elementwise work."""
+    _lib.lt_set_num_threads(n)
+
+
+def get_num_threads():
+    return _lib.lt_get_num_threads()

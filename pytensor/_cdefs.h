@@ -1,0 +1,102 @@
+/* _cdefs.h: what Python may call in libtensor, in libtensor.h's order.
+ * cffi cannot read the real header (it has directives), so this is a
+ * hand-kept copy; API mode compiles it against libtensor.h, so any drift is
+ * a build error, not silent corruption. */
+
+/* status */
+typedef enum lt_status {
+    LT_OK = 0, LT_ENOMEM = -1, LT_EINVAL = -2, LT_ERANGE = -3, LT_EOVERFLOW = -4,
+    LT_EREADONLY = -5, LT_EDEVICE = -6, LT_EDTYPE = -7, LT_EIO = -8, LT_EDLPACK = -9
+} lt_status;
+const char *lt_status_name(lt_status status);
+const char *lt_strerror(lt_status status);
+const char *lt_last_error(void);
+
+/* DLPack ABI */
+typedef struct { uint32_t major; uint32_t minor; } DLPackVersion;
+typedef struct { int32_t device_type; int32_t device_id; } DLDevice;
+typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
+typedef struct {
+    void *data; DLDevice device; int32_t ndim; DLDataType dtype;
+    int64_t *shape; int64_t *strides; uint64_t byte_offset;
+} DLTensor;
+typedef struct DLManagedTensor {
+    DLTensor dl_tensor; void *manager_ctx; void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+typedef struct DLManagedTensorVersioned {
+    DLPackVersion version; void *manager_ctx;
+    void (*deleter)(struct DLManagedTensorVersioned *self);
+    uint64_t flags; DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+
+/* dtype */
+typedef enum lt_dtype {
+    LT_BOOL = 0, LT_UINT8, LT_UINT16, LT_UINT32, LT_UINT64, LT_INT8, LT_INT16, LT_INT32,
+    LT_INT64, LT_FLOAT16, LT_BFLOAT16, LT_FLOAT32, LT_FLOAT64, LT_COMPLEX64, LT_COMPLEX128,
+    LT_DTYPE_COUNT
+} lt_dtype;
+size_t lt_dtype_itemsize(lt_dtype dtype);
+const char *lt_dtype_name(lt_dtype dtype);
+lt_status lt_dtype_from_dlpack(lt_dtype *out, uint8_t code, uint8_t bits, uint16_t lanes);
+lt_status lt_dtype_to_dlpack(DLDataType *out, lt_dtype dtype);
+
+/* storage */
+typedef struct lt_storage lt_storage;
+typedef void (*lt_deleter)(void *ctx);
+#define LT_STORAGE_READONLY 1
+typedef enum lt_provenance {
+    LT_PROV_OWNED = 0, LT_PROV_BUFFER, LT_PROV_NUMPY, LT_PROV_FILE, LT_PROV_DLPACK, LT_PROV_FOREIGN
+} lt_provenance;
+lt_status lt_storage_new(lt_storage **out, size_t nbytes, int zero);
+lt_status lt_storage_wrap(lt_storage **out, void *data, size_t nbytes, unsigned flags,
+                          lt_provenance provenance, lt_deleter deleter, void *ctx);
+void lt_storage_retain(lt_storage *storage);
+void lt_storage_release(lt_storage *storage);
+void *lt_storage_data(const lt_storage *storage);
+size_t lt_storage_nbytes(const lt_storage *storage);
+unsigned lt_storage_flags(const lt_storage *storage);
+lt_provenance lt_storage_provenance(const lt_storage *storage);
+int64_t lt_storage_refcount(const lt_storage *storage);
+int32_t lt_storage_device_type(const lt_storage *storage);
+int32_t lt_storage_device_id(const lt_storage *storage);
+void lt_storage_set_device(lt_storage *storage, int32_t device_type, int32_t device_id);
+void lt_storage_set_label(lt_storage *storage, const char *label);
+const char *lt_storage_label(const lt_storage *storage);
+uint64_t lt_storage_version(const lt_storage *storage);
+void lt_storage_bump_version(lt_storage *storage);
+int64_t lt_storage_live_count(void);
+typedef enum lt_map_mode { LT_MAP_SHARED = 0, LT_MAP_PRIVATE = 1, LT_MAP_READONLY = 2 } lt_map_mode;
+lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mode, int64_t nbytes);
+
+/* layout */
+lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape);
+lt_status lt_layout_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
+                           const int64_t *strides, int64_t offset, size_t itemsize);
+lt_status lt_layout_check(int32_t ndim, const int64_t *shape, const int64_t *strides, int64_t offset,
+                          size_t itemsize, size_t storage_nbytes);
+int lt_layout_is_contiguous(int32_t ndim, const int64_t *shape, const int64_t *strides);
+
+/* kernels */
+void lt_set_num_threads(int nthreads);
+int lt_get_num_threads(void);
+lt_status lt_copy(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
+                  const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape);
+lt_status lt_fill(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *value,
+                  lt_dtype value_dtype, int32_t ndim, const int64_t *shape);
+typedef enum lt_binop {
+    LT_OP_ADD = 0, LT_OP_SUB, LT_OP_MUL, LT_OP_DIV, LT_OP_EQ, LT_OP_NE, LT_OP_LT, LT_OP_LE,
+    LT_OP_GT, LT_OP_GE
+} lt_binop;
+lt_status lt_binary(lt_binop op, lt_dtype dtype, int32_t ndim, const int64_t *shape, void *out,
+                    const int64_t *out_strides, const void *a, const int64_t *a_strides, const void *b,
+                    const int64_t *b_strides);
+lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
+                 const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape);
+
+/* dlpack */
+#define LT_EXPORT_VERSIONED 1
+#define LT_EXPORT_COPIED 2
+lt_status lt_dlpack_export(void **out, lt_storage *storage, lt_dtype dtype, int32_t ndim,
+                           const int64_t *shape, const int64_t *strides, int64_t offset, unsigned flags);
+lt_status lt_dlpack_import(lt_storage **out, lt_dtype *out_dtype, int32_t *out_ndim, int64_t *out_shape,
+                           int64_t *out_strides, int64_t *out_offset, void *managed, int versioned);

@@ -1,0 +1,322 @@
+"""Conversions between tensors and Python / NumPy data.
+
+Into pytensor: nested sequences and scalars (always copied, torch's dtype
+inference), NumPy arrays (shared by ``from_numpy``). Out of pytensor:
+``tolist()``, ``numpy()`` and ``__array_interface__`` (shared, read-only
+flag carried over).
+"""
+from __future__ import annotations
+
+import array
+import itertools
+import math
+import sys
+import warnings
+from collections.abc import Sequence
+
+from . import dtypes as _dt
+from ._ffi import ffi
+from ._storage import UntypedStorage
+from .tensor import Tensor
+
+_PY_SCALARS = (bool, int, float, complex)
+_NP_TYPESTR = {"bool": "|b1", "uint8": "|u1", "int8": "|i1"}
+
+
+# ================================================================== Python data -> tensor
+
+def _leaf_dtype(x):
+    """dtype of one leaf value, or raise torch's error for values that have none."""
+    t = type(x)
+    if t is float:
+        return _dt.get_default_dtype()
+    if t is int:
+        return _dt.int64
+    if t is bool:
+        return _dt.bool
+    if t is complex:
+        return _dt.default_complex()
+    if isinstance(x, Tensor):
+        if x.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return x.dtype
+    if _is_numpy_scalar(x):
+        d = _dt.from_numpy_dtype(x.dtype)
+        if d is None:
+            raise TypeError(f"can't convert numpy type {x.dtype}")
+        return d
+    if isinstance(x, _PY_SCALARS):  # subclasses such as IntEnum
+        return _leaf_dtype(t.__mro__[[c in _PY_SCALARS for c in t.__mro__].index(True)](x))
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+
+
+def _is_numpy_scalar(x):
+    return type(x).__module__ == "numpy" and hasattr(x, "dtype") and getattr(x, "ndim", None) == 0
+
+
+def _is_sequence(x):
+    if isinstance(x, (list, tuple)):
+        return True
+    if isinstance(x, (str, bytes, Tensor)) or _is_numpy_scalar(x):
+        return False
+    if type(x).__module__ == "numpy" and hasattr(x, "ndim"):
+        if x.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return True
+    return isinstance(x, (Sequence, bytearray, memoryview, array.array, range))
+
+
+def flatten_data(data):
+    """(shape, flat list of leaves) of a nested sequence, with torch's errors for ragged input."""
+    shape, level, seen = [], [data], set()
+    while level and all(map(_is_sequence, level)):
+        for x in level:
+            if isinstance(x, list):
+                if id(x) in seen:
+                    raise TypeError("new(): self-referential lists are incompatible")
+                seen.add(id(x))
+        n = len(level[0])
+        for x in level:
+            if len(x) != n:
+                raise ValueError(f"expected sequence of length {n} at dim {len(shape)} (got {len(x)})")
+        shape.append(n)
+        level = list(itertools.chain.from_iterable(
+            x.tolist() if hasattr(x, "tolist") and not isinstance(x, (list, tuple)) and
+            type(x).__module__ == "numpy" else x for x in level))
+    if level and any(_is_sequence(x) for x in level):
+        if _is_sequence(level[0]):
+            raise TypeError("not a sequence")
+        raise TypeError(f"'{type(next(x for x in level if _is_sequence(x))).__name__}' object cannot be "
+                        "interpreted as an integer")
+    return tuple(shape), level
+
+
+def infer_dtype(leaves):
+    """torch's inference over leaves: promote_types of each leaf's dtype (Python
+    ints as int64, floats as the default dtype), empty -> default dtype."""
+    kinds = set(map(type, leaves))
+    if kinds <= {float}:
+        return _dt.get_default_dtype()
+    if kinds <= {int}:
+        return _dt.int64
+    result = None
+    for d in {_leaf_dtype(x) for x in leaves} if kinds <= set(_PY_SCALARS) else map(_leaf_dtype, leaves):
+        result = d if result is None else _dt.promote_types(result, d)
+    return result if result is not None else _dt.get_default_dtype()
+
+
+def _scalarize(x):
+    if isinstance(x, Tensor) or _is_numpy_scalar(x):
+        return x.item()
+    return x
+
+
+def _pack(leaves, dt):
+    """A 1-D tensor of dtype ``dt`` holding ``leaves`` (Python numbers), via the
+    widest Python type of their kind and one C conversion."""
+    if any(not type(x) in _PY_SCALARS for x in leaves):
+        leaves = [_scalarize(x) for x in leaves]
+    kinds = set(map(type, leaves))
+    if complex in kinds:
+        src_dt, code = _dt.complex128, "d"
+        leaves = list(itertools.chain.from_iterable((complex(x).real, complex(x).imag) for x in leaves))
+    elif float in kinds:
+        src_dt, code = _dt.float64, "d"
+    elif kinds <= {bool}:
+        src_dt, code = _dt.bool, "b"
+    elif dt is _dt.uint64 and any(x >= 2**63 for x in leaves):
+        src_dt, code = _dt.uint64, "Q"
+    else:
+        src_dt, code = _dt.int64, "q"
+    try:
+        buf = array.array(code, leaves)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    except TypeError as e:
+        raise TypeError(f"could not convert the data to numbers: {e}") from None
+    n = len(buf) // (2 if src_dt.is_complex else 1)
+    tmp = Tensor._empty((n,), src_dt)
+    if n:
+        ffi.memmove(ffi.cast("char *", tmp.data_ptr()), buf, n * src_dt.itemsize)
+    return tmp if src_dt is dt else tmp.to(dt)
+
+
+def list_to_tensor(values, dt):
+    """A 1-D tensor of dtype ``dt`` from a flat list of Python numbers."""
+    return _pack(values, dt)
+
+
+def tensor_from_data(data, dtype=None):
+    """A new tensor (always a copy) from scalars, nested sequences, arrays or tensors."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
+                      "rather than pytensor.tensor(sourceTensor).", UserWarning, stacklevel=3)
+        return data.to(dtype or data.dtype, copy=True)
+    if type(data).__module__ == "numpy" and hasattr(data, "dtype") and not _is_numpy_scalar(data):
+        src = from_numpy_copy(data)
+        return src.to(dtype or src.dtype, copy=True) if dtype is not None and dtype is not src.dtype else src
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if data is None or not (_is_sequence(data) or isinstance(data, _PY_SCALARS) or _is_numpy_scalar(data)):
+        _leaf_dtype(data)  # raises the right error for this type
+    shape, leaves = flatten_data(data)
+    dt = dtype if dtype is not None else infer_dtype(leaves)
+    flat = _pack(leaves, dt)
+    return flat.view(shape) if shape != flat._shape else flat
+
+
+def as_tensor_operand(x, dt):
+    """x as a tensor for an operation or a copy: tensors pass through, the rest
+    is converted (to ``dt`` when given)."""
+    if isinstance(x, Tensor):
+        return x if dt is None or x._dtype is dt else x.to(dt)
+    if isinstance(x, _PY_SCALARS):
+        t = Tensor._empty((), dt if dt is not None else _dt.scalar_dtype(x))
+        t.fill_(x)
+        return t
+    return tensor_from_data(x, dt)
+
+
+def as_index_tensor(item):
+    """An index item (tensor, list, ndarray) as an int64 or bool tensor."""
+    if not isinstance(item, Tensor):
+        item = tensor_from_data(item)
+    if item.dtype.kind not in ("bool", "int", "uint"):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if item.dtype.kind != "bool" and item.dtype is not _dt.int64:
+        item = item.to(_dt.int64)
+    return item
+
+
+# ================================================================== tensor -> Python data
+
+def _memoryview_of(t):
+    """A memoryview over a contiguous tensor's bytes (borrowed: keep t alive)."""
+    return memoryview(ffi.buffer(ffi.cast("char *", t.data_ptr()), t.nbytes))
+
+
+def to_pylist(t):
+    """t's values as nested lists of Python numbers (a scalar for 0-d)."""
+    t._storage._check_host()
+    d = t.dtype
+    if d is _dt.bfloat16:
+        t = t.to(_dt.float32)  # exact: every bfloat16 is a float32
+        d = _dt.float32
+    if not t.is_contiguous():
+        t = t.clone()
+    shape = t._shape
+    if d.is_complex:
+        part = "f" if d is _dt.complex64 else "d"
+        flat = _memoryview_of(t).cast(part).tolist()
+        values = [complex(r, i) for r, i in zip(flat[0::2], flat[1::2])]
+    else:
+        values = _memoryview_of(t).cast(d._struct).tolist()
+    if not shape:
+        return values[0]
+    return _nest(values, shape)
+
+
+def _nest(values, shape):
+    """Row-major flat values -> nested lists of ``shape``."""
+    if 0 in shape:
+        return _empty_nest(shape)
+    for n in reversed(shape[1:]):
+        values = [values[i:i + n] for i in range(0, len(values), n)]
+    return values
+
+
+def _empty_nest(shape):
+    if len(shape) == 1 or shape[0] == 0:
+        return []
+    return [_empty_nest(shape[1:]) for _ in range(shape[0])]
+
+
+def _typestr(d):
+    if d is _dt.bfloat16:
+        raise TypeError("Got unsupported ScalarType BFloat16")
+    kind = {"bool": "b", "uint": "u", "int": "i", "float": "f", "complex": "c"}[d.kind]
+    order = "|" if d.itemsize == 1 else ("<" if sys.byteorder == "little" else ">")
+    return f"{order}{kind}{d.itemsize}"
+
+
+def array_interface(t):
+    """NumPy's ``__array_interface__`` (v3) describing t's memory in place."""
+    if not t._storage._host:
+        raise TypeError(f"can't convert {t.device} device type tensor to numpy. pytensor only reads host memory.")
+    isz = t.itemsize
+    return {
+        "version": 3,
+        "shape": t._shape,
+        "typestr": _typestr(t.dtype),
+        "data": (t.data_ptr(), t._storage._readonly),
+        "strides": None if t.is_contiguous() else tuple(s * isz for s in t._strides),
+    }
+
+
+def to_numpy(t, force=False):
+    """An ndarray over t's memory (no copy); its base keeps t's storage alive."""
+    import numpy as np
+    if t.requires_grad and not force:
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    if not t._storage._host:
+        raise TypeError(f"can't convert {t.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
+                        "tensor to host memory first.")
+    return np.asarray(t)
+
+
+# ================================================================== NumPy -> tensor
+
+_NP_SUPPORTED = ("float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, "
+                 "uint16, uint8, and bool")
+
+
+def from_numpy(arr):
+    """A tensor sharing ``arr``'s memory; refuses what torch.from_numpy refuses."""
+    import numpy as np
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    d = _dt.from_numpy_dtype(arr.dtype)
+    if arr.dtype.byteorder not in ("=", "|") and d is None and arr.dtype.newbyteorder("=").name in \
+            ("float64", "float32", "float16", "complex64", "complex128", "int64", "int32", "int16", "uint16",
+             "uint32", "uint64"):
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
+                         "between byte orders is currently not supported.")
+    if d is None:
+        raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only supported "
+                        f"types are: {_NP_SUPPORTED}.")
+    isz = d.itemsize
+    if any(s < 0 for s in arr.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
+    if any(s % isz for s in arr.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy "
+                         "array to reallocate the memory.")
+    shape = tuple(arr.shape)
+    strides = tuple(s // isz for s in arr.strides)
+    addr = arr.__array_interface__["data"][0]
+    if arr.size == 0:
+        nbytes = 0
+    else:
+        nbytes = (sum((n - 1) * s for n, s in zip(shape, strides)) + 1) * isz
+    storage = UntypedStorage._wrap_object(arr, addr, nbytes, not arr.flags.writeable, "numpy", "numpy.ndarray")
+    return Tensor._make(storage, d, shape, strides, 0)
+
+
+def from_numpy_copy(arr):
+    """A contiguous copy of any supported array (negative strides allowed)."""
+    import numpy as np
+    d = _dt.from_numpy_dtype(arr.dtype)
+    if d is None:
+        if arr.dtype.kind in "biufc" and arr.dtype.byteorder not in ("=", "|"):
+            arr = arr.astype(arr.dtype.newbyteorder("="))
+            d = _dt.from_numpy_dtype(arr.dtype)
+        if d is None:
+            raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only "
+                            f"supported types are: {_NP_SUPPORTED}.")
+    out = Tensor._empty(tuple(arr.shape), d)
+    np.asarray(out)[...] = arr
+    return out
+

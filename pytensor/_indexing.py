@@ -1,0 +1,190 @@
+"""Indexing: ints, slices, None, ``...`` and Python bools give views;
+integer and boolean tensors (or lists) give copies, as in torch."""
+from __future__ import annotations
+
+import itertools
+import operator
+
+from .tensor import Tensor
+
+
+def getitem(t, index):
+    """``t[index]``: a view for basic indices, a gathered copy for advanced ones."""
+    view, adv = _apply(t, index)
+    if not adv:
+        return view
+    out_shape, slots = _advanced_plan(view, adv)
+    out = Tensor._empty(out_shape, t.dtype)
+    for out_index, src in slots:
+        out[out_index].copy_(src) if out_index else out.copy_(src)
+    return out
+
+
+def setitem(t, index, value):
+    """``t[index] = value``: writes through every alias of the indexed elements."""
+    view, adv = _apply(t, index)
+    scalar = not isinstance(value, Tensor) and isinstance(value, (bool, int, float, complex))
+    if not adv:
+        if scalar:
+            view.fill_(value)
+        else:
+            view.copy_(value)
+        return
+    out_shape, slots = _advanced_plan(view, adv)
+    if not scalar:
+        from ._convert import as_tensor_operand
+        value = as_tensor_operand(value, t.dtype)
+        value = value.expand(out_shape) if tuple(value.shape) != tuple(out_shape) else value
+    for out_index, dst in slots:
+        if scalar:
+            dst.fill_(value)
+        else:
+            dst.copy_(value[out_index] if out_index else value)
+
+
+# ------------------------------------------------------------------ basic part
+
+def _is_advanced(item):
+    if isinstance(item, Tensor):
+        return True
+    if isinstance(item, (list, tuple)):
+        return True
+    return type(item).__module__ == "numpy" and hasattr(item, "shape") and getattr(item, "ndim", 0) > 0
+
+
+def _consumed_dims(item):
+    """How many of the tensor's dimensions an index item uses up."""
+    if item is None or item is Ellipsis or isinstance(item, bool):
+        return 0
+    if _is_advanced(item):
+        from ._convert import as_index_tensor
+        idx = as_index_tensor(item)
+        return idx.dim() if idx.dtype.kind == "bool" else 1
+    return 1
+
+
+def _apply(t, index):
+    """Apply the basic part of ``index``; return the view and the advanced
+    indices as (dim in the view, int64 index tensor) pairs."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    n_ell = sum(1 for i in index if i is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(_consumed_dims(i) for i in index)
+    if used > t.dim():
+        raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
+    view, d, adv = t, 0, []
+    for item in index:
+        if item is None:
+            view = view.unsqueeze(d)
+            d += 1
+        elif item is Ellipsis:
+            d += t.dim() - used
+        elif isinstance(item, bool):
+            view = view.unsqueeze(d)
+            if not item:
+                view = view.narrow(d, 0, 0)
+            d += 1
+        elif isinstance(item, slice):
+            view = _slice(view, d, item)
+            d += 1
+        elif _is_advanced(item):
+            from ._convert import as_index_tensor
+            idx = as_index_tensor(item)
+            if idx.dtype.kind == "bool":
+                d = _add_mask(view, d, idx, adv)
+            else:
+                adv.append((d, idx))
+                d += 1
+        else:
+            try:
+                i = operator.index(item)
+            except TypeError:
+                raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                                 f"Variables are valid indices (got {type(item).__name__})") from None
+            size = view.shape[d]
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+            view = view.select(d, i)
+    return view, adv
+
+
+def _slice(view, d, s):
+    size = view.shape[d]
+    step = 1 if s.step is None else operator.index(s.step)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    start, stop, step = slice(s.start, s.stop, step).indices(size)
+    length = len(range(start, stop, step))
+    shape = list(view.shape)
+    strides = list(view.stride())
+    shape[d] = length
+    offset = view.storage_offset() + start * strides[d]
+    strides[d] *= step
+    return view._view(shape, strides, offset)
+
+
+def _add_mask(view, d, mask, adv):
+    k = mask.dim()
+    want = tuple(view.shape[d:d + k])
+    if tuple(mask.shape) != want:
+        for j, (m, v) in enumerate(zip(mask.shape, want)):
+            if m != v:
+                raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape "
+                                 f"of the indexed tensor {list(view.shape)} at index {d + j}")
+    flat = mask.reshape(-1).tolist()
+    hits = [i for i, b in enumerate(flat) if b]
+    coords = [[] for _ in range(k)]
+    for h in hits:
+        for j in range(k - 1, -1, -1):
+            coords[j].append(h % want[j])
+            h //= want[j]
+    from ._convert import list_to_tensor
+    from . import dtypes
+    for j in range(k):
+        adv.append((d + j, list_to_tensor(coords[j], dtypes.int64)))
+    return d + k
+
+
+# ------------------------------------------------------------------ advanced part
+
+def _broadcast_shapes(shapes):
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(ndim):
+        sizes = {s[i - ndim + len(s)] for s in shapes if i - ndim + len(s) >= 0} - {1}
+        if len(sizes) > 1:
+            raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes "
+                             f"{', '.join(str(list(s)) for s in shapes)}")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def _advanced_plan(view, adv):
+    """Result shape, and for each position of the broadcast index a pair
+    (index into the result, source view of the elements that land there)."""
+    dims = [d for d, _ in adv]
+    bshape = _broadcast_shapes([tuple(i.shape) for _, i in adv])
+    lists = []
+    for d, idx in adv:
+        size = view.shape[d]
+        values = idx.expand(bshape).reshape(-1).tolist() if bshape else [idx.item()]
+        for v in values:
+            if not -size <= v < size:
+                raise IndexError(f"index {v} is out of bounds for dimension {d} with size {size}")
+        lists.append([v + size if v < 0 else v for v in values])
+    rest = [i for i in range(view.dim()) if i not in dims]
+    consecutive = dims == list(range(dims[0], dims[0] + len(dims)))
+    before = [view.shape[i] for i in rest if consecutive and i < dims[0]]
+    after = [view.shape[i] for i in rest if not (consecutive and i < dims[0])]
+    out_shape = tuple(before) + bshape + tuple(after)
+    lead = (slice(None),) * len(before)
+    slots = []
+    positions = itertools.product(*(range(n) for n in bshape)) if bshape else [()]
+    for flat, pos in enumerate(positions):
+        src = view
+        for d, values in sorted(zip(dims, lists), key=lambda p: -p[0]):
+            src = src.select(d, values[flat])
+        slots.append((lead + pos, src))
+    return out_shape, slots

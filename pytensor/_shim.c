@@ -1,0 +1,86 @@
+/* _shim.c: the only C in pytensor that includes Python.h.
+ *
+ * cffi calls run with the GIL released and cannot see PyObject*, so the
+ * few jobs that need CPython live here as real CPython functions, added to
+ * the module "pytensor._shim" by pyt_shim_init():
+ *   - keep a Python object alive for exactly as long as a storage uses its
+ *     memory (the storage's deleter drops the reference, from any thread);
+ *   - make and consume DLPack capsules.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdatomic.h>
+
+#include "libtensor.h"
+
+/* Set by an atexit hook. After it, deleters leak their Python reference
+ * instead of taking the GIL of an interpreter that is being torn down. */
+static atomic_int finalizing;
+
+void pyt_set_finalizing(void) { atomic_store(&finalizing, 1); }
+
+/* Storage deleter for borrowed Python memory: ctx is a strong reference. */
+static void decref_deleter(void *ctx)
+{
+    if (atomic_load(&finalizing) || !Py_IsInitialized())
+        return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_DECREF((PyObject *)ctx);
+    PyGILState_Release(g);
+}
+
+static PyObject *status_error(lt_status rc)
+{
+    return Py_BuildValue("(is)", (int)rc, lt_last_error());
+}
+
+/* wrap_object(keep, data_addr, nbytes, flags, provenance, label)
+ *   -> storage address (int), or (status, message) on failure.
+ * The storage holds a strong reference to keep until its deleter runs. */
+static PyObject *wrap_object(PyObject *self, PyObject *args)
+{
+    PyObject *keep, *addr_obj;
+    Py_ssize_t nbytes;
+    unsigned flags;
+    int provenance;
+    const char *label;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOnIis", &keep, &addr_obj, &nbytes, &flags, &provenance, &label))
+        return NULL;
+    void *data = PyLong_AsVoidPtr(addr_obj);
+    if (data == NULL && PyErr_Occurred())
+        return NULL;
+    if (nbytes < 0) {
+        PyErr_SetString(PyExc_ValueError, "nbytes must be >= 0");
+        return NULL;
+    }
+    lt_storage *s = NULL;
+    Py_INCREF(keep);
+    /* On failure lt_storage_wrap runs the deleter itself, dropping keep. */
+    lt_status rc = lt_storage_wrap(&s, data, (size_t)nbytes, flags, (lt_provenance)provenance,
+                                   decref_deleter, keep);
+    if (rc != LT_OK)
+        return status_error(rc);
+    lt_storage_set_label(s, label);
+    return PyLong_FromVoidPtr(s);
+}
+
+#include "_shim_dlpack.h"
+
+static PyMethodDef shim_methods[] = {
+    {"wrap_object", wrap_object, METH_VARARGS, "Wrap memory kept alive by a Python object."},
+    SHIM_DLPACK_METHODS
+    {NULL, NULL, 0, NULL},
+};
+
+/* Called once through cffi at import (the GIL is not held there). */
+int pyt_shim_init(void)
+{
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *m = PyImport_AddModule("pytensor._shim"); /* borrowed */
+    int rc = (m && PyModule_AddFunctions(m, shim_methods) == 0) ? 0 : -1;
+    if (rc != 0)
+        PyErr_Clear();
+    PyGILState_Release(g);
+    return rc;
+}

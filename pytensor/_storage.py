@@ -1,0 +1,124 @@
+"""UntypedStorage: one owned reference to a libtensor storage.
+
+A wrapper owns exactly one C reference, dropped by ``ffi.gc`` when the
+wrapper dies. Memory borrowed from Python objects is kept alive by the C
+storage itself (its deleter drops the Python reference), not by a Python
+attribute, so a DLPack consumer that outlives every wrapper stays valid.
+"""
+from __future__ import annotations
+
+from ._ffi import ffi, lib, shim
+from .errors import check, error_for, ReadOnlyError, DeviceError
+
+_PROVENANCE = {
+    lib.LT_PROV_OWNED: "owned", lib.LT_PROV_BUFFER: "buffer", lib.LT_PROV_NUMPY: "numpy",
+    lib.LT_PROV_FILE: "file", lib.LT_PROV_DLPACK: "dlpack", lib.LT_PROV_FOREIGN: "foreign",
+}
+_PROVENANCE_CODE = {v: k for k, v in _PROVENANCE.items()}
+_HOST_DEVICES = (1, 3, 11, 13)  # kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged
+_DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cpu", 4: "opencl", 7: "vulkan", 8: "mps", 10: "cuda",
+                 11: "cpu", 12: "privateuseone", 13: "cuda", 14: "xpu"}
+
+
+class UntypedStorage:
+    """Bytes shared by every view of them. ``data_ptr()`` is the address of byte 0."""
+
+    __slots__ = ("_ptr", "_addr", "_nbytes", "_readonly", "_host", "__weakref__")
+
+    @classmethod
+    def _adopt(cls, ptr):
+        """Wrap an ``lt_storage *`` whose reference the caller hands over."""
+        self = object.__new__(cls)
+        self._ptr = ffi.gc(ptr, lib.lt_storage_release)
+        data = lib.lt_storage_data(ptr)
+        self._addr = int(ffi.cast("uintptr_t", data))
+        self._nbytes = int(lib.lt_storage_nbytes(ptr))
+        self._readonly = bool(lib.lt_storage_flags(ptr) & lib.LT_STORAGE_READONLY)
+        self._host = lib.lt_storage_device_type(ptr) in _HOST_DEVICES
+        return self
+
+    @classmethod
+    def _new(cls, nbytes, zero=False):
+        out = ffi.new("lt_storage **")
+        check(lib.lt_storage_new(out, nbytes, 1 if zero else 0))
+        return cls._adopt(out[0])
+
+    @classmethod
+    def _wrap_object(cls, keep, addr, nbytes, readonly, provenance, label=""):
+        """Storage over ``nbytes`` at ``addr``, keeping ``keep`` alive until the C storage dies."""
+        res = shim.wrap_object(keep, addr, nbytes, lib.LT_STORAGE_READONLY if readonly else 0,
+                               _PROVENANCE_CODE[provenance], label)
+        if isinstance(res, tuple):
+            raise error_for(res[0], res[1])
+        return cls._adopt(ffi.cast("lt_storage *", res))
+
+    def __init__(self, size=0):
+        # torch.UntypedStorage(n): n uninitialised bytes we own.
+        other = UntypedStorage._new(int(size), zero=True)
+        self._ptr, self._addr, self._nbytes = other._ptr, other._addr, other._nbytes
+        self._readonly, self._host = False, True
+        other._ptr = None
+
+    # -- introspection (torch names) --------------------------------------
+    def data_ptr(self):
+        """Address of the storage's first byte."""
+        return self._addr
+
+    def nbytes(self):
+        """Size in bytes."""
+        return self._nbytes
+
+    def size(self):
+        return self._nbytes
+
+    def __len__(self):
+        return self._nbytes
+
+    @property
+    def device(self):
+        from .tensor import device
+        t = lib.lt_storage_device_type(self._ptr)
+        return device(_DEVICE_NAMES.get(t, f"dlpack{t}"), None if t in _HOST_DEVICES else
+                      int(lib.lt_storage_device_id(self._ptr)))
+
+    def is_readonly(self):
+        """True when writes through any view are refused."""
+        return self._readonly
+
+    @property
+    def provenance(self):
+        """Where the bytes came from: "owned", "buffer", "numpy", "file", "dlpack" or "foreign"."""
+        return _PROVENANCE[lib.lt_storage_provenance(self._ptr)]
+
+    @property
+    def label(self):
+        """A note on the provenance, e.g. the mapped file's path and mode."""
+        return ffi.string(lib.lt_storage_label(self._ptr)).decode("utf-8", "replace")
+
+    @property
+    def refcount(self):
+        """libtensor's reference count of this storage (wrappers, exports, C users)."""
+        return int(lib.lt_storage_refcount(self._ptr))
+
+    @property
+    def version(self):
+        """Write counter, bumped by every write made through pytensor."""
+        return int(lib.lt_storage_version(self._ptr))
+
+    def __repr__(self):
+        ro = ", read-only" if self._readonly else ""
+        return (f"<pytensor.UntypedStorage {self._nbytes} bytes at 0x{self._addr:x}, "
+                f"{self.provenance}{ro}>")
+
+    # -- guards used before any access ------------------------------------
+    def _check_host(self):
+        if not self._host:
+            raise DeviceError(f"this storage lives on {self.device}; pytensor can only touch host memory. "
+                              "Export it with DLPack to a library for that device.")
+
+    def _check_writable(self):
+        if self._readonly:
+            raise ReadOnlyError("the tensor's storage is read-only (it wraps read-only memory such as bytes, "
+                                "a read-only NumPy array or a read-only file); copy it with .clone() to write")
+        if not self._host:
+            self._check_host()

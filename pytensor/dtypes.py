@@ -1,0 +1,241 @@
+"""dtype objects, the default dtype, and torch's type-promotion rules."""
+from __future__ import annotations
+
+from ._ffi import lib
+
+__all__ = [
+    "dtype", "get_default_dtype", "set_default_dtype", "promote_types", "result_type_of",
+]
+
+
+class dtype:
+    """An element type. Instances are singletons: compare with ``is`` or ``==``.
+
+    >>> import pytensor
+    >>> pytensor.float32, pytensor.float32.itemsize, pytensor.int8.is_signed
+    (pytensor.float32, 4, True)
+    """
+
+    __slots__ = ("name", "code", "itemsize", "kind", "is_floating_point", "is_complex", "is_signed",
+                 "_np_name", "_struct", "__weakref__")
+
+    def __init__(self, name, code, kind, np_name, struct_code):
+        self.name = name
+        self.code = code  # the lt_dtype enum value
+        self.itemsize = int(lib.lt_dtype_itemsize(code))
+        self.kind = kind  # "bool", "uint", "int", "float" or "complex"
+        self.is_floating_point = kind == "float"
+        self.is_complex = kind == "complex"
+        self.is_signed = kind in ("int", "float", "complex")
+        self._np_name = np_name  # None where NumPy has no such type (bfloat16)
+        self._struct = struct_code  # struct-module format, None where none exists
+
+    def __repr__(self):
+        return "pytensor." + self.name
+
+    def __reduce__(self):
+        return (_by_name.__getitem__, (self.name,))
+
+    @property
+    def category(self):
+        """0 bool, 1 integer, 2 floating, 3 complex: the order of scalar promotion."""
+        return _CATEGORY[self.kind]
+
+    def to_complex(self):
+        """The complex dtype holding two of this floating dtype (float16 -> complex64)."""
+        return complex128 if self is float64 else complex64
+
+    def to_real(self):
+        """The floating dtype of a complex dtype's parts; other dtypes are returned unchanged."""
+        return {complex64: float32, complex128: float64}.get(self, self)
+
+
+_CATEGORY = {"bool": 0, "uint": 1, "int": 1, "float": 2, "complex": 3}
+
+bool = dtype("bool", lib.LT_BOOL, "bool", "bool", "?")  # noqa: A001  (torch's name)
+uint8 = dtype("uint8", lib.LT_UINT8, "uint", "uint8", "B")
+uint16 = dtype("uint16", lib.LT_UINT16, "uint", "uint16", "H")
+uint32 = dtype("uint32", lib.LT_UINT32, "uint", "uint32", "I")
+uint64 = dtype("uint64", lib.LT_UINT64, "uint", "uint64", "Q")
+int8 = dtype("int8", lib.LT_INT8, "int", "int8", "b")
+int16 = dtype("int16", lib.LT_INT16, "int", "int16", "h")
+int32 = dtype("int32", lib.LT_INT32, "int", "int32", "i")
+int64 = dtype("int64", lib.LT_INT64, "int", "int64", "q")
+float16 = dtype("float16", lib.LT_FLOAT16, "float", "float16", "e")
+bfloat16 = dtype("bfloat16", lib.LT_BFLOAT16, "float", None, None)
+float32 = dtype("float32", lib.LT_FLOAT32, "float", "float32", "f")
+float64 = dtype("float64", lib.LT_FLOAT64, "float", "float64", "d")
+complex64 = dtype("complex64", lib.LT_COMPLEX64, "complex", "complex64", "Zf")
+complex128 = dtype("complex128", lib.LT_COMPLEX128, "complex", "complex128", "Zd")
+
+ALL = (bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16,
+       float32, float64, complex64, complex128)
+_by_name = {d.name: d for d in ALL}
+by_code = {d.code: d for d in ALL}
+
+# torch's aliases
+ALIASES = {
+    "half": float16, "float": float32, "double": float64, "short": int16, "int": int32,
+    "long": int64, "cfloat": complex64, "cdouble": complex128, "chalf": None,
+}
+
+_default_float = float32
+
+
+def get_default_dtype():
+    """The dtype Python floats become (float32 unless changed).
+
+    >>> import pytensor
+    >>> pytensor.get_default_dtype()
+    pytensor.float32
+    """
+    return _default_float
+
+
+def set_default_dtype(d):
+    """Make ``d`` (float32 or float64; float16 and bfloat16 as torch allows) the default float dtype.
+
+    Python floats then become ``d`` and Python complex numbers the matching
+    complex dtype. Changes no existing tensor.
+
+    >>> import pytensor
+    >>> pytensor.set_default_dtype(pytensor.float64)
+    >>> pytensor.tensor([1.5]).dtype
+    pytensor.float64
+    >>> pytensor.set_default_dtype(pytensor.float32)
+    """
+    global _default_float
+    d = as_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_float = d
+
+
+def default_complex():
+    """The dtype Python complex numbers become: complex128 when the default float is float64."""
+    return complex128 if _default_float is float64 else complex64
+
+
+def as_dtype(d):
+    """Accept a pytensor dtype, a torch dtype, a NumPy dtype or a name; return a pytensor dtype."""
+    if isinstance(d, dtype):
+        return d
+    name = getattr(d, "name", None) if not isinstance(d, str) else d
+    if isinstance(d, type) and name is None:  # numpy scalar type such as np.float32
+        name = getattr(d, "__name__", None)
+    if name is None:
+        text = str(d)
+        name = text.rsplit(".", 1)[-1]
+    if isinstance(name, str):
+        name = name.rsplit(".", 1)[-1]
+        hit = _by_name.get(name) or ALIASES.get(name)
+        if name == "bool_":
+            hit = bool
+        if hit is not None:
+            return hit
+    raise TypeError(f"cannot interpret {d!r} as a pytensor dtype")
+
+
+def from_numpy_dtype(npdt):
+    """The pytensor dtype of a NumPy dtype, or None for types pytensor lacks."""
+    if npdt.byteorder == ">" or (npdt.byteorder == "=" and not _little()):
+        return None
+    return _by_name.get(npdt.name) if npdt.name != "bool" else bool
+
+
+def _little():
+    import sys
+    return sys.byteorder == "little"
+
+
+# ---------------------------------------------------------------- promotion
+
+_UNSIGNED_WIDE = (uint16, uint32, uint64)
+
+
+def promote_types(a, b):
+    """The dtype both ``a`` and ``b`` convert to in an operation, as torch.promote_types.
+
+    >>> import pytensor
+    >>> pytensor.promote_types(pytensor.uint8, pytensor.int8)
+    pytensor.int16
+    """
+    a, b = as_dtype(a), as_dtype(b)
+    if a is b:
+        return a
+    if a.is_complex or b.is_complex:
+        if a in _UNSIGNED_WIDE or b in _UNSIGNED_WIDE:
+            _no_promotion(a, b)
+        real = promote_types(a.to_real(), b.to_real())
+        return real.to_complex()
+    if a.is_floating_point or b.is_floating_point:
+        if a.is_floating_point and b.is_floating_point:
+            if {a, b} == {float16, bfloat16}:
+                return float32
+            return a if a.itemsize > b.itemsize else b
+        return a if a.is_floating_point else b
+    if a in _UNSIGNED_WIDE or b in _UNSIGNED_WIDE:
+        _no_promotion(a, b)
+    if a is bool or b is bool:
+        return b if a is bool else a
+    if a is uint8 or b is uint8:
+        other = b if a is uint8 else a
+        return int16 if other.itemsize <= 2 else other
+    return a if a.itemsize > b.itemsize else b
+
+
+def _no_promotion(a, b):
+    raise RuntimeError(f"Promotion for {a} and {b} types is not supported; convert one operand first")
+
+
+def _combine_categories(higher, lower):
+    # torch's rule: a lower-priority operand may only raise the category
+    # (bool < integer < floating < complex), never the width.
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.is_complex:
+        return higher
+    if lower.is_complex:
+        return higher.to_complex() if higher.is_floating_point else lower
+    if higher.is_floating_point:
+        return higher
+    if higher is bool or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+def scalar_dtype(value):
+    """The dtype a Python scalar takes when it meets a tensor (torch's wrapped numbers)."""
+    if isinstance(value, builtins_bool):
+        return bool
+    if isinstance(value, int):
+        return int64
+    if isinstance(value, float):
+        return _default_float
+    if isinstance(value, complex):
+        return default_complex()
+    raise TypeError(f"unsupported operand type {type(value).__name__}")
+
+
+def result_type_of(operands):
+    """torch.result_type over tensors and Python scalars: dims > 0 outrank
+    0-d tensors, which outrank Python scalars, except where a lower rank
+    brings a higher category."""
+    dim_r = zero_r = wrapped_r = None
+    for x in operands:
+        d = getattr(x, "dtype", None)
+        if d is None:
+            sd = scalar_dtype(x)
+            wrapped_r = sd if wrapped_r is None else promote_types(wrapped_r, sd)
+        elif x.dim() == 0:
+            zero_r = d if zero_r is None else promote_types(zero_r, d)
+        else:
+            dim_r = d if dim_r is None else promote_types(dim_r, d)
+    return _combine_categories(dim_r, _combine_categories(zero_r, wrapped_r))
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_bool = _builtins.bool

@@ -1,0 +1,899 @@
+"""Tensor: a view of a storage (dtype + shape + strides + offset).
+
+Every view points at its root storage; slicing a view folds the offsets
+into one absolute ``storage_offset`` (in elements), so aliasing is always
+"same storage, intersecting byte ranges". Strides are in elements.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+from . import dtypes as _dt
+from ._ffi import ffi, lib
+from ._storage import UntypedStorage
+from .errors import check
+
+__all__ = ["Tensor", "device", "Size"]
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple with torch's name and repr.
+
+    >>> import pytensor
+    >>> pytensor.zeros(2, 3).shape
+    pytensor.Size([2, 3])
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"pytensor.Size([{', '.join(map(str, self))}])"
+
+    def numel(self):
+        return math.prod(self)
+
+
+class device:
+    """Where a tensor's bytes live: ``device('cpu')``, or another DLPack device for imports."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):  # noqa: A002  (torch's name)
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif isinstance(type, str) and ":" in type:
+            type, _, idx = type.partition(":")
+            index = int(idx)
+        self.type, self.index = str(type), index
+
+    def __repr__(self):
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+
+CPU = device("cpu")
+
+
+def contiguous_strides(shape):
+    """Row-major strides, in elements, for ``shape``."""
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def wrap_dim(dim, ndim):
+    """A dimension index in [-ndim, ndim) made non-negative (ndim 0 acts as 1, as torch)."""
+    try:
+        dim = operator.index(dim)
+    except TypeError:
+        raise TypeError(f"dimension must be an integer, got {type(dim).__name__}") from None
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def _shape_args(args):
+    """Accept f(2, 3), f((2, 3)) and f([2, 3]) as torch does."""
+    if len(args) == 1 and not isinstance(args[0], int) and hasattr(args[0], "__iter__"):
+        args = tuple(args[0])
+    try:
+        return tuple(operator.index(a) for a in args)
+    except TypeError:
+        raise TypeError(f"size must be a sequence of integers, got {args!r}") from None
+
+
+class Tensor:
+    """A strided view of an :class:`UntypedStorage`.
+
+    >>> import pytensor
+    >>> t = pytensor.arange(6).view(2, 3)
+    >>> t.T.stride(), t.T.data_ptr() == t.data_ptr()
+    ((1, 3), True)
+    """
+
+    __slots__ = ("_storage", "_dtype", "_shape", "_strides", "_offset", "_requires_grad", "_grad",
+                 "_grad_fn", "__weakref__")
+    __array_priority__ = 1000  # make numpy defer `ndarray + tensor` to us
+
+    # ================================================================ construction
+    @classmethod
+    def _make(cls, storage, dtype, shape, strides, offset):
+        t = object.__new__(cls)
+        t._storage = storage
+        t._dtype = dtype
+        t._shape = shape
+        t._strides = strides
+        t._offset = offset
+        t._requires_grad = False
+        t._grad = None
+        t._grad_fn = None
+        return t
+
+    @classmethod
+    def _empty(cls, shape, dtype, zero=False):
+        numel = math.prod(shape)
+        storage = UntypedStorage._new(numel * dtype.itemsize, zero)
+        return cls._make(storage, dtype, tuple(shape), contiguous_strides(shape), 0)
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create tensors with pytensor.tensor(), pytensor.asarray() or a factory "
+                        "such as pytensor.zeros(); Tensor() itself is not a constructor")
+
+    def _view(self, shape, strides, offset=None):
+        """A new view of the same storage (no copy). Views never chain: offset is absolute."""
+        t = Tensor._make(self._storage, self._dtype, tuple(shape), tuple(strides),
+                         self._offset if offset is None else offset)
+        return t
+
+    # ================================================================ metadata
+    @property
+    def shape(self):
+        return Size(self._shape)
+
+    def size(self, dim=None):
+        """The shape, or one extent when ``dim`` is given."""
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[wrap_dim(dim, len(self._shape))] if self._shape else \
+            (wrap_dim(dim, 0), 1)[1]
+
+    def stride(self, dim=None):
+        """Strides in elements (torch's unit), or one of them."""
+        if dim is None:
+            return self._strides
+        return self._strides[wrap_dim(dim, len(self._shape))]
+
+    def storage_offset(self):
+        """Offset of element 0 from the storage start, in elements."""
+        return self._offset
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._storage.device if not self._storage._host else CPU
+
+    @property
+    def is_cpu(self):
+        return self._storage._host
+
+    @property
+    def layout(self):
+        return "strided"
+
+    def data_ptr(self):
+        """Address of element 0: ``untyped_storage().data_ptr() + storage_offset() * element_size()``."""
+        return self._storage._addr + self._offset * self._dtype.itemsize
+
+    def untyped_storage(self):
+        """The storage this view reads (shared by every alias)."""
+        return self._storage
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        """``numel() * element_size()``: the bytes of the elements, not of the storage."""
+        return self.numel() * self._dtype.itemsize
+
+    def numel(self):
+        return math.prod(self._shape)
+
+    nelement = numel
+
+    def dim(self):
+        return len(self._shape)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def is_contiguous(self, memory_format=None):
+        """True when the strides are row-major for the shape (extent-1 dims ignored)."""
+        return _is_contiguous(self._shape, self._strides)
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    def is_complex(self):
+        return self._dtype.is_complex
+
+    def is_readonly(self):
+        """True when the storage refuses writes (bytes, read-only arrays or files)."""
+        return self._storage._readonly
+
+    def _version_bump(self):
+        lib.lt_storage_bump_version(self._storage._ptr)
+
+    @property
+    def _version(self):
+        return self._storage.version
+
+    def _ptr(self):
+        """cdata ``char *`` of element 0, for kernels."""
+        self._storage._check_host()
+        return ffi.cast("char *", self._storage._addr + self._offset * self._dtype.itemsize)
+
+    def _byte_range(self):
+        """Half-open byte range [lo, hi) of the storage this view can touch."""
+        lo = hi = self._offset
+        if self.numel() == 0:
+            return lo * self.itemsize, lo * self.itemsize
+        for n, s in zip(self._shape, self._strides):
+            if s < 0:
+                lo += (n - 1) * s
+            else:
+                hi += (n - 1) * s
+        return lo * self.itemsize, (hi + 1) * self.itemsize
+
+    # ================================================================ autograd flags
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        value = bool(value)
+        if value and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    def detach(self):
+        """A view of the same storage without gradient tracking (shares memory)."""
+        return self._view(self._shape, self._strides)
+
+    # ================================================================ views
+    def view(self, *shape):
+        """A view with a new shape over the same bytes; raises when the strides cannot express it.
+
+        >>> import pytensor
+        >>> t = pytensor.arange(6)
+        >>> v = t.view(2, 3); v[1, 2] = 60; t[5].item()
+        60
+        """
+        if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
+            return self._view_dtype(shape[0])
+        shape = _infer_shape(_shape_args(shape), self.numel())
+        strides = _view_strides(self._shape, self._strides, shape)
+        if strides is None:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+        return self._view(shape, strides)
+
+    def _view_dtype(self, dt):
+        if dt.itemsize != self._dtype.itemsize:
+            if self.dim() == 0 or self._strides[-1] != 1:
+                raise RuntimeError("self.stride(-1) must be 1 to view with a dtype of a different size")
+            ratio_num, ratio_den = self._dtype.itemsize, dt.itemsize
+            last = self._shape[-1] * ratio_num
+            off = self._offset * ratio_num
+            if last % ratio_den or off % ratio_den or any((s * ratio_num) % ratio_den for s in self._strides[:-1]):
+                raise RuntimeError(f"cannot view a tensor of {self._dtype} as {dt}: the last dimension's size "
+                                   "and the other strides must be divisible by the size ratio")
+            shape = self._shape[:-1] + (last // ratio_den,)
+            strides = tuple(s * ratio_num // ratio_den for s in self._strides[:-1]) + (1,)
+            t = Tensor._make(self._storage, dt, shape, strides, off // ratio_den)
+            return t
+        return Tensor._make(self._storage, dt, self._shape, self._strides, self._offset)
+
+    def view_as(self, other):
+        return self.view(other.shape)
+
+    def reshape(self, *shape):
+        """A view when the strides allow it, otherwise a contiguous copy (as torch)."""
+        shape = _infer_shape(_shape_args(shape), self.numel())
+        strides = _view_strides(self._shape, self._strides, shape)
+        if strides is not None:
+            return self._view(shape, strides)
+        return self.contiguous().view(shape)
+
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
+
+    def transpose(self, dim0, dim1):
+        """Swap two dimensions (a view: only the strides move)."""
+        n = self.dim()
+        d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
+        if n == 0:
+            return self._view((), ())
+        shape, strides = list(self._shape), list(self._strides)
+        shape[d0], shape[d1] = shape[d1], shape[d0]
+        strides[d0], strides[d1] = strides[d1], strides[d0]
+        return self._view(shape, strides)
+
+    swapaxes = swapdims = transpose
+
+    def t(self):
+        if self.dim() > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+        return self.transpose(0, 1) if self.dim() == 2 else self._view(self._shape, self._strides)
+
+    @property
+    def T(self):
+        """All dimensions reversed (a view)."""
+        return self._view(self._shape[::-1], self._strides[::-1])
+
+    @property
+    def mT(self):
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        return self.transpose(-2, -1)
+
+    def permute(self, *dims):
+        """Reorder dimensions (a view)."""
+        dims = _shape_args(dims)
+        n = self.dim()
+        if len(dims) != n:
+            raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
+                               f"the length of the desired ordering of dimensions i.e. input.dim() = {n} "
+                               f"is not equal to len(dims) = {len(dims)}")
+        dims = [wrap_dim(d, n) for d in dims]
+        if len(set(dims)) != n:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        return self._view([self._shape[d] for d in dims], [self._strides[d] for d in dims])
+
+    def movedim(self, source, destination):
+        n = self.dim()
+        order = [d for d in range(n) if d != wrap_dim(source, n)]
+        order.insert(wrap_dim(destination, n), wrap_dim(source, n))
+        return self.permute(order)
+
+    def squeeze(self, dim=None):
+        """Drop dimensions of extent 1 (all, or those named); a view."""
+        n = self.dim()
+        if dim is None:
+            keep = [i for i in range(n) if self._shape[i] != 1]
+        else:
+            dims = {wrap_dim(d, n) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+            keep = [i for i in range(n) if not (i in dims and self._shape[i] == 1)]
+        return self._view([self._shape[i] for i in keep], [self._strides[i] for i in keep])
+
+    def unsqueeze(self, dim):
+        """Insert a dimension of extent 1 at ``dim`` (a view)."""
+        n = self.dim()
+        d = wrap_dim(dim, n + 1)
+        stride = self._shape[d] * self._strides[d] if d < n else 1
+        shape = self._shape[:d] + (1,) + self._shape[d:]
+        strides = self._strides[:d] + (stride,) + self._strides[d:]
+        return self._view(shape, strides)
+
+    def expand(self, *sizes):
+        """Broadcast to ``sizes`` with zero strides: every new element aliases an old one."""
+        sizes = _shape_args(sizes)
+        n, m = self.dim(), len(sizes)
+        if m < n:
+            raise RuntimeError(f"expand: the number of sizes provided ({m}) must be greater or equal to the "
+                               f"number of dimensions in the tensor ({n})")
+        shape, strides = [], []
+        for i, want in enumerate(sizes):
+            j = i - (m - n)
+            have, st = (self._shape[j], self._strides[j]) if j >= 0 else (1, 0)
+            if want == -1:
+                if j < 0:
+                    raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                       f"non-existing dimension {i}")
+                want = have
+            if have != want:
+                if have != 1:
+                    raise RuntimeError(f"The expanded size of the tensor ({want}) must match the existing size "
+                                       f"({have}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                                       f"Tensor sizes: {list(self._shape)}")
+                if want < 0:
+                    raise RuntimeError(f"expand: size {want} at dimension {i} is negative")
+                st = 0
+            shape.append(want)
+            strides.append(st)
+        return self._view(shape, strides)
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        """Merge dimensions start_dim..end_dim; a view when possible, else a copy (as reshape)."""
+        n = self.dim()
+        if n == 0:
+            return self.reshape(1)
+        s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
+        if s > e:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        shape = self._shape[:s] + (math.prod(self._shape[s:e + 1]),) + self._shape[e + 1:]
+        return self.reshape(shape)
+
+    def unflatten(self, dim, sizes):
+        d = wrap_dim(dim, self.dim())
+        sizes = _infer_shape(tuple(sizes), self._shape[d])
+        return self.view(self._shape[:d] + sizes + self._shape[d + 1:])
+
+    def narrow(self, dim, start, length):
+        """Elements start..start+length-1 along ``dim`` (a view)."""
+        n = self.dim()
+        if n == 0:
+            raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+        d = wrap_dim(dim, n)
+        size = self._shape[d]
+        start, length = operator.index(start), operator.index(length)
+        if not -size <= start <= size:
+            raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+        if start < 0:
+            start += size
+        if length < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        if start + length > size:
+            raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+        shape = list(self._shape)
+        shape[d] = length
+        return self._view(shape, self._strides, self._offset + start * self._strides[d])
+
+    def select(self, dim, index):
+        """The slice at ``index`` along ``dim``, one dimension fewer (a view)."""
+        n = self.dim()
+        if n == 0:
+            raise IndexError("select() cannot be applied to a 0-dim tensor.")
+        d = wrap_dim(dim, n)
+        size = self._shape[d]
+        index = operator.index(index)
+        if not -size <= index < size:
+            raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        if index < 0:
+            index += size
+        return self._view(self._shape[:d] + self._shape[d + 1:], self._strides[:d] + self._strides[d + 1:],
+                          self._offset + index * self._strides[d])
+
+    def unfold(self, dimension, size, step):
+        """Sliding windows of ``size`` every ``step`` along ``dimension`` (a view that overlaps itself)."""
+        n = self.dim()
+        d = wrap_dim(dimension, n)
+        extent = self._shape[d] if n else 1
+        if size > extent:
+            raise RuntimeError(f"maximum size for tensor at dimension {d} is {extent} but size is {size}")
+        if step <= 0:
+            raise RuntimeError(f"step is {step} but must be > 0")
+        if n == 0:
+            return self._view((size,), (1,))
+        shape = list(self._shape)
+        strides = list(self._strides)
+        shape[d] = (extent - size) // step + 1
+        strides[d] = self._strides[d] * step
+        return self._view(shape + [size], strides + [self._strides[d]])
+
+    def as_strided(self, size, stride, storage_offset=None):
+        """Any view of the same storage; checked to lie inside it."""
+        size, stride = tuple(map(operator.index, size)), tuple(map(operator.index, stride))
+        if len(size) != len(stride):
+            raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} vs {len(size)}")
+        off = self._offset if storage_offset is None else operator.index(storage_offset)
+        if off < 0:
+            raise RuntimeError(f"Tensor: invalid storage offset {off}")
+        if any(s < 0 for s in stride):
+            raise RuntimeError("as_strided: Negative strides are not supported at the moment, got strides: "
+                               f"{list(stride)}")
+        check(lib.lt_layout_check(len(size), size, stride, off, self.itemsize, self._storage._nbytes))
+        return self._view(size, stride, off)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        n = self.dim()
+        d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
+        if d1 == d2:
+            raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+        s1, s2 = self._shape[d1], self._shape[d2]
+        if offset >= 0:
+            length, start = max(min(s1, s2 - offset), 0), offset * self._strides[d2]
+        else:
+            length, start = max(min(s1 + offset, s2), 0), -offset * self._strides[d1]
+        keep = [i for i in range(n) if i not in (d1, d2)]
+        shape = [self._shape[i] for i in keep] + [length]
+        strides = [self._strides[i] for i in keep] + [self._strides[d1] + self._strides[d2]]
+        return self._view(shape, strides, self._offset + (start if length else 0))
+
+    def split(self, split_size, dim=0):
+        d = wrap_dim(dim, self.dim())
+        size = self._shape[d]
+        if isinstance(split_size, int):
+            bounds = list(range(0, size, split_size)) or [0]
+            return tuple(self.narrow(d, b, min(split_size, size - b)) for b in bounds)
+        out, start = [], 0
+        for n in split_size:
+            out.append(self.narrow(d, start, n))
+            start += n
+        if start != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size}")
+        return tuple(out)
+
+    def chunk(self, chunks, dim=0):
+        size = self.size(dim)
+        return self.split(max(-(-size // chunks), 1), dim)
+
+    def unbind(self, dim=0):
+        return tuple(self.select(dim, i) for i in range(self.size(dim)))
+
+    # ================================================================ copies
+    def contiguous(self, memory_format=None):
+        """Self when already contiguous, otherwise a row-major copy."""
+        if _is_contiguous(self._shape, self._strides):
+            return self
+        return self.clone()
+
+    def clone(self, memory_format=None):
+        """A contiguous copy in new memory (never shares)."""
+        out = Tensor._empty(self._shape, self._dtype)
+        _copy_into(out, self)
+        return out
+
+    def to(self, *args, **kwargs):
+        """Self when nothing changes, otherwise a converted copy. Accepts a dtype, a device or a tensor."""
+        dt, dev, copy = _parse_to(args, kwargs)
+        if dev is not None and device(dev) != self.device:
+            from .errors import DeviceError
+            raise DeviceError(f"pytensor computes on the CPU only; cannot move a tensor to {dev}")
+        if dt is None:
+            dt = self._dtype
+        if dt is self._dtype and not copy:
+            return self
+        out = Tensor._empty(self._shape, dt)
+        _copy_into(out, self)
+        return out
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"pytensor.{_TYPE_NAMES[self._dtype.name]}"
+        return self.to(_dt.as_dtype(dtype))
+
+    def float(self):
+        return self.to(_dt.float32)
+
+    def double(self):
+        return self.to(_dt.float64)
+
+    def half(self):
+        return self.to(_dt.float16)
+
+    def bfloat16(self):
+        return self.to(_dt.bfloat16)
+
+    def int(self):
+        return self.to(_dt.int32)
+
+    def long(self):
+        return self.to(_dt.int64)
+
+    def short(self):
+        return self.to(_dt.int16)
+
+    def char(self):
+        return self.to(_dt.int8)
+
+    def byte(self):
+        return self.to(_dt.uint8)
+
+    def bool(self):
+        return self.to(_dt.bool)
+
+    def cfloat(self):
+        return self.to(_dt.complex64)
+
+    def cdouble(self):
+        return self.to(_dt.complex128)
+
+    def cpu(self):
+        self._storage._check_host()
+        return self
+
+    # ================================================================ writes
+    def _check_write(self):
+        self._storage._check_writable()
+
+    def fill_(self, value):
+        """Set every element to ``value`` in place (writes through every alias)."""
+        if isinstance(value, Tensor):
+            if value.dim() != 0:
+                raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                                   f"{value.dim()} dimensions.")
+            return self.copy_(value.expand(self._shape) if self._shape else value)
+        self._check_write()
+        code, buf = _scalar_bytes(value, self._dtype)
+        check(lib.lt_fill(self._ptr(), self._strides, self._dtype.code, buf, code, self.dim(), self._shape))
+        self._version_bump()
+        return self
+
+    def zero_(self):
+        """Set every element to zero in place."""
+        return self.fill_(0)
+
+    def copy_(self, src, non_blocking=False):
+        """Copy ``src`` (broadcast to self's shape, converted to self's dtype) into self's memory."""
+        from ._convert import as_tensor_operand
+        src = as_tensor_operand(src, self._dtype)
+        self._check_write()
+        try:
+            src = src.expand(self._shape) if src._shape != self._shape else src
+        except RuntimeError:
+            raise RuntimeError(f"The size of tensor a ({list(self._shape)}) must match the size of tensor b "
+                               f"({list(src._shape)}): src cannot be broadcast to self") from None
+        _copy_into(self, src)
+        self._version_bump()
+        return self
+
+    def __setitem__(self, index, value):
+        from ._indexing import setitem
+        setitem(self, index, value)
+
+    def __getitem__(self, index):
+        from ._indexing import getitem
+        return getitem(self, index)
+
+    # ================================================================ export to Python / NumPy
+    def tolist(self):
+        """Nested Python lists of Python numbers (a copy); a scalar for 0-d tensors."""
+        from ._convert import to_pylist
+        return to_pylist(self)
+
+    def item(self):
+        """The single element as a Python number."""
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        from ._convert import to_pylist
+        return to_pylist(self._view((), (), self._offset + 0))
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __int__(self):
+        return int(self.item().real if isinstance(self.item(), complex) else self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __index__(self):
+        if self._dtype.kind not in ("int", "uint", "bool") or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self.select(0, i) for i in range(self._shape[0]))
+
+    def __hash__(self):
+        return id(self)
+
+    @property
+    def __array_interface__(self):
+        from ._convert import array_interface
+        return array_interface(self)
+
+    def numpy(self, *, force=False):
+        """A NumPy array over the same memory (no copy); read-only when the storage is."""
+        from ._convert import to_numpy
+        return to_numpy(self, force)
+
+    def __array__(self, dtype=None, copy=None):
+        from ._convert import to_numpy
+        arr = to_numpy(self, True)
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        if copy:
+            return arr.copy()
+        return arr
+
+    # ================================================================ printing
+    def __repr__(self):
+        from ._format import format_tensor
+        suffixes = []
+        if not self._storage._host:
+            return (f"tensor(<{self.numel()} elements on {self.device}>, device='{self.device}', "
+                    f"dtype=pytensor.{self._dtype.name})")
+        if self._grad_fn is not None:
+            suffixes.append(f"grad_fn=<{self._grad_fn.name()}>")
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        d = self._dtype
+        kind = {"bool": "bool", "uint": "int", "int": "int"}.get(d.kind, d.kind)
+        return format_tensor(self, dtype_name=d.name, kind=kind, default_float=_dt.get_default_dtype().name,
+                             suffixes=suffixes)
+
+    __str__ = __repr__
+
+    def describe(self):
+        """A one-line account of the memory: storage, byte range, strides, flags."""
+        lo, hi = self._byte_range()
+        s = self._storage
+        flags = [s.provenance] + (["read-only"] if s._readonly else []) + \
+            (["contiguous"] if self.is_contiguous() else [])
+        return (f"Tensor{list(self._shape)} {self._dtype.name} strides={list(self._strides)} "
+                f"offset={self._offset} -> storage 0x{s._addr:x} bytes [{lo}, {hi}) of {s._nbytes} "
+                f"({', '.join(flags)})")
+
+
+_TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor", "int16": "ShortTensor",
+               "int32": "IntTensor", "int64": "LongTensor", "float16": "HalfTensor",
+               "bfloat16": "BFloat16Tensor", "float32": "FloatTensor", "float64": "DoubleTensor",
+               "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor",
+               "uint16": "UInt16Tensor", "uint32": "UInt32Tensor", "uint64": "UInt64Tensor"}
+
+
+def _is_contiguous(shape, strides):
+    if 0 in shape:
+        return True  # no elements: any strides describe them
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _infer_shape(shape, numel):
+    """Resolve one -1 entry and check the element count, as torch's view/reshape."""
+    neg = [i for i, n in enumerate(shape) if n == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if any(n < -1 for n in shape):
+        raise RuntimeError(f"invalid shape dimension {min(shape)}")
+    if neg:
+        rest = math.prod(n for n in shape if n != -1)
+        if rest == 0 or numel % rest:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = shape[:neg[0]] + (numel // rest,) + shape[neg[0] + 1:]
+    if math.prod(shape) != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _view_strides(old_shape, old_strides, new_shape):
+    """Strides that express ``new_shape`` over the same elements, or None (torch's computeStride)."""
+    if math.prod(old_shape) == 0 or not old_shape:
+        return contiguous_strides(new_shape)
+    # Group old dims into chunks that are contiguous among themselves, then
+    # split each chunk across the new dims that consume exactly its elements.
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
+                             old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def _copy_into(dst, src):
+    """dst[...] = src elementwise (same shape), converting dtype; handles overlap in C."""
+    check(lib.lt_copy(dst._ptr(), dst._strides, dst._dtype.code, src._ptr(), src._strides, src._dtype.code,
+                      dst.dim(), dst._shape))
+
+
+def _parse_to(args, kwargs):
+    dt = dev = None
+    copy = bool(kwargs.pop("copy", False))
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    for a in list(args) + [kwargs.pop("dtype", None), kwargs.pop("device", None)]:
+        if a is None:
+            continue
+        if isinstance(a, Tensor):
+            dt, dev = a.dtype, a.device
+        elif isinstance(a, (str, device)):
+            dev = a
+        elif isinstance(a, bool):
+            copy = copy or a
+        else:
+            try:
+                dt = _dt.as_dtype(a)
+            except TypeError:
+                raise TypeError(f"to() received an invalid argument {a!r}; expected a dtype, a device or a "
+                                "tensor") from None
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    return dt, dev, copy
+
+
+_INT_RANGES = {
+    "uint8": (-255, 255), "uint16": (-65535, 65535), "uint32": (-(2**32 - 1), 2**32 - 1),
+    "uint64": (-(2**64 - 1), 2**64 - 1), "int8": (-128, 127), "int16": (-32768, 32767),
+    "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1),
+}
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
+
+
+def _scalar_bytes(value, dt):
+    """A Python scalar as (lt_dtype code, bytes) for lt_fill, refusing values that overflow ``dt``
+    (torch: RuntimeError "value cannot be converted ... without overflow")."""
+    import struct
+    if isinstance(value, Tensor):
+        value = value.item()
+    if hasattr(value, "item") and not isinstance(value, (int, float, complex)):
+        value = value.item()  # numpy scalars
+    if isinstance(value, bool):
+        return lib.LT_BOOL, struct.pack("?", value)
+    if isinstance(value, int):
+        rng = _INT_RANGES.get(dt.name)
+        if rng and not rng[0] <= value <= rng[1]:
+            _overflow(value, dt)
+        if not -2**63 <= value < 2**64:
+            _overflow(value, dt)
+        if value >= 2**63:
+            return lib.LT_UINT64, struct.pack("Q", value)
+        return lib.LT_INT64, struct.pack("q", value)
+    if isinstance(value, float):
+        if dt.kind in ("int", "uint"):
+            rng = _INT_RANGES[dt.name]
+            if math.isfinite(value) and not rng[0] <= math.trunc(value) <= rng[1] or not math.isfinite(value):
+                _overflow(value, dt)
+        elif dt.name in _FLOAT_MAX and math.isfinite(value) and abs(value) > _FLOAT_MAX[dt.name] * (1 + 2**-8):
+            _overflow(value, dt)
+        return lib.LT_FLOAT64, struct.pack("d", value)
+    if isinstance(value, complex):
+        if not dt.is_complex:
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+        return lib.LT_COMPLEX128, struct.pack("dd", value.real, value.imag)
+    raise TypeError(f"a scalar must be a bool, int, float or complex, not {type(value).__name__}")
+
+
+def _overflow(value, dt):
+    raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {value!r}")
+
+
+from . import _ops  # noqa: E402,F401  (installs the arithmetic methods on Tensor)
