@@ -101,8 +101,8 @@ def _apply(t, index):
             try:
                 i = operator.index(item)
             except TypeError:
-                raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                                 f"Variables are valid indices (got {type(item).__name__})") from None
+                raise TypeError(f"only integers, slices (`:`), ellipsis (`...`), None, bools and integer or "
+                                f"bool tensors are valid indices (got {type(item).__name__})") from None
             size = view.shape[d]
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
