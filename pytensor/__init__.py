@@ -29,6 +29,9 @@ from ._factories import (  # noqa: F401
 )
 from .creation import tensor, as_tensor, asarray, from_numpy, frombuffer  # noqa: F401
 from ._ops import broadcast_shapes, equal  # noqa: F401
+from ._dlpack import from_dlpack  # noqa: F401
+from ._file import from_file  # noqa: F401
+from . import utils  # noqa: F401
 from . import _ops as _ops_mod
 
 half, float, double = float16, float32, float64  # noqa: A001  (torch's aliases)

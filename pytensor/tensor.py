@@ -725,6 +725,20 @@ class Tensor:
             return arr.copy()
         return arr
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule sharing this tensor's memory (a copy's when ``copy=True``).
+
+        Versioned (``dltensor_versioned``) when ``max_version`` >= (1, 0), else legacy;
+        read-only storage sets the READ_ONLY flag and is refused on legacy requests.
+        """
+        from ._dlpack import export
+        return export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        """``(device_type, device_id)`` in DLPack codes: ``(kDLCPU, 0)`` for host memory."""
+        from ._dlpack import dlpack_device
+        return dlpack_device(self)
+
     # ================================================================ printing
     def __repr__(self):
         from ._format import format_tensor

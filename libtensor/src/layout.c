@@ -33,7 +33,7 @@ lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape)
 lt_status lt_layout_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
                            const int64_t *strides, int64_t offset, size_t itemsize)
 {
-    int64_t numel;
+    int64_t numel = 0;
     lt_status rc = lt_layout_numel(&numel, ndim, shape);
     if (rc != LT_OK)
         return rc;
