@@ -201,8 +201,10 @@ def to_pylist(t):
     """t's values as nested lists of Python numbers (a scalar for 0-d)."""
     t._storage._check_host()
     d = t.dtype
-    if d is _dt.bfloat16:
-        t = t.to(_dt.float32)  # exact: every bfloat16 is a float32
+    if d is _dt.bfloat16 or d is _dt.float16:
+        # exact: every 16-bit float is a float32; and memoryview.cast cannot
+        # produce 'e' on every Python we support.
+        t = t.to(_dt.float32)
         d = _dt.float32
     if not t.is_contiguous():
         t = t.clone()

@@ -38,7 +38,7 @@ def _check_size(size):
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, **_ignored):
-    """A tensor in new, uninitialised memory.
+    """A tensor in new memory, left uninitialised.
 
     >>> import pytensor
     >>> pytensor.empty(2, 3).shape

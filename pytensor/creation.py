@@ -211,6 +211,14 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     readonly = False
     try:
         cd = ffi.from_buffer(buffer, require_writable=True)
+    except BufferError:
+        # cffi says "not writable" with BufferError: a read-only exporter (bytes,
+        # a read-only memoryview). Take it read-only and mark the storage so.
+        try:
+            cd = ffi.from_buffer(buffer)
+            readonly = True
+        except (TypeError, BufferError, ValueError):
+            raise RuntimeError("could not retrieve buffer from object (it must be C-contiguous)") from None
     except TypeError:
         if not _has_buffer(buffer):
             raise ValueError("object does not implement Python buffer protocol.") from None
@@ -219,9 +227,9 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
             readonly = True
         except (TypeError, BufferError, ValueError):
             raise RuntimeError("could not retrieve buffer from object (it must be C-contiguous)") from None
-    except (BufferError, ValueError):
+    except ValueError:
         raise RuntimeError("could not retrieve buffer from object (it must be C-contiguous)") from None
-    if readonly is False and not memoryview(buffer).c_contiguous:
+    if not memoryview(buffer).c_contiguous:
         raise RuntimeError("could not retrieve buffer from object (it must be C-contiguous)")
     length = ffi.sizeof(cd)
     elsize = dtype.itemsize

@@ -46,7 +46,7 @@ def test_c_tests_leak_free_under_valgrind(tmp_path):
     """Every C test program runs under valgrind with zero leaks and zero errors."""
     valgrind = require_program("valgrind")
     build, _ = _build_and_test(tmp_path)
-    programs = sorted(p for p in (build / "tests").iterdir() if p.name.startswith("test_") and os.access(p, os.X_OK))
+    programs = sorted(p for p in (build / "tests").iterdir() if p.name.startswith("test_") and p.is_file() and os.access(p, os.X_OK))
     assert programs, "no C test programs were built"
     for prog in programs:
         r = subprocess.run([valgrind, "--leak-check=full", "--show-leak-kinds=definite,indirect,possible",

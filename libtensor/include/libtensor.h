@@ -342,6 +342,27 @@ lt_status lt_dlpack_export(void **out, lt_storage *storage, lt_dtype dtype, int3
 lt_status lt_dlpack_import(lt_storage **out, lt_dtype *out_dtype, int32_t *out_ndim, int64_t *out_shape,
                            int64_t *out_strides, int64_t *out_offset, void *managed, int versioned);
 
+/* ---------------------------------------------------------------- test producer */
+
+/* Builds a DLPack managed tensor the way a foreign producer would, for tests
+ * that count deleter calls and feed malformed tensors to consumers. It is a
+ * DLManagedTensorVersioned* (versioned != 0, with the given flags and
+ * version {major, DLPACK_MINOR_VERSION}) or a DLManagedTensor*, on kDLCPU,
+ * with dtype's DLPack code. ndim, shape, strides and byte_offset are copied
+ * as given, even when invalid: shape and strides may be NULL (then NULL in
+ * the tensor too). It owns a heap buffer in which element slot k (counted
+ * from the buffer's start, in dtype units) holds the value k; data points
+ * into it so that every element the metadata reaches lies inside. Metadata
+ * that cannot be measured, or that reaches more than 256 MiB, gets a small
+ * buffer instead: such tensors are for refusal tests only. Tests may edit
+ * fields (device, dtype, data) before handing the tensor over. The deleter
+ * frees everything and then atomically adds 1 to *deleter_calls (when not
+ * NULL). Fails with LT_EDTYPE for a dtype outside the enum, LT_ENOMEM.
+ * On success the caller owns *out and must call its deleter once. */
+lt_status lt_dlpack_test_producer(void **out, int versioned, lt_dtype dtype, int32_t ndim, const int64_t *shape,
+                                  const int64_t *strides, uint64_t byte_offset, uint64_t flags, uint32_t major,
+                                  int64_t *deleter_calls);
+
 #ifdef __cplusplus
 }
 #endif

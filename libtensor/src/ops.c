@@ -1,2 +1,683 @@
-/* ops.c: being written. */
-#include "internal.h"
+/*
+ * ops.c: elementwise arithmetic and comparison (lt_binary) and summation
+ * (lt_sum), generated per dtype from kernels.h's dtype table.
+ *
+ * Arithmetic follows PyTorch's CPU kernels, and matches torch 2.13 bit for
+ * bit on dense inputs: integers wrap (computed in an unsigned type, so no
+ * signed overflow occurs); bool ADD is or and MUL is and; float16 and
+ * bfloat16 decode to float32, compute and round once; complex multiplication
+ * is the textbook (ac - bd, ad + bc) of torch's vectorized loop (its strided
+ * loop fuses multiply-adds and can differ in the last bit), and division is
+ * Smith's scaled algorithm with fused multiply-adds, as torch's vectorized
+ * loop computes it. One known difference: torch adds complex numbers as
+ * a + 1*b, which turns an infinite part into NaN; we add plainly.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdatomic.h>
+
+#include "kernels.h"
+
+/* ------------------------------------------------------------ complex */
+
+#define COMPLEX_FNS(D, P, FMA, FABS)                                              \
+    static inline LT__VT(D) cadd_##D(LT__VT(D) x, LT__VT(D) y)                    \
+    {                                                                             \
+        return (LT__VT(D)){x.re + y.re, x.im + y.im};                             \
+    }                                                                             \
+    static inline LT__VT(D) csub_##D(LT__VT(D) x, LT__VT(D) y)                    \
+    {                                                                             \
+        return (LT__VT(D)){x.re - y.re, x.im - y.im};                             \
+    }                                                                             \
+    static inline LT__VT(D) cmul_##D(LT__VT(D) x, LT__VT(D) y)                    \
+    {                                                                             \
+        return (LT__VT(D)){x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re}; \
+    }                                                                             \
+    /* Smith: divide through by the larger of |c| and |d| so that c^2 + d^2       \
+     * is never formed and cannot overflow or underflow. */                       \
+    static inline LT__VT(D) cdiv_##D(LT__VT(D) x, LT__VT(D) y)                    \
+    {                                                                             \
+        P a = x.re, b = x.im, c = y.re, d = y.im;                                 \
+        if (c == 0 && d == 0) /* a complex inf or nan, as torch gives */          \
+            return (LT__VT(D)){a / FABS(c), b / FABS(d)};                         \
+        if (FABS(c) >= FABS(d)) {                                                 \
+            P rat = d / c, scl = (P)1 / FMA(d, rat, c);                           \
+            return (LT__VT(D)){FMA(b, rat, a) * scl, FMA(-a, rat, b) * scl};      \
+        }                                                                         \
+        P rat = c / d, scl = (P)1 / FMA(c, rat, d);                               \
+        return (LT__VT(D)){FMA(a, rat, b) * scl, FMA(b, rat, -a) * scl};          \
+    }
+COMPLEX_FNS(COMPLEX64, float, fmaf, fabsf)
+COMPLEX_FNS(COMPLEX128, double, fma, fabs)
+
+/* ------------------------------------------------------------ the operations */
+
+/* <KIND>_<OP>(D, x, y) on decoded values; integer arithmetic goes through
+ * the table's wide unsigned type and back (WRAP). */
+#define WRAP(D, x, op, y) ((LT__ST(D))((LT__WT(D))(x) op (LT__WT(D))(y)))
+#define INT_ADD(D, x, y) WRAP(D, x, +, y)
+#define INT_SUB(D, x, y) WRAP(D, x, -, y)
+#define INT_MUL(D, x, y) WRAP(D, x, *, y)
+#define BOOL_ADD(D, x, y) ((x) | (y))
+#define BOOL_MUL(D, x, y) ((x) & (y))
+#define FLT_ADD(D, x, y) ((x) + (y))
+#define FLT_SUB(D, x, y) ((x) - (y))
+#define FLT_MUL(D, x, y) ((x) * (y))
+#define FLT_DIV(D, x, y) ((x) / (y))
+#define CPLX_ADD(D, x, y) cadd_##D(x, y)
+#define CPLX_SUB(D, x, y) csub_##D(x, y)
+#define CPLX_MUL(D, x, y) cmul_##D(x, y)
+#define CPLX_DIV(D, x, y) cdiv_##D(x, y)
+#define CPLX_EQ(D, x, y) ((x).re == (y).re && (x).im == (y).im)
+#define CPLX_NE(D, x, y) (!CPLX_EQ(D, x, y))
+#define BOOL_EQ(D, x, y) ((x) == (y))
+#define BOOL_NE(D, x, y) ((x) != (y))
+#define BOOL_LT(D, x, y) ((x) < (y))
+#define BOOL_LE(D, x, y) ((x) <= (y))
+#define BOOL_GT(D, x, y) ((x) > (y))
+#define BOOL_GE(D, x, y) ((x) >= (y))
+#define INT_EQ BOOL_EQ
+#define INT_NE BOOL_NE
+#define INT_LT BOOL_LT
+#define INT_LE BOOL_LE
+#define INT_GT BOOL_GT
+#define INT_GE BOOL_GE
+#define FLT_EQ BOOL_EQ
+#define FLT_NE BOOL_NE
+#define FLT_LT BOOL_LT
+#define FLT_LE BOOL_LE
+#define FLT_GT BOOL_GT
+#define FLT_GE BOOL_GE
+
+/* Which operations each kind supports, and whether each writes the dtype
+ * itself (ARITH) or bool (CMP). Missing entries are refused by lt_binary. */
+#define CMPS(X, D) X(D, EQ, CMP) X(D, NE, CMP) X(D, LT, CMP) X(D, LE, CMP) X(D, GT, CMP) X(D, GE, CMP)
+#define OPS_BOOL(X, D) X(D, ADD, ARITH) X(D, MUL, ARITH) CMPS(X, D)
+#define OPS_INT(X, D) X(D, ADD, ARITH) X(D, SUB, ARITH) X(D, MUL, ARITH) CMPS(X, D)
+#define OPS_FLT(X, D) X(D, ADD, ARITH) X(D, SUB, ARITH) X(D, MUL, ARITH) X(D, DIV, ARITH) CMPS(X, D)
+#define OPS_CPLX(X, D) \
+    X(D, ADD, ARITH) X(D, SUB, ARITH) X(D, MUL, ARITH) X(D, DIV, ARITH) X(D, EQ, CMP) X(D, NE, CMP)
+#define EACH_OP(X, D) LT__CAT(OPS_, LT__AK(D))(X, D)
+
+#define OUT_T_ARITH(D) LT__ST(D)
+#define OUT_T_CMP(D) uint8_t
+#define OUT_ARITH(D, v) LT__ENC(D)(v)
+#define OUT_CMP(D, v) ((uint8_t)(v))
+
+#define LOADV(D, p) LT__DEC(D)(LT__LOAD(LT__ST(D), p))
+#define APPLY(D, OP, x, y) LT__CAT(LT__AK(D), _##OP)(D, x, y)
+#define PUT(D, OP, RES, p, x, y) LT__STORE(OUT_T_##RES(D), p, OUT_##RES(D, APPLY(D, OP, x, y)))
+
+/* Four loops per function: all dense, a or b a broadcast scalar (loaded
+ * once, so nothing stops vectorization), and the general strided one. */
+#define BIN_FN(D, OP, RES)                                                                     \
+    LT__HOT static void bin_##D##_##OP(char *const *ptr, const ptrdiff_t *s, int64_t n)        \
+    {                                                                                          \
+        char *o = ptr[0];                                                                      \
+        const char *a = ptr[1], *b = ptr[2];                                                   \
+        const ptrdiff_t osz = sizeof(OUT_T_##RES(D)), sz = sizeof(LT__ST(D));                  \
+        if (s[0] == osz && s[1] == sz && s[2] == sz) {                                         \
+            for (int64_t i = 0; i < n; i++)                                                    \
+                PUT(D, OP, RES, o + i * osz, LOADV(D, a + i * sz), LOADV(D, b + i * sz));      \
+        } else if (s[0] == osz && s[1] == sz && s[2] == 0) {                                   \
+            const LT__VT(D) y = LOADV(D, b);                                                   \
+            for (int64_t i = 0; i < n; i++)                                                    \
+                PUT(D, OP, RES, o + i * osz, LOADV(D, a + i * sz), y);                         \
+        } else if (s[0] == osz && s[1] == 0 && s[2] == sz) {                                   \
+            const LT__VT(D) x = LOADV(D, a);                                                   \
+            for (int64_t i = 0; i < n; i++)                                                    \
+                PUT(D, OP, RES, o + i * osz, x, LOADV(D, b + i * sz));                         \
+        } else {                                                                               \
+            for (int64_t i = 0; i < n; i++)                                                    \
+                PUT(D, OP, RES, o + i * s[0], LOADV(D, a + i * s[1]), LOADV(D, b + i * s[2])); \
+        }                                                                                      \
+    }
+#define BIN_FNS(D) EACH_OP(BIN_FN, D)
+LT__EACH_DTYPE(BIN_FNS)
+
+#define BIN_ENTRY(D, OP, RES) [LT_OP_##OP][LT_##D] = bin_##D##_##OP,
+#define BIN_ENTRIES(D) EACH_OP(BIN_ENTRY, D)
+static const lt__kernel bin_table[LT_OP_GE + 1][LT_DTYPE_COUNT] = {LT__EACH_DTYPE(BIN_ENTRIES)};
+
+/* ------------------------------------------------------------ lt_binary */
+
+static const char *const op_names[] = {"ADD", "SUB", "MUL", "DIV", "EQ", "NE", "LT", "LE", "GT", "GE"};
+
+static lt_status refuse_op(lt_binop op, lt_dtype dtype)
+{
+    const char *name = lt_dtype_name(dtype);
+    if (op == LT_OP_DIV)
+        return lt__fail(LT_EDTYPE, "true division (DIV) of %s is not supported; promote to a floating dtype first",
+                        name);
+    if (op == LT_OP_SUB)
+        return lt__fail(LT_EDTYPE, "subtraction (SUB) of bool is not supported; use NE (logical xor) instead");
+    return lt__fail(LT_EDTYPE, "ordered comparison (%s) of %s is not supported: complex numbers have no order",
+                    op_names[op], name);
+}
+
+/* 1 when out partially overlaps in: then out is computed into a temporary. */
+static int clobbers(const void *out, const int64_t *out_strides, lt_dtype out_dtype, const void *in,
+                    const int64_t *in_strides, lt_dtype dtype, int32_t ndim, const int64_t *shape)
+{
+    return !lt__views_identical(out, out_strides, lt_dtype_itemsize(out_dtype), in, in_strides,
+                                lt_dtype_itemsize(dtype), ndim, shape) &&
+           lt__views_overlap(out, out_strides, out_dtype, in, in_strides, dtype, ndim, shape);
+}
+
+static void binary_views(lt__kernel kernel, lt_dtype dtype, lt_dtype out_dtype, int32_t ndim, const int64_t *shape,
+                         void *out, const int64_t *out_strides, const void *a, const int64_t *a_strides,
+                         const void *b, const int64_t *b_strides)
+{
+    lt__walk w;
+    char *base[3] = {out, (char *)(uintptr_t)a, (char *)(uintptr_t)b};
+    const int64_t *strides[3] = {out_strides, a_strides, b_strides};
+    size_t isz = lt_dtype_itemsize(dtype), itemsize[3] = {lt_dtype_itemsize(out_dtype), isz, isz};
+    lt__walk_init(&w, 3, base, strides, itemsize, ndim, shape);
+    lt__walk_run(&w, kernel, (int64_t)(itemsize[0] + 2 * isz), !lt__walk_has_zero_stride(&w, 0));
+}
+
+lt_status lt_binary(lt_binop op, lt_dtype dtype, int32_t ndim, const int64_t *shape, void *out,
+                    const int64_t *out_strides, const void *a, const int64_t *a_strides, const void *b,
+                    const int64_t *b_strides)
+{
+    int64_t numel = 0;
+    lt_status rc;
+    if ((unsigned)op > LT_OP_GE)
+        return lt__fail(LT_EINVAL, "op is %d, which is not an lt_binop (valid values are 0 to %d)", (int)op,
+                        (int)LT_OP_GE);
+    if ((rc = lt__check_dtype(dtype, "dtype")) != LT_OK)
+        return rc;
+    lt__kernel kernel = bin_table[op][dtype];
+    if (!kernel)
+        return refuse_op(op, dtype);
+    lt_dtype out_dtype = op >= LT_OP_EQ ? LT_BOOL : dtype;
+    if ((rc = lt_layout_numel(&numel, ndim, shape)) != LT_OK ||
+        (rc = lt__check_operand("out", out, out_strides, out_dtype, ndim, shape, numel)) != LT_OK ||
+        (rc = lt__check_operand("a", a, a_strides, dtype, ndim, shape, numel)) != LT_OK ||
+        (rc = lt__check_operand("b", b, b_strides, dtype, ndim, shape, numel)) != LT_OK)
+        return rc;
+    if (numel == 0)
+        return LT_OK;
+    if (!clobbers(out, out_strides, out_dtype, a, a_strides, dtype, ndim, shape) &&
+        !clobbers(out, out_strides, out_dtype, b, b_strides, dtype, ndim, shape)) {
+        binary_views(kernel, dtype, out_dtype, ndim, shape, out, out_strides, a, a_strides, b, b_strides);
+        return LT_OK;
+    }
+    /* out partially overlaps an input: compute densely, then copy over. */
+    size_t nbytes;
+    if (__builtin_mul_overflow((size_t)numel, lt_dtype_itemsize(out_dtype), &nbytes))
+        return lt__fail(LT_EOVERFLOW, "a temporary of %" PRId64 " elements overflows size_t", numel);
+    int64_t dense[LT_MAX_NDIM];
+    lt__dense_strides(dense, ndim, shape);
+    void *tmp = malloc(nbytes);
+    if (!tmp)
+        return lt__fail(LT_ENOMEM, "cannot allocate a %zu-byte temporary for an overlapping output", nbytes);
+    binary_views(kernel, dtype, out_dtype, ndim, shape, tmp, dense, a, a_strides, b, b_strides);
+    rc = lt_copy(out, out_strides, out_dtype, tmp, dense, out_dtype, ndim, shape);
+    free(tmp);
+    return rc;
+}
+
+/* ------------------------------------------------------------ summation */
+
+/* Accumulators: bool and integers sum in uint64 (wrapping, and stored as
+ * int64's bits), the 16-bit floats in float32, everything else in itself. */
+#define ACC_T_BOOL(D) uint64_t
+#define ACC_T_INT(D) uint64_t
+#define ACC_T_FLT(D) LT__VT(D)
+#define ACC_T_CPLX(D) LT__VT(D)
+#define ACC_T(D) LT__CAT(ACC_T_, LT__AK(D))(D)
+#define ACC_ADD_BOOL(D, x, y) ((x) + (y))
+#define ACC_ADD_INT(D, x, y) ((x) + (y))
+#define ACC_ADD_FLT(D, x, y) ((x) + (y))
+#define ACC_ADD_CPLX(D, x, y) cadd_##D(x, y)
+#define ACC_ADD(D, x, y) LT__CAT(ACC_ADD_, LT__AK(D))(D, x, y)
+#define ACC_LOAD_BOOL(D, p) ((uint64_t)LOADV(D, p))
+#define ACC_LOAD_INT(D, p) ((uint64_t)LOADV(D, p))
+#define ACC_LOAD_FLT(D, p) LOADV(D, p)
+#define ACC_LOAD_CPLX(D, p) LOADV(D, p)
+#define ACC_LOAD(D, p) LT__CAT(ACC_LOAD_, LT__AK(D))(D, p)
+#define ACC_PUT_BOOL(D, p, v) LT__STORE(uint64_t, p, v)
+#define ACC_PUT_INT(D, p, v) LT__STORE(uint64_t, p, v)
+#define ACC_PUT_FLT(D, p, v) LT__STORE(LT__ST(D), p, LT__ENC(D)(v))
+#define ACC_PUT_CPLX(D, p, v) LT__STORE(LT__ST(D), p, v)
+#define ACC_PUT(D, p, v) LT__CAT(ACC_PUT_, LT__AK(D))(D, p, v)
+#define SUM_DST_BOOL(D) LT_INT64
+#define SUM_DST_INT(D) LT_INT64
+#define SUM_DST_FLT(D) LT_##D
+#define SUM_DST_CPLX(D) LT_##D
+#define SUM_DST(D) LT__CAT(SUM_DST_, LT__AK(D))(D)
+
+/* Pairwise summation, as NumPy does it: runs of up to PW_BLOCK elements are
+ * summed in PW_LANES interleaved partial sums, which the compiler keeps in
+ * vector registers as several independent add chains, and longer runs are
+ * halved recursively. Rounding error grows as O(log n), not O(n). n >= 1. */
+#define PW_LANES 16
+#define PW_BLOCK (8 * PW_LANES)
+#define PW_FN(D, NAME, STEP)                                                              \
+    LT__HOT static ACC_T(D) NAME##_##D(const char *p, ptrdiff_t s, int64_t n)             \
+    {                                                                                     \
+        (void)s;                                                                          \
+        if (n > PW_BLOCK) {                                                               \
+            int64_t h = n / 2;                                                            \
+            h -= h % PW_LANES;                                                            \
+            return ACC_ADD(D, NAME##_##D(p, s, h), NAME##_##D(p + h * (STEP), s, n - h)); \
+        }                                                                                 \
+        ACC_T(D) t = ACC_LOAD(D, p);                                                      \
+        int64_t i = 1;                                                                    \
+        if (n >= PW_LANES) {                                                              \
+            ACC_T(D) r[PW_LANES];                                                         \
+            for (int k = 0; k < PW_LANES; k++)                                            \
+                r[k] = ACC_LOAD(D, p + k * (STEP));                                       \
+            for (i = PW_LANES; i + PW_LANES <= n; i += PW_LANES)                          \
+                for (int k = 0; k < PW_LANES; k++)                                        \
+                    r[k] = ACC_ADD(D, r[k], ACC_LOAD(D, p + (i + k) * (STEP)));           \
+            for (int w = PW_LANES / 2; w >= 1; w /= 2) /* fold the lanes pairwise */      \
+                for (int k = 0; k < w; k++)                                               \
+                    r[k] = ACC_ADD(D, r[k], r[k + w]);                                    \
+            t = r[0];                                                                     \
+        }                                                                                 \
+        for (; i < n; i++)                                                                \
+            t = ACC_ADD(D, t, ACC_LOAD(D, p + i * (STEP)));                               \
+        return t;                                                                         \
+    }
+
+/* The per-dtype pieces the generic reduction below is built from. Vectors
+ * of accumulators (acc) are ACC_T(D) arrays. */
+typedef struct sum_vt {
+    lt_dtype dst;    /* the only accepted dst dtype */
+    size_t acc_size; /* bytes per accumulator */
+    void (*row)(void *acc, const char *p, ptrdiff_t s, int64_t n);   /* acc[0] = pairwise sum of n */
+    void (*first)(void *acc, const char *p, ptrdiff_t s, int64_t n); /* acc[j] = p[j] */
+    void (*add)(void *acc, const char *p, ptrdiff_t s, int64_t n);   /* acc[j] += p[j] */
+    void (*merge)(void *acc, const void *x, int64_t n);             /* acc[j] += x[j] */
+    void (*put)(char *dst, ptrdiff_t ds, const void *acc, int64_t n); /* dst[j] = acc[j] */
+} sum_vt;
+
+#define SUM_FNS(D)                                                                                \
+    PW_FN(D, pw_dense, (ptrdiff_t)sizeof(LT__ST(D)))                                              \
+    PW_FN(D, pw_strided, s)                                                                       \
+    static void row_##D(void *acc, const char *p, ptrdiff_t s, int64_t n)                         \
+    {                                                                                             \
+        ACC_T(D) *a = acc;                                                                        \
+        *a = s == (ptrdiff_t)sizeof(LT__ST(D)) ? pw_dense_##D(p, s, n) : pw_strided_##D(p, s, n); \
+    }                                                                                             \
+    static void first_##D(void *acc, const char *p, ptrdiff_t s, int64_t n)                       \
+    {                                                                                             \
+        ACC_T(D) *a = acc;                                                                        \
+        for (int64_t j = 0; j < n; j++)                                                           \
+            a[j] = ACC_LOAD(D, p + j * s);                                                        \
+    }                                                                                             \
+    LT__HOT static void add_##D(void *acc, const char *p, ptrdiff_t s, int64_t n)                 \
+    {                                                                                             \
+        ACC_T(D) *a = acc;                                                                        \
+        const ptrdiff_t sz = sizeof(LT__ST(D));                                                   \
+        if (s == sz)                                                                              \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                a[j] = ACC_ADD(D, a[j], ACC_LOAD(D, p + j * sz));                                 \
+        else                                                                                      \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                a[j] = ACC_ADD(D, a[j], ACC_LOAD(D, p + j * s));                                  \
+    }                                                                                             \
+    LT__HOT static void merge_##D(void *acc, const void *x, int64_t n)                            \
+    {                                                                                             \
+        ACC_T(D) *a = acc;                                                                        \
+        const ACC_T(D) *b = x;                                                                    \
+        for (int64_t j = 0; j < n; j++)                                                           \
+            a[j] = ACC_ADD(D, a[j], b[j]);                                                        \
+    }                                                                                             \
+    static void put_##D(char *dst, ptrdiff_t ds, const void *acc, int64_t n)                      \
+    {                                                                                             \
+        const ACC_T(D) *a = acc;                                                                  \
+        for (int64_t j = 0; j < n; j++)                                                           \
+            ACC_PUT(D, dst + j * ds, a[j]);                                                       \
+    }
+LT__EACH_DTYPE(SUM_FNS)
+
+#define SUM_ENTRY(D) [LT_##D] = {SUM_DST(D), sizeof(ACC_T(D)), row_##D, first_##D, add_##D, merge_##D, put_##D},
+static const sum_vt sum_table[LT_DTYPE_COUNT] = {LT__EACH_DTYPE(SUM_ENTRY)};
+
+/* Room for one accumulator of any dtype. */
+typedef union acc_any {
+    uint64_t u;
+    double d;
+    lt__c128 c;
+} acc_any;
+
+/* A reduction split into kept dimensions (dst stride != 0; nk of them, the
+ * last the densest in src) and reduced ones (dst stride 0; nr >= 1 of them,
+ * the last the densest in src). Strides in bytes. */
+typedef struct sum_plan {
+    const sum_vt *vt;
+    char *dst;
+    const char *src;
+    int32_t nk, nr;
+    int64_t kshape[LT_MAX_NDIM], rshape[LT_MAX_NDIM];
+    ptrdiff_t kdst[LT_MAX_NDIM], ksrc[LT_MAX_NDIM], rsrc[LT_MAX_NDIM];
+    int64_t kcount, rrows, rtotal; /* kept elements, reduced rows, reduced elements */
+} sum_plan;
+
+static ptrdiff_t absd(ptrdiff_t x) { return x < 0 ? -x : x; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Start of part t when [0, n) is cut into `parts` near-equal parts; no
+ * product n * t is formed, so it cannot overflow. */
+static int64_t part_start(int64_t n, int64_t parts, int64_t t) { return t * (n / parts) + min64(t, n % parts); }
+
+/* Sorts dims by |s0| (then |s1|) descending, then merges neighbours whose
+ * strides chain (outer == inner * extent) in s0 and, when given, in s1. */
+static int chains(const ptrdiff_t *s, const int64_t *shape, int32_t outer, int32_t inner)
+{
+    return !s || s[outer] == s[inner] * shape[inner];
+}
+
+static void move_dim(int64_t *shape, ptrdiff_t *s0, ptrdiff_t *s1, int32_t to, int32_t from)
+{
+    shape[to] = shape[from], s0[to] = s0[from];
+    if (s1)
+        s1[to] = s1[from];
+}
+
+static void sort_merge(int32_t *n, int64_t *shape, ptrdiff_t *s0, ptrdiff_t *s1)
+{
+    for (int32_t i = 1; i < *n; i++) { /* insertion sort: n is small, and it is stable */
+        int64_t sh = shape[i];
+        ptrdiff_t a = s0[i], b = s1 ? s1[i] : 0;
+        int32_t j = i;
+        for (; j > 0; j--) {
+            ptrdiff_t pa = absd(s0[j - 1]), pb = s1 ? absd(s1[j - 1]) : 0;
+            if (!(absd(a) > pa || (absd(a) == pa && absd(b) > pb)))
+                break;
+            move_dim(shape, s0, s1, j, j - 1);
+        }
+        shape[j] = sh, s0[j] = a;
+        if (s1)
+            s1[j] = b;
+    }
+    int32_t out = 0;
+    for (int32_t d = 1; d < *n; d++) {
+        if (chains(s0, shape, out, d) && chains(s1, shape, out, d)) {
+            int64_t merged = shape[out] * shape[d];
+            move_dim(shape, s0, s1, out, d); /* the merged dim steps like the inner one */
+            shape[out] = merged;
+        } else {
+            move_dim(shape, s0, s1, ++out, d);
+        }
+    }
+    *n = *n ? out + 1 : 0;
+}
+
+static void plan_init(sum_plan *pl, const sum_vt *vt, char *dst, const int64_t *dst_strides, size_t dsz,
+                      const char *src, const int64_t *src_strides, size_t ssz, int32_t ndim, const int64_t *shape)
+{
+    *pl = (sum_plan){.vt = vt, .dst = dst, .src = src};
+    for (int32_t d = 0; d < ndim; d++) {
+        if (shape[d] == 1)
+            continue;
+        ptrdiff_t ss = (ptrdiff_t)(src_strides[d] * (int64_t)ssz); /* bytes = elements * itemsize */
+        if (dst_strides[d] == 0) {
+            pl->rshape[pl->nr] = shape[d], pl->rsrc[pl->nr] = ss;
+            pl->nr++;
+        } else {
+            pl->kshape[pl->nk] = shape[d], pl->ksrc[pl->nk] = ss;
+            pl->kdst[pl->nk] = (ptrdiff_t)(dst_strides[d] * (int64_t)dsz);
+            pl->nk++;
+        }
+    }
+    sort_merge(&pl->nr, pl->rshape, pl->rsrc, NULL);
+    sort_merge(&pl->nk, pl->kshape, pl->ksrc, pl->kdst);
+    if (pl->nr == 0) { /* nothing reduced: every sum has one term */
+        pl->nr = 1, pl->rshape[0] = 1, pl->rsrc[0] = 0;
+    }
+    pl->kcount = 1, pl->rrows = 1;
+    for (int32_t d = 0; d < pl->nk; d++)
+        pl->kcount *= pl->kshape[d];
+    for (int32_t d = 0; d + 1 < pl->nr; d++)
+        pl->rrows *= pl->rshape[d];
+    pl->rtotal = pl->rrows * pl->rshape[pl->nr - 1];
+}
+
+/* Byte offset of linear index i over dims [0, n): row-major unravel. */
+static ptrdiff_t unravel(int64_t i, int32_t n, const int64_t *shape, const ptrdiff_t *stride)
+{
+    ptrdiff_t off = 0;
+    for (int32_t d = n - 1; d >= 0; d--) {
+        off += (i % shape[d]) * stride[d];
+        i /= shape[d];
+    }
+    return off;
+}
+
+/* Horizontal: each kept element's terms are reduced rows [lo, hi), each
+ * row a pairwise sum, the rows themselves combined pairwise. */
+static void reduce_rows(const sum_plan *pl, void *acc, const char *p, int64_t lo, int64_t hi)
+{
+    const int32_t in = pl->nr - 1;
+    if (hi - lo == 1) {
+        pl->vt->row(acc, p + unravel(lo, in, pl->rshape, pl->rsrc), pl->rsrc[in], pl->rshape[in]);
+        return;
+    }
+    acc_any t;
+    int64_t mid = lo + (hi - lo) / 2;
+    reduce_rows(pl, acc, p, lo, mid);
+    reduce_rows(pl, &t, p, mid, hi);
+    pl->vt->merge(acc, &t, 1);
+}
+
+static void horizontal_range(void *ctx, int64_t lo, int64_t hi)
+{
+    const sum_plan *pl = ctx;
+    for (int64_t k = lo; k < hi; k++) {
+        acc_any a;
+        reduce_rows(pl, &a, pl->src + unravel(k, pl->nk, pl->kshape, pl->ksrc), 0, pl->rrows);
+        pl->vt->put(pl->dst + unravel(k, pl->nk, pl->kshape, pl->kdst), 0, &a, 1);
+    }
+}
+
+/* One full reduction (a single kept element) split into parts: whole rows
+ * when there are enough, else segments of each row. Partial sums are added
+ * in order afterwards, which keeps the sum pairwise-shaped. */
+typedef struct split_job {
+    const sum_plan *pl;
+    int64_t nparts, row; /* row: the row being segmented, or -1 to split rows */
+    acc_any part[8];
+} split_job;
+
+static void split_range(void *ctx, int64_t lo, int64_t hi)
+{
+    split_job *job = ctx;
+    const sum_plan *pl = job->pl;
+    const int32_t in = pl->nr - 1;
+    for (int64_t t = lo; t < hi; t++) {
+        if (job->row < 0) {
+            reduce_rows(pl, &job->part[t], pl->src, part_start(pl->rrows, job->nparts, t),
+                        part_start(pl->rrows, job->nparts, t + 1));
+            continue;
+        }
+        int64_t n = pl->rshape[in], a = part_start(n, job->nparts, t), b = part_start(n, job->nparts, t + 1);
+        const char *p = pl->src + unravel(job->row, in, pl->rshape, pl->rsrc) + a * pl->rsrc[in];
+        pl->vt->row(&job->part[t], p, pl->rsrc[in], b - a);
+    }
+}
+
+static void sum_split(const sum_plan *pl, int nthreads)
+{
+    /* Callers ensure rtotal >= 8 * nthreads, so with fewer rows than parts
+     * every row is long enough to give each part a non-empty segment. */
+    split_job job = {.pl = pl, .nparts = nthreads < 8 ? nthreads : 8, .row = -1};
+    acc_any total, row_total;
+    if (pl->rrows >= job.nparts) {
+        lt__parallel_for(job.nparts, 1, split_range, &job);
+        total = job.part[0];
+        for (int64_t t = 1; t < job.nparts; t++)
+            pl->vt->merge(&total, &job.part[t], 1);
+    } else {
+        for (job.row = 0; job.row < pl->rrows; job.row++) {
+            lt__parallel_for(job.nparts, 1, split_range, &job);
+            row_total = job.part[0];
+            for (int64_t t = 1; t < job.nparts; t++)
+                pl->vt->merge(&row_total, &job.part[t], 1);
+            if (job.row == 0)
+                total = row_total;
+            else
+                pl->vt->merge(&total, &row_total, 1);
+        }
+    }
+    pl->vt->put(pl->dst, 0, &total, 1);
+}
+
+/* Vertical: when a kept dimension is denser in src than every reduced one
+ * (sum over dim 0 of a row-major matrix), reduce whole vectors of up to
+ * VTILE adjacent kept elements at once, streaming along src rows; the
+ * reduced positions are combined pairwise, with one scratch vector per
+ * recursion level. Long contiguous row runs matter most: 256-element tiles
+ * ran at half the speed of whole 2500-element rows. When there are fewer
+ * tiles than threads, the reduced positions are split instead, and the
+ * per-part vectors are added in order at the end. */
+#define VTILE 4096
+
+typedef struct vertical_job {
+    const sum_plan *pl;
+    int64_t ntiles, nsplit, levels; /* items = outer kept positions x ntiles x nsplit */
+    char *parts;                    /* nsplit result vectors when nsplit > 1 */
+    atomic_int failed;
+} vertical_job;
+
+static void vreduce(const sum_plan *pl, char *acc, char *scratch, const char *p, int64_t lo, int64_t hi,
+                    int64_t n)
+{
+    const ptrdiff_t ks = pl->ksrc[pl->nk - 1];
+    if (hi - lo <= 8) {
+        pl->vt->first(acc, p + unravel(lo, pl->nr, pl->rshape, pl->rsrc), ks, n);
+        for (int64_t r = lo + 1; r < hi; r++)
+            pl->vt->add(acc, p + unravel(r, pl->nr, pl->rshape, pl->rsrc), ks, n);
+        return;
+    }
+    int64_t mid = lo + (hi - lo) / 2;
+    vreduce(pl, acc, scratch, p, lo, mid, n);
+    vreduce(pl, scratch, scratch + n * pl->vt->acc_size, p, mid, hi, n);
+    pl->vt->merge(acc, scratch, n);
+}
+
+static void vertical_range(void *ctx, int64_t lo, int64_t hi)
+{
+    vertical_job *job = ctx;
+    const sum_plan *pl = job->pl;
+    const int32_t kin = pl->nk - 1;
+    const size_t vec = (size_t)min64(VTILE, pl->kshape[kin]) * pl->vt->acc_size;
+    char *buf = malloc((size_t)(job->levels + 1) * vec);
+    if (!buf) {
+        atomic_store(&job->failed, 1);
+        return;
+    }
+    for (int64_t item = lo; item < hi; item++) {
+        int64_t part = item % job->nsplit, tile = item / job->nsplit % job->ntiles;
+        int64_t outer = item / job->nsplit / job->ntiles, j0 = tile * VTILE, n = min64(VTILE, pl->kshape[kin] - j0);
+        int64_t r0 = part_start(pl->rtotal, job->nsplit, part), r1 = part_start(pl->rtotal, job->nsplit, part + 1);
+        char *acc = job->nsplit > 1 ? job->parts + part * vec : buf;
+        const char *p = pl->src + unravel(outer, kin, pl->kshape, pl->ksrc) + j0 * pl->ksrc[kin];
+        vreduce(pl, acc, acc == buf ? buf + vec : buf, p, r0, r1, n);
+        if (job->nsplit == 1)
+            pl->vt->put(pl->dst + unravel(outer, kin, pl->kshape, pl->kdst) + j0 * pl->kdst[kin], pl->kdst[kin], buf,
+                        n);
+    }
+    free(buf);
+}
+
+static lt_status sum_vertical(const sum_plan *pl, int parallel)
+{
+    const int32_t kin = pl->nk - 1;
+    const int64_t width = pl->kshape[kin], outer = pl->kcount / width, nt = parallel ? lt_get_num_threads() : 1;
+    vertical_job job = {.pl = pl, .ntiles = (width + VTILE - 1) / VTILE, .nsplit = 1};
+    if (outer * job.ntiles == 1 && nt > 1 && pl->rtotal >= 16 * nt) { /* one tile: split its rows */
+        job.nsplit = nt;
+        if (!(job.parts = malloc((size_t)nt * (size_t)width * pl->vt->acc_size)))
+            return lt__fail(LT_ENOMEM, "cannot allocate %" PRId64 " partial sums for a reduction", nt * width);
+    }
+    for (int64_t m = pl->rtotal / job.nsplit + 1; m > 8; m = (m + 1) / 2) /* vreduce's recursion depth */
+        job.levels++;
+    int64_t items = outer * job.ntiles * job.nsplit;
+    if (parallel)
+        lt__parallel_for(items, 1, vertical_range, &job);
+    else
+        vertical_range(&job, 0, items);
+    if (!atomic_load(&job.failed) && job.nsplit > 1) {
+        for (int64_t t = 1; t < job.nsplit; t++)
+            pl->vt->merge(job.parts, job.parts + t * width * pl->vt->acc_size, width);
+        pl->vt->put(pl->dst, pl->kdst[kin], job.parts, width);
+    }
+    free(job.parts);
+    if (atomic_load(&job.failed))
+        return lt__fail(LT_ENOMEM, "cannot allocate %" PRId64 " scratch vectors for a reduction", job.levels + 1);
+    return LT_OK;
+}
+
+static lt_status sum_views(const sum_vt *vt, void *dst, const int64_t *dst_strides, const void *src,
+                           const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape)
+{
+    sum_plan pl;
+    plan_init(&pl, vt, dst, dst_strides, lt_dtype_itemsize(vt->dst), src, src_strides, lt_dtype_itemsize(src_dtype),
+              ndim, shape);
+    int64_t bytes, nt = lt_get_num_threads();
+    int big = lt__mul_overflow(pl.kcount * pl.rtotal, (int64_t)lt_dtype_itemsize(src_dtype), &bytes) ||
+              bytes >= LT__PARALLEL_MIN_BYTES;
+    int parallel = big && nt > 1;
+    const int32_t rin = pl.nr - 1;
+    if (pl.nk > 0 && pl.rtotal > 1 && absd(pl.ksrc[pl.nk - 1]) < absd(pl.rsrc[rin]))
+        return sum_vertical(&pl, parallel);
+    if (parallel && pl.kcount == 1 && pl.rtotal >= 8 * nt)
+        sum_split(&pl, (int)nt);
+    else if (parallel)
+        lt__parallel_for(pl.kcount, 1, horizontal_range, &pl);
+    else
+        horizontal_range(&pl, 0, pl.kcount);
+    return LT_OK;
+}
+
+lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
+                 const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape)
+{
+    int64_t numel = 0, kept_numel = 0, kept[LT_MAX_NDIM];
+    lt_status rc;
+    if ((rc = lt__check_dtype(dst_dtype, "dst_dtype")) != LT_OK ||
+        (rc = lt__check_dtype(src_dtype, "src_dtype")) != LT_OK)
+        return rc;
+    const sum_vt *vt = &sum_table[src_dtype];
+    if (dst_dtype != vt->dst)
+        return lt__fail(LT_EDTYPE, "a sum of %s accumulates in %s, so dst_dtype must be %s, not %s",
+                        lt_dtype_name(src_dtype), lt_dtype_name(vt->dst), lt_dtype_name(vt->dst),
+                        lt_dtype_name(dst_dtype));
+    if ((rc = lt_layout_numel(&numel, ndim, shape)) != LT_OK ||
+        (rc = lt__check_operand("dst", dst, dst_strides, dst_dtype, ndim, shape, numel)) != LT_OK ||
+        (rc = lt__check_operand("src", src, src_strides, src_dtype, ndim, shape, numel)) != LT_OK)
+        return rc;
+    /* The dst view proper: reduced dimensions collapse to extent 1. */
+    for (int32_t d = 0; d < ndim; d++)
+        kept[d] = dst_strides[d] == 0 ? 1 : shape[d];
+    if ((rc = lt_layout_numel(&kept_numel, ndim, kept)) != LT_OK)
+        return rc;
+    if (numel == 0) { /* empty sums are 0; an empty dst needs nothing */
+        static const int64_t zero = 0;
+        if (kept_numel > 0 && !dst)
+            return lt__fail(LT_EINVAL, "dst data is NULL but the view has %" PRId64 " elements", kept_numel);
+        return kept_numel ? lt_fill(dst, dst_strides, dst_dtype, &zero, LT_INT64, ndim, kept) : LT_OK;
+    }
+    if (!lt__views_overlap(dst, dst_strides, dst_dtype, src, src_strides, src_dtype, ndim, shape))
+        return sum_views(vt, dst, dst_strides, src, src_strides, src_dtype, ndim, shape);
+    /* dst overlaps src: sum into a dense temporary, then copy it over. */
+    int64_t dense[LT_MAX_NDIM];
+    lt__dense_strides(dense, ndim, kept);
+    for (int32_t d = 0; d < ndim; d++) /* reduced dimensions keep stride 0 */
+        dense[d] = dst_strides[d] == 0 ? 0 : dense[d];
+    size_t nbytes;
+    void *tmp = NULL;
+    if (!__builtin_mul_overflow((size_t)kept_numel, lt_dtype_itemsize(dst_dtype), &nbytes))
+        tmp = malloc(nbytes);
+    if (!tmp)
+        return lt__fail(LT_ENOMEM, "cannot allocate a temporary of %" PRId64 " sums", kept_numel);
+    rc = sum_views(vt, tmp, dense, src, src_strides, src_dtype, ndim, shape);
+    if (rc == LT_OK)
+        rc = lt_copy(dst, dst_strides, dst_dtype, tmp, dense, dst_dtype, ndim, kept);
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,312 @@
+/* test_mmap.c: file-backed storages. Shared writes reach the file, private
+ * writes never do, extending keeps existing bytes, empty and huge sparse
+ * files map in O(1), bad paths fail with the path and errno's text, and the
+ * mapping lives exactly as long as the storage. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libtensor.h"
+#include "minitest.h"
+
+static char dir[256];
+
+/* Four rotating buffers, so a test may hold a few paths at once. */
+static const char *path_in_dir(const char *name)
+{
+    static char paths[4][512];
+    static int next;
+    char *path = paths[next++ % 4];
+    snprintf(path, 512, "%s/%s", dir, name);
+    return path;
+}
+
+static void write_file(const char *path, const void *bytes, size_t n)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(fd >= 0);
+    CHECK_INT(write(fd, bytes, n), (long long)n);
+    close(fd);
+}
+
+/* Reads the file back with read(), not through any mapping. */
+static long long read_file(const char *path, unsigned char *bytes, size_t cap)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    long long n = read(fd, bytes, cap);
+    close(fd);
+    return n;
+}
+
+static long long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static int open_fd_count(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* 1 when [p, p+n) is still mapped: mincore fails with ENOMEM on a hole. */
+static int is_mapped(void *p, size_t n)
+{
+    unsigned char vec[16];
+    return mincore(p, n < 4096 * 16 ? n : 4096 * 16, vec) == 0 || errno != ENOMEM;
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void test_shared(void)
+{
+    const char *path = path_in_dir("shared.bin");
+    unsigned char seven[8], back[32];
+    memset(seven, 7, sizeof seven);
+    write_file(path, seven, sizeof seven);
+    int fds = open_fd_count();
+    lt_storage *s = NULL;
+    CHECK_INT(lt_storage_map_file(&s, path, LT_MAP_SHARED, 16), LT_OK);
+    CHECK_INT(open_fd_count(), fds); /* the descriptor was closed */
+    CHECK_INT(lt_storage_nbytes(s), 16);
+    CHECK_INT(lt_storage_flags(s), 0);
+    CHECK_INT(lt_storage_provenance(s), LT_PROV_FILE);
+    char label[600];
+    snprintf(label, sizeof label, "%s (shared)", path);
+    CHECK_STR(lt_storage_label(s), label);
+    /* extended to 16 bytes: the old 8 bytes untouched (torch zeroes byte 0), the new ones zero */
+    CHECK_INT(file_size(path), 16);
+    CHECK_INT(read_file(path, back, sizeof back), 16);
+    CHECK_INT(back[0], 7);
+    CHECK_INT(back[7], 7);
+    CHECK_INT(back[8], 0);
+    unsigned char *data = lt_storage_data(s);
+    CHECK_INT(data[0], 7);
+    data[12] = 0x42;
+    CHECK_INT(read_file(path, back, sizeof back), 16);
+    CHECK_INT(back[12], 0x42); /* a shared write is in the file at once */
+
+    /* a second shared mapping sees the first one's writes */
+    lt_storage *s2 = NULL;
+    CHECK_INT(lt_storage_map_file(&s2, path, LT_MAP_SHARED, -1), LT_OK);
+    CHECK_INT(lt_storage_nbytes(s2), 16);
+    CHECK(lt_storage_data(s2) != lt_storage_data(s));
+    ((unsigned char *)lt_storage_data(s2))[1] = 9;
+    CHECK_INT(data[1], 9);
+    lt_storage_release(s2);
+
+    /* a shorter shared mapping of a longer file maps a prefix and never truncates */
+    CHECK_INT(lt_storage_map_file(&s2, path, LT_MAP_SHARED, 4), LT_OK);
+    CHECK_INT(lt_storage_nbytes(s2), 4);
+    CHECK_INT(file_size(path), 16);
+    lt_storage_release(s2);
+
+    /* the mapping outlives every release but the last; then it is gone */
+    lt_storage_retain(s);
+    lt_storage_release(s);
+    CHECK(is_mapped(data, 16));
+    lt_storage_release(s);
+    CHECK(!is_mapped(data, 16));
+
+    /* a missing file is created with 0666 & ~umask, zero-filled */
+    const char *fresh = path_in_dir("fresh.bin");
+    mode_t mask = umask(022);
+    CHECK_INT(lt_storage_map_file(&s, fresh, LT_MAP_SHARED, 100), LT_OK);
+    umask(mask);
+    CHECK_INT(file_size(fresh), 100);
+    struct stat st;
+    CHECK_INT(stat(fresh, &st), 0);
+    CHECK_INT(st.st_mode & 0777, 0644);
+    CHECK_INT(((unsigned char *)lt_storage_data(s))[99], 0);
+    lt_storage_release(s);
+}
+
+static void test_private_and_readonly(void)
+{
+    const char *path = path_in_dir("private.bin");
+    unsigned char bytes[16], back[32];
+    for (int i = 0; i < 16; i++)
+        bytes[i] = (unsigned char)i;
+    write_file(path, bytes, sizeof bytes);
+    lt_storage *s = NULL, *other = NULL;
+
+    /* private: writable copy-on-write; the file and other mappings never see writes */
+    CHECK_INT(lt_storage_map_file(&s, path, LT_MAP_PRIVATE, -1), LT_OK);
+    CHECK_INT(lt_storage_nbytes(s), 16);
+    CHECK_INT(lt_storage_flags(s), 0);
+    unsigned char *data = lt_storage_data(s);
+    CHECK_INT(data[5], 5);
+    data[5] = 0xEE;
+    CHECK_INT(lt_storage_map_file(&other, path, LT_MAP_PRIVATE, 8), LT_OK);
+    CHECK_INT(((unsigned char *)lt_storage_data(other))[5], 5);
+    lt_storage_release(other);
+    CHECK_INT(read_file(path, back, sizeof back), 16);
+    CHECK_INT(memcmp(back, bytes, 16), 0);
+    char label[600];
+    snprintf(label, sizeof label, "%s (private)", path);
+    CHECK_STR(lt_storage_label(s), label);
+    lt_storage_release(s);
+    CHECK_INT(read_file(path, back, sizeof back), 16);
+    CHECK_INT(memcmp(back, bytes, 16), 0);
+
+    /* private needs the bytes to exist: the message names both sizes, the file is untouched */
+    CHECK_INT(lt_storage_map_file(&s, path, LT_MAP_PRIVATE, 24), LT_EINVAL);
+    CHECK(strstr(lt_last_error(), "16") && strstr(lt_last_error(), "24"));
+    CHECK_INT(file_size(path), 16);
+
+    /* read-only: PROT_READ, flagged, labelled; also refuses to reach past the end */
+    CHECK_INT(lt_storage_map_file(&s, path, LT_MAP_READONLY, 16), LT_OK);
+    CHECK_INT(lt_storage_flags(s), LT_STORAGE_READONLY);
+    CHECK_INT(((unsigned char *)lt_storage_data(s))[15], 15);
+    snprintf(label, sizeof label, "%s (read-only)", path);
+    CHECK_STR(lt_storage_label(s), label);
+    lt_storage_release(s);
+    CHECK_INT(lt_storage_map_file(&s, path, LT_MAP_READONLY, 17), LT_EINVAL);
+    CHECK_INT(lt_storage_map_file(&s, path_in_dir("absent.bin"), LT_MAP_READONLY, -1), LT_EIO);
+    CHECK_INT(file_size(path_in_dir("absent.bin")), -1); /* only shared maps create files */
+}
+
+static void test_empty(void)
+{
+    const char *path = path_in_dir("empty.bin");
+    write_file(path, "", 0);
+    const lt_map_mode modes[3] = {LT_MAP_SHARED, LT_MAP_PRIVATE, LT_MAP_READONLY};
+    for (int i = 0; i < 3; i++) {
+        lt_storage *s = NULL;
+        CHECK_INT(lt_storage_map_file(&s, path, modes[i], -1), LT_OK);
+        CHECK_INT(lt_storage_nbytes(s), 0);
+        CHECK(lt_storage_data(s) != NULL);
+        CHECK_INT(lt_storage_provenance(s), LT_PROV_FILE);
+        CHECK_INT(lt_storage_flags(s), modes[i] == LT_MAP_READONLY ? LT_STORAGE_READONLY : 0);
+        lt_storage_release(s);
+        CHECK_INT(lt_storage_map_file(&s, path, modes[i], 0), LT_OK); /* an explicit 0 too */
+        CHECK_INT(lt_storage_nbytes(s), 0);
+        lt_storage_release(s);
+    }
+    CHECK_INT(file_size(path), 0);
+}
+
+/* 4 GiB of hole: mapping it reads nothing, allocates nothing, takes no time. */
+static void test_sparse_huge(void)
+{
+    const char *path = path_in_dir("huge.bin");
+    const int64_t size = (int64_t)4 << 30;
+    lt_storage *s = NULL;
+    double t0 = seconds_now();
+    CHECK_INT(lt_storage_map_file(&s, path, LT_MAP_SHARED, size), LT_OK); /* creates and extends */
+    double elapsed = seconds_now() - t0;
+    CHECK(elapsed < 0.5);
+    if (elapsed >= 0.5)
+        fprintf(stderr, "mapping 4 GiB took %.3f s\n", elapsed);
+    struct stat st;
+    CHECK_INT(stat(path, &st), 0);
+    CHECK_INT(st.st_size, size);
+    CHECK(st.st_blocks < 64); /* still a hole: no data blocks were written */
+    lt_storage_release(s);
+
+    CHECK_INT(lt_storage_map_file(&s, path, LT_MAP_PRIVATE, -1), LT_OK);
+    CHECK_INT(lt_storage_nbytes(s), size);
+    /* no page of the mapping is resident: nothing was read or touched */
+    size_t pages = (size_t)(size / 4096);
+    unsigned char *vec = malloc(pages);
+    CHECK_INT(mincore(lt_storage_data(s), (size_t)size, vec), 0);
+    /* valgrind reads the head of every file mapped (looking for ELF debug
+     * info), so a few leading pages may be cached; none past 64 KiB may be */
+    size_t resident = 0;
+    for (size_t i = 16; i < pages; i++)
+        resident += vec[i] & 1;
+    CHECK_INT(resident, 0);
+    free(vec);
+    unsigned char *data = lt_storage_data(s);
+    CHECK_INT(data[size - 1], 0); /* the last byte is there */
+    data[size - 1] = 1;           /* and privately writable */
+    lt_storage_release(s);
+    CHECK_INT(stat(path, &st), 0);
+    CHECK(st.st_blocks < 64);
+    unlink(path);
+}
+
+static void check_eio(const char *path, lt_map_mode mode, const char *reason)
+{
+    lt_storage *s = (lt_storage *)&s; /* must stay untouched on failure */
+    CHECK_INT(lt_storage_map_file(&s, path, mode, 16), LT_EIO);
+    CHECK(s == (lt_storage *)&s);
+    CHECK(strstr(lt_last_error(), path) != NULL);
+    if (!strstr(lt_last_error(), reason))
+        MT_FAIL("expected \"%s\" in \"%s\"", reason, lt_last_error());
+}
+
+static void test_bad_paths(void)
+{
+    int fds = open_fd_count();
+    int64_t live = lt_storage_live_count();
+    for (int mode = 0; mode < 3; mode++) {
+        check_eio(dir, (lt_map_mode)mode, "Is a directory");
+        check_eio("/nonexistent-dir/x.bin", (lt_map_mode)mode, "No such file or directory");
+    }
+    check_eio("/dev/null", LT_MAP_READONLY, "not a regular file");
+    /* permission checks do not apply to root, who may open anything */
+    if (geteuid() != 0) {
+        const char *locked = path_in_dir("locked.bin");
+        write_file(locked, "abcd", 4);
+        chmod(locked, 0);
+        check_eio(locked, LT_MAP_SHARED, "Permission denied");
+        check_eio(locked, LT_MAP_PRIVATE, "Permission denied");
+        chmod(locked, 0600);
+    }
+    lt_storage *s = NULL;
+    CHECK_INT(lt_storage_map_file(&s, path_in_dir("x.bin"), (lt_map_mode)7, 16), LT_EINVAL);
+    CHECK_INT(lt_storage_map_file(&s, NULL, LT_MAP_SHARED, 16), LT_EINVAL);
+    CHECK_INT(open_fd_count(), fds); /* no descriptor leaks on any failure */
+    CHECK_INT(lt_storage_live_count(), live);
+}
+
+static void remove_dir(void)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.')
+            unlink(path_in_dir(e->d_name));
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/lt_mmap_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    int64_t live0 = lt_storage_live_count();
+    test_shared();
+    test_private_and_readonly();
+    test_empty();
+    test_sparse_huge();
+    test_bad_paths();
+    CHECK_INT(lt_storage_live_count(), live0);
+    remove_dir();
+    MT_DONE();
+}

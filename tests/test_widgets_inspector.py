@@ -1,0 +1,223 @@
+"""The live widget's Python side: synced state, redraw on writes through any
+alias (pytensor's counter, foreign NumPy writes found by the poll), weak
+references only. No browser: messages from the front end are delivered by
+calling the handler the way ipywidgets would."""
+import gc
+import sys
+import weakref
+
+import numpy as np
+import pytest
+
+from support import require_module
+
+import pytensor
+from pytensor.widgets import Inspector, inspect
+from pytensor.widgets import inspector as inspector_mod
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _anywidget():
+    require_module("anywidget")
+    require_module("ipywidgets")
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """Custom messages the widget sends to the front end."""
+    out = []
+    monkeypatch.setattr(Inspector, "send", lambda self, content, buffers=None: out.append(content))
+    return out
+
+
+def poll(w):
+    w._on_custom_msg(w, {"op": "poll"}, [])
+
+
+def view_id(w, name):
+    return next(v["id"] for v in w.snapshot["views"] if v["name"] == name)
+
+
+def test_state_is_synced_and_previews_travel_as_bytes():
+    base = pytensor.arange(12, dtype=pytensor.int32)
+    grid = base.view(3, 4)
+    w = inspect(base, grid[:, 1])
+    assert [v["name"] for v in w.snapshot["views"]] == ["base", "#1"]   # names from the caller's scope
+    state = w.get_state()
+    assert "_esm" in state and "export function renderSvg" in w._esm
+    assert isinstance(w.previews, bytes) and w.previews[:8] == b"\x00\x00\x00\x00\x01\x00\x00\x00"
+    assert isinstance(state["previews"], (bytes, memoryview))
+    assert w.poll_ms == 300 and w.snapshot["generation"] == 1
+    w.close()
+
+
+def test_write_through_an_alias_redraws_and_flashes_the_aliases_that_saw_it():
+    base = pytensor.arange(12, dtype=pytensor.int32)
+    grid = base.view(3, 4)
+    col, row = grid[:, 2], grid[0]
+    w = Inspector(base, col, row, names=["base", "col", "row"])
+    assert w.check() is False
+    gen = w.snapshot["generation"]
+    col[1] = -1                                   # byte 24..28: base and col read it, row does not
+    assert w.check() is True
+    assert w.snapshot["generation"] == gen + 1
+    rid = w.snapshot["regions"][0]["id"]
+    assert w.changes["regions"] == {rid: [[24, 28]]}
+    assert w.changes["views"] == [view_id(w, "base"), view_id(w, "col")]
+    assert w.previews[24:28] == (-1).to_bytes(4, "little", signed=True)
+    w.close()
+
+
+def test_same_value_write_still_flashes_through_the_version_counter():
+    t = pytensor.zeros(4, dtype=pytensor.float32)
+    w = Inspector(t, names=["t"])
+    tick = w.changes.get("tick", 0)
+    t[0] = 0.0                                    # no byte changes, but pytensor counted a write
+    assert w.check() is True
+    assert w.changes["tick"] == tick + 1 and w.changes["views"] == [view_id(w, "t")]
+    w.close()
+
+
+def test_foreign_numpy_write_is_found_by_the_poll(sent):
+    a = np.arange(6, dtype=np.float64)
+    t = pytensor.asarray(a)
+    w = Inspector(a, t, names=["a", "t"])
+    poll(w)
+    assert sent[-1] == {"op": "pong", "changed": False}
+    gen = w.snapshot["generation"]
+    a[2] = 99.0                                   # numpy does not bump pytensor's counter
+    poll(w)
+    assert w.snapshot["generation"] == gen + 1 and sent[-1] == {"op": "pong", "changed": True}
+    assert set(w.changes["views"]) == {view_id(w, "a"), view_id(w, "t")}
+    assert np.frombuffer(w.previews, dtype=np.float64)[2] == 99.0
+    w.close()
+
+
+def test_post_run_cell_hook_checks_every_live_inspector():
+    t = pytensor.zeros(3, dtype=pytensor.int16)
+    w = Inspector(t, names=["t"])
+    gen = w.snapshot["generation"]
+    t[1] = 5
+    inspector_mod._after_cell(None)               # what IPython calls after each cell
+    assert w.snapshot["generation"] == gen + 1
+    w.close()
+    t[1] = 6
+    inspector_mod._after_cell(None)               # closed inspectors are no longer checked
+    assert w.snapshot["generation"] == gen + 1
+
+
+def test_window_message_moves_the_preview(sent):
+    big = pytensor.zeros(1 << 16, dtype=pytensor.uint8)
+    big[40_000] = 7
+    w = Inspector(big, names=["big"])
+    rid = w.snapshot["regions"][0]["id"]
+    assert w.snapshot["regions"][0]["preview"]["start"] == 0
+    w._on_custom_msg(w, {"op": "window", "region": rid, "start": 39_990}, [])
+    p = w.snapshot["regions"][0]["preview"]
+    assert p["start"] == 39_990 and w.previews[10] == 7
+    w.close()
+
+
+# ---------------------------------------------------------------- weak references only
+def test_inspecting_changes_no_refcount_and_the_tensor_can_die():
+    t = pytensor.arange(8, dtype=pytensor.float32)
+    st = t.untyped_storage()
+    gc.collect()
+    before = (sys.getrefcount(t), sys.getrefcount(st), st.refcount)
+    live = pytensor.live_storages()
+    w = Inspector(t, t[::2], names=["t", "evens"])
+    w.check()
+    gc.collect()
+    assert (sys.getrefcount(t), sys.getrefcount(st), st.refcount) == before
+    ref = weakref.ref(t)
+    del t, st
+    gc.collect()
+    assert ref() is None                           # the inspector did not keep it alive
+    assert pytensor.live_storages() == live - 1
+    assert w.check() is True
+    assert w.snapshot["views"] == [] and [g["name"] for g in w.snapshot["gone"]] == ["t", "evens"]
+    assert "freed: t" in w.to_text()
+    w.close()
+
+
+def test_numpy_array_can_die_too():
+    a = np.arange(4.0)
+    w = Inspector(a, names=["a"])
+    ref = weakref.ref(a)
+    del a
+    gc.collect()
+    assert ref() is None and w.check() is True and w.snapshot["regions"] == []
+    w.close()
+
+
+def test_bytearray_is_drawn_while_an_alias_keeps_its_memory():
+    buf = bytearray(range(8))
+    t = pytensor.frombuffer(buf, dtype=pytensor.uint8)
+    w = Inspector(buf, t, names=["buf", "t"])    # bytearray cannot be weakly referenced
+    assert [v["name"] for v in w.snapshot["views"]] == ["buf", "t"]
+    assert w.snapshot["views"][0]["tracked"] is False
+    del t
+    gc.collect()
+    w.check()
+    assert w.snapshot["views"] == [] and w.snapshot["gone"][0]["name"] == "buf"
+    buf.extend(b"ok")                              # the export was released: resizing works again
+    w.close()
+
+
+def test_empty_inspector_and_add_later():
+    w = Inspector()
+    assert w.snapshot["regions"] == [] and "0 views" in w.to_text()
+    t = pytensor.arange(4)
+    w.add(t, names=["t"])
+    assert [v["name"] for v in w.snapshot["views"]] == ["t"]
+    w.close()
+
+
+def test_close_detaches_finalizers():
+    t = pytensor.arange(3)
+    w = Inspector(t, names=["t"])
+    fin = w._entries[0].finalizer
+    assert fin.alive
+    w.close()
+    assert not fin.alive
+
+
+# ---------------------------------------------------------------- outputs
+def test_text_repr_and_static_html(tmp_path):
+    base = pytensor.arange(6, dtype=pytensor.int32)
+    mid = base[1:4]
+    w = Inspector(base, mid, names=["base", "mid"])
+    assert repr(w).startswith("pytensor memory inspector: 2 views of 1 buffer")
+    bundle = w._repr_mimebundle_()
+    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert bundle["text/plain"].startswith("pytensor memory inspector")
+    path = w.save_html(tmp_path / "inspector.html")
+    html = path.read_text()
+    assert "mountStatic(" in html and "https://" not in html
+    w.close()
+
+
+def test_bad_input_is_refused_before_anything_is_tracked():
+    with pytest.raises(TypeError, match="NumPy arrays"):
+        Inspector(pytensor.arange(2), 3.5, names=["t", "x"])
+    with pytest.raises(ValueError, match="2 objects but 1 names"):
+        Inspector(pytensor.arange(2), pytensor.arange(3), names=["t"])
+
+
+def test_tour_notebook_runs_headless(tmp_path):
+    """Every cell of examples/memory_tour.ipynb runs in a real kernel (no browser)."""
+    nbformat = require_module("nbformat")
+    nbclient = require_module("nbclient")
+    require_module("ipykernel")
+    from pathlib import Path
+    tour = Path(__file__).resolve().parent.parent / "examples" / "memory_tour.ipynb"
+    nb = nbformat.read(tour, as_version=4)
+    nbclient.NotebookClient(nb, kernel_name="python3", timeout=120,
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    widgets = [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert len(widgets) == 7
+    assert all(o["data"]["text/plain"].startswith("pytensor memory inspector") for o in widgets)
+    printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert "freed: tmp" in printed

@@ -1,0 +1,41 @@
+"""pytensor.widgets: the memory inspector, a picture of which tensors share which bytes.
+
+``inspect(a, b, ...)`` returns a live Jupyter widget (needs the ``widgets``
+extra: anywidget and ipywidgets). ``snapshot``, ``to_text`` and ``write_html``
+need neither and work in any Python.
+
+>>> import numpy as np
+>>> from pytensor.widgets import snapshot, to_text
+>>> a = np.arange(4, dtype=np.int16)
+>>> print(to_text(*snapshot(a, a[::2], names=["a", "evens"])).splitlines()[0])
+pytensor memory inspector: 2 views of 1 buffer
+"""
+import sys
+
+from ._export import to_html, to_text
+from ._snapshot import snapshot
+from .inspector import Inspector, _guess_names
+
+__all__ = ["inspect", "Inspector", "snapshot", "to_text", "to_html", "write_html"]
+
+
+def inspect(*tensors_or_arrays, names=None, **kwargs):
+    """A live :class:`Inspector` of the given tensors, NumPy arrays or buffers.
+
+    ``names`` defaults to the variable names in the caller's scope. Extra
+    keyword arguments (``poll_ms``, ``preview_bytes``) go to ``Inspector``.
+    """
+    if names is None:
+        names = _guess_names(tensors_or_arrays, sys._getframe(1))
+    return Inspector(*tensors_or_arrays, names=names, **kwargs)
+
+
+def write_html(path, *tensors_or_arrays, names=None, title="pytensor memory inspector"):
+    """Write a self-contained HTML picture of the objects to ``path`` (no widget libraries needed)."""
+    from pathlib import Path
+    if names is None:
+        names = _guess_names(tensors_or_arrays, sys._getframe(1))
+    snap, blob = snapshot(*tensors_or_arrays, names=names)
+    path = Path(path)
+    path.write_text(to_html(snap, blob, title=title), encoding="utf-8")
+    return path

@@ -1,0 +1,147 @@
+"""Outputs of a snapshot that need no kernel: a self-contained HTML page and a text summary.
+
+The HTML page inlines ``inspector.js`` and ``inspector.css`` (no CDN, no
+widget manager) and embeds the snapshot as JSON and the previews as base64,
+so hover and zoom keep working in a file opened years later. The text
+summary is what terminals, ``repr`` and GitHub's notebook viewer show.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import secrets
+from pathlib import Path
+
+__all__ = ["to_html", "to_text", "asset"]
+
+_HERE = Path(__file__).resolve().parent
+BAR = 48  # characters in a text lane
+
+
+def asset(name):
+    """The text of a front-end file shipped beside this module (``inspector.js``, ``inspector.css``)."""
+    return (_HERE / name).read_text(encoding="utf-8")
+
+
+def to_html(snap, previews, title="pytensor memory inspector", fragment=False):
+    """A self-contained HTML document (or a ``<div>`` fragment) drawing ``snap``."""
+    uid = secrets.token_hex(4)
+    data = json.dumps(snap, separators=(",", ":")).replace("</", "<\\/")
+    b64 = base64.b64encode(previews).decode("ascii")
+    body = (f'<div class="pti-static" id="pti-{uid}"></div>\n'
+            f'<style>{asset("inspector.css")}</style>\n'
+            '<script type="module">\n'
+            f'{asset("inspector.js")}\n'
+            f'mountStatic(document.getElementById("pti-{uid}"), {data}, "{b64}");\n'
+            '</script>\n'
+            f'<noscript><pre>{html.escape(to_text(snap, previews))}</pre></noscript>\n')
+    if fragment:
+        return body
+    return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<title>{html.escape(title)}</title>\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            '</head>\n<body style="margin: 12px; background: #fff">\n'
+            f'<h3 style="font-family: system-ui, sans-serif; font-weight: 600">{html.escape(title)}</h3>\n'
+            f'{body}</body>\n</html>\n')
+
+
+# ====================================================================== text
+def _fmt_bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:g} {unit}" if unit == "B" else f"{n:.1f} {unit}".replace(".0 ", " ")
+        n /= 1024
+
+
+def _decode(chunk, dtype, endian, count):
+    """Up to ``count`` values from raw bytes, or None for a dtype we cannot decode."""
+    import numpy as np
+    try:
+        if dtype == "bfloat16":
+            raw = np.frombuffer(chunk, dtype=np.dtype("u2").newbyteorder(endian))
+            vals = (raw.astype(np.uint32) << 16).view(np.float32)
+        else:
+            vals = np.frombuffer(chunk, dtype=np.dtype(dtype).newbyteorder(endian))
+    except (TypeError, ValueError):
+        return None
+    return vals[:count].tolist()
+
+
+def _values(view, region, previews, count=6):
+    """The first few element values of ``view`` that lie inside the region's preview window."""
+    from ._snapshot import elements_in_window
+    p = region["preview"]
+    els = elements_in_window(view["shape"], view["bstrides"], view["itemsize"], view["offset"],
+                             p["start"], p["start"] + p["length"], limit=256)
+    els.sort(key=lambda e: e[0])
+    out = []
+    for idx, start in els:
+        if len(out) >= count:
+            break
+        if not any(a <= start and start + view["itemsize"] <= b for a, b in p["known"]):
+            continue
+        pos = p["pos"] + start - p["start"]
+        vals = _decode(previews[pos:pos + view["itemsize"]], view["dtype"], view["endian"], 1)
+        if vals is None:
+            return None
+        out.append((idx, vals[0]))
+    return out
+
+
+def _bar(view, nbytes):
+    """One text lane: '#' touched, '.' inside the footprint but skipped, ' ' outside."""
+    from ._snapshot import elements_in_window
+    chars = []
+    width = min(BAR, max(1, nbytes))
+    lo, hi = view["footprint"]
+    for k in range(width):
+        a, b = nbytes * k // width, nbytes * (k + 1) // width
+        if b <= lo or a >= hi:
+            chars.append(" ")
+        elif elements_in_window(view["shape"], view["bstrides"], view["itemsize"], view["offset"], a, b, limit=1):
+            chars.append("#")
+        else:
+            chars.append(".")
+    return "".join(chars)
+
+
+def to_text(snap, previews):
+    """A plain-text account of ``snap``: one block per buffer, one line per view."""
+    vmap = {v["id"]: v for v in snap["views"]}
+    nv, nr = len(snap["views"]), len(snap["regions"])
+    lines = [f"pytensor memory inspector: {nv} view{'s' * (nv != 1)} of {nr} buffer{'s' * (nr != 1)}"]
+    width = max([len(v["name"]) for v in snap["views"]] + [4])
+    for k, r in enumerate(snap["regions"]):
+        badges = ", ".join(b["text"] for b in r["badges"])
+        lines.append(f"buffer {k + 1}: {_fmt_bytes(r['nbytes'])} at {r['addr']}"
+                     f"{'' if r['host'] else ' on ' + r['device']} [{badges}]")
+        p = r["preview"]
+        if p["length"]:
+            head = previews[p["pos"]:p["pos"] + min(p["length"], 24)]
+            lines.append(f"  bytes {p['start']}..: {head.hex(' ')}{' ...' if p['length'] > 24 else ''}")
+        for vid in r["views"]:
+            v = vmap[vid]
+            shape = f"{v['dtype']}[{', '.join(map(str, v['shape']))}]"
+            lo, hi = v["footprint"]
+            extra = []
+            if v["max_hits"] > 1:
+                extra.append(f"reads bytes up to {v['max_hits']}x")
+            shares = []
+            for o in snap["overlaps"]:
+                if v["id"] in (o["a"], o["b"]) and o["shared_bytes"] != 0:
+                    other = vmap[o["b"] if o["a"] == v["id"] else o["a"]]["name"]
+                    shares.append(f"{other} {'?' if o['shared_bytes'] is None else o['shared_bytes']} B")
+            if shares:
+                extra.append("shares with " + ", ".join(shares))
+            if v["readonly"]:
+                extra.append("read-only")
+            vals = _values(v, r, previews)
+            shown = "" if not vals else " = " + ", ".join(f"{list(i) if len(i) != 1 else i[0]}:{x}"
+                                                          for i, x in vals[:4])
+            lines.append(f"  {v['name']:<{width}} |{_bar(v, r['nbytes'])}| bytes [{lo}, {hi}) {shape} "
+                         f"strides={v['strides'] if v['strides'] is not None else v['bstrides']} "
+                         f"({', '.join(v['tags'])}){'; ' if extra else ''}{'; '.join(extra)}{shown}")
+    for g in snap.get("gone", []):
+        lines.append(f"freed: {g['name']} ({g['note']})")
+    return "\n".join(lines)

@@ -1,0 +1,693 @@
+"""The inspector's pure model: tensors and arrays in, plain dicts and bytes out.
+
+Nothing here imports ipywidgets, so the model is testable on its own and the
+static HTML and text outputs work without a front end. The widget, the HTML
+export and the text summary all draw the same ``snapshot`` dict:
+
+* ``regions``: each distinct piece of memory once. Objects are grouped by
+  *address overlap*, not by Python identity, so a NumPy array and the tensor
+  made from it, or two ``frombuffer`` tensors at different offsets of one
+  ``bytearray``, land in one region. Every region lists its *sources* (the
+  pytensor storages and foreign owners that keep it alive) as badges.
+* ``views``: one per inspected object, placed in its region by byte offset,
+  with its footprint ``[lo, hi)`` (the first to last byte it can touch:
+  ``off + sum(min(0, (n-1)*s))`` to ``off + sum(max(0, (n-1)*s)) + itemsize``),
+  exact touched-byte counts where they are cheap, self-overlap and idiom tags.
+* ``overlaps``: pairs of views whose footprints intersect, with the exact
+  number of shared bytes where it is cheap to count.
+
+The bytes themselves travel separately, as one ``bytes`` blob of bounded
+windows (``PREVIEW_BYTES`` per region), never as JSON lists. Memory is read
+only inside the spans of sources that are alive while the snapshot is taken.
+
+>>> import numpy as np
+>>> a = np.arange(8, dtype=np.int32)
+>>> snap, blob = snapshot(a, a[::2], names=["a", "evens"])
+>>> len(snap["regions"]), [v["footprint"] for v in snap["views"]], len(blob)
+(1, [[0, 32], [0, 28]], 32)
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+import sys
+import weakref
+
+__all__ = [
+    "PREVIEW_BYTES", "snapshot", "resolve", "build", "footprint", "elements_in_window", "layout_stats",
+    "idiom_tags", "shared_bytes", "read_memory",
+]
+
+SNAPSHOT_VERSION = 1
+PREVIEW_BYTES = 4096      # bytes of values sent per region; zooming elsewhere asks for another window
+EXACT_LIMIT = 1 << 22     # views with more elements get counted by layout rules only
+MASK_LIMIT = 1 << 26      # largest byte range we build a boolean mask over
+
+_HOST = "cpu"
+
+
+# ====================================================================== layout arithmetic
+def footprint(shape, bstrides, itemsize, base=0):
+    """Half-open byte range ``[lo, hi)`` a view can touch; ``base`` is element 0's byte offset.
+
+    >>> footprint((3, 2), (8, -4), 4, base=4)     # flipped columns
+    (0, 24)
+    """
+    if 0 in shape:
+        return base, base
+    lo = hi = base
+    for n, s in zip(shape, bstrides):
+        if s < 0:
+            lo += (n - 1) * s
+        else:
+            hi += (n - 1) * s
+    return lo, hi + itemsize
+
+
+def _extents(shape, bstrides):
+    """Suffix sums of the most negative and most positive reach of dims d.. (for pruning)."""
+    nd = len(shape)
+    lo_ext, hi_ext = [0] * (nd + 1), [0] * (nd + 1)
+    for d in range(nd - 1, -1, -1):
+        reach = (shape[d] - 1) * bstrides[d]
+        lo_ext[d] = lo_ext[d + 1] + min(0, reach)
+        hi_ext[d] = hi_ext[d + 1] + max(0, reach)
+    return lo_ext, hi_ext
+
+
+def elements_in_window(shape, bstrides, itemsize, base, lo, hi, limit=1 << 16):
+    """Elements whose bytes meet ``[lo, hi)``, as ``(index, byte_start)`` pairs.
+
+    Work is proportional to the answer, not to ``numel``: each dimension's
+    index range is cut to the part whose sub-block can still reach the window.
+    Stops after ``limit`` pairs; the caller can tell by the length.
+
+    >>> elements_in_window((4,), (8,), 4, 0, 8, 20)
+    [((1,), 8), ((2,), 16)]
+    """
+    if 0 in shape or hi <= lo:
+        return []
+    lo_ext, hi_ext = _extents(shape, bstrides)
+    out = []
+    nd = len(shape)
+    idx = [0] * nd
+
+    def walk(d, off):
+        if len(out) >= limit:
+            return
+        if d == nd:
+            if off < hi and off + itemsize > lo:
+                out.append((tuple(idx), off))
+            return
+        n, s = shape[d], bstrides[d]
+        # the block under index i covers [off + i*s + lo_ext, off + i*s + hi_ext + itemsize)
+        a = lo - itemsize - hi_ext[d + 1] - off     # need i*s > a
+        b = hi - lo_ext[d + 1] - off                # need i*s < b
+        if s > 0:
+            i0, i1 = a // s + 1, -((-b) // s) - 1
+        elif s < 0:
+            i0, i1 = b // s + 1, -((-a) // s) - 1
+        else:
+            i0, i1 = (0, n - 1) if a < 0 < b else (1, 0)
+        i0, i1 = max(i0, 0), min(i1, n - 1)
+        for i in range(i0, i1 + 1):
+            idx[d] = i
+            walk(d + 1, off + i * s)
+            if len(out) >= limit:
+                return
+
+    walk(0, base)
+    return out
+
+
+def _offsets(shape, bstrides, base=0):
+    """Every element's byte start as a flat NumPy array (the caller bounds numel)."""
+    import numpy as np
+    off = np.full((), base, dtype=np.int64)
+    for n, s in zip(shape, bstrides):
+        off = np.add.outer(off, np.arange(n, dtype=np.int64) * s)
+    return off.reshape(-1)
+
+
+@functools.lru_cache(maxsize=512)
+def layout_stats(shape, bstrides, itemsize):
+    """``(touched_bytes, max_hits, exact)`` of a layout, independent of where it starts.
+
+    ``max_hits`` > 1 means the view reads some byte more than once (stride 0,
+    unfold windows, as_strided). ``exact`` is False when the view was too big
+    to count and the numbers are a bound: then ``touched_bytes`` is None and
+    ``max_hits`` is 2 ("overlapping").
+
+    >>> layout_stats((3, 4), (4, 4), 4)          # sliding windows of 4, step 1
+    (24, 3, True)
+    """
+    shape, bstrides = tuple(shape), tuple(bstrides)
+    numel = math.prod(shape)
+    if numel == 0:
+        return 0, 0, True
+    dims = sorted((abs(s), n) for n, s in zip(shape, bstrides) if n > 1)
+    hits = 1
+    for s, n in dims:
+        if s == 0:
+            hits *= n
+    aligned = all(s % itemsize == 0 for s, _ in dims)
+    # Sufficient condition for no self-overlap (as numpy's and torch's checks):
+    # sorted by |stride|, each stride clears the whole reach of the smaller dims.
+    reach, clear = itemsize, True
+    for s, n in dims:
+        if s == 0:
+            continue
+        if s < reach:
+            clear = False
+            break
+        reach += (n - 1) * s
+    if clear:
+        distinct = numel // hits
+        if aligned or hits == 1:
+            return distinct * itemsize, hits, True
+    if numel > EXACT_LIMIT:
+        return None, max(hits, 2), False
+    import numpy as np
+    starts = _offsets(shape, bstrides)
+    if aligned:
+        uniq, counts = np.unique(starts, return_counts=True)
+        return int(uniq.size) * itemsize, int(counts.max()), True
+    lo = int(starts.min())
+    span = int(starts.max()) - lo + itemsize
+    if span > MASK_LIMIT:
+        return None, max(hits, 2), False
+    cover = np.zeros(span, dtype=np.int32)
+    for k in range(itemsize):
+        np.add.at(cover, starts - lo + k, 1)
+    return int(np.count_nonzero(cover)), int(cover.max()), True
+
+
+def _is_row_major(shape, bstrides, itemsize):
+    expected = itemsize
+    for n, s in zip(reversed(shape), reversed(bstrides)):
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def idiom_tags(shape, bstrides, itemsize, max_hits):
+    """The stride idioms a view matches, after ezyang's checklist.
+
+    >>> idiom_tags((3, 2), (4, 12), 4, 1)
+    ['transposed']
+    >>> idiom_tags((3, 4), (0, 4), 4, 3)
+    ['broadcast', 'overlapping']
+    """
+    shape, bstrides = tuple(shape), tuple(bstrides)
+    numel = math.prod(shape)
+    if numel == 0:
+        return ["empty"]
+    if not shape:
+        return ["scalar", "contiguous"]
+    tags = []
+    big = [(n, s) for n, s in zip(shape, bstrides) if n > 1]
+    if _is_row_major(shape, bstrides, itemsize):
+        return ["contiguous"]
+    if any(s == 0 for _, s in big):
+        tags.append("broadcast")
+    if any(s < 0 for _, s in big):
+        tags.append("flipped")
+    nonzero = [(n, abs(s)) for n, s in big if s != 0]
+    if len(nonzero) >= 2:
+        by_stride = sorted(nonzero, key=lambda ns: -ns[1])
+        dense = _is_row_major(tuple(n for n, _ in by_stride), tuple(s for _, s in by_stride), itemsize)
+        if by_stride != nonzero and (dense or max_hits == 1):
+            tags.append("transposed")
+    if max_hits > 1:
+        if "broadcast" not in tags and len(nonzero) >= 2:
+            tags.append("sliding window")
+        tags.append("overlapping")
+    if not tags:
+        tags.append("strided")
+    elif max_hits == 1 and "transposed" in tags and not _dense(shape, bstrides, itemsize):
+        tags.append("strided")
+    return tags
+
+
+def _dense(shape, bstrides, itemsize):
+    """True when the touched bytes fill the footprint with no gaps."""
+    touched, hits, exact = layout_stats(tuple(shape), tuple(bstrides), itemsize)
+    lo, hi = footprint(shape, bstrides, itemsize)
+    return exact and hits == 1 and touched == hi - lo
+
+
+def shared_bytes(a, b):
+    """Exact count of bytes both views touch, or None when too costly to count.
+
+    ``a`` and ``b`` are view dicts (``shape``, ``bstrides``, ``itemsize``,
+    ``offset``, ``footprint``, ``touched_bytes``) in the same region.
+    """
+    lo = max(a["footprint"][0], b["footprint"][0])
+    hi = min(a["footprint"][1], b["footprint"][1])
+    if hi <= lo:
+        return 0
+    fa, fb = a["footprint"], b["footprint"]
+    # a view whose touched bytes fill its footprint shares everything of the other inside it
+    for x, fx, y, fy in ((a, fa, b, fb), (b, fb, a, fa)):
+        if x.get("dense") and fx[0] <= fy[0] and fy[1] <= fx[1] and y.get("touched_bytes") is not None:
+            return y["touched_bytes"]
+    if a.get("dense") and b.get("dense"):
+        return hi - lo
+    if max(a["numel"], b["numel"]) > EXACT_LIMIT or hi - lo > MASK_LIMIT:
+        return None
+    import numpy as np
+    masks = []
+    for v in (a, b):
+        mask = np.zeros(hi - lo, dtype=bool)
+        starts = _offsets(v["shape"], v["bstrides"], v["offset"]) - lo
+        for k in range(v["itemsize"]):
+            pos = starts + k
+            pos = pos[(pos >= 0) & (pos < hi - lo)]
+            mask[pos] = True
+        masks.append(mask)
+    return int(np.count_nonzero(masks[0] & masks[1]))
+
+
+# ====================================================================== reading memory
+def read_memory(addr, n):
+    """``n`` bytes at ``addr``. The caller guarantees the memory is alive (a live owner spans it)."""
+    if n <= 0:
+        return b""
+    return ctypes.string_at(addr, n)
+
+
+# ====================================================================== resolving objects
+_NP_NAMES = {"b1": "bool"}
+
+
+def _is_pytensor(obj):
+    return type(obj).__module__.startswith("pytensor") and hasattr(obj, "untyped_storage")
+
+
+def _device_str(dev):
+    s = str(dev)
+    return _HOST if s in ("cpu", "cpu:0") else s
+
+
+def resolve(obj):
+    """Describe one tensor, ndarray or buffer as a plain dict (no references kept).
+
+    The dict has the view's layout in bytes (``addr0``, ``bstrides``), its
+    ``source`` (the memory owner that keeps its bytes alive, with badges) and
+    the span ``[span_lo, span_hi)`` of absolute addresses that owner covers.
+    """
+    if _is_pytensor(obj) or (hasattr(obj, "untyped_storage") and hasattr(obj, "storage_offset")):
+        return _resolve_tensor(obj)
+    np = sys.modules.get("numpy")
+    if np is None:
+        import numpy as np
+    if isinstance(obj, np.ndarray):
+        return _resolve_ndarray(obj, "ndarray")
+    try:
+        arr = _buffer_array(obj)
+    except (TypeError, ValueError, BufferError) as e:
+        raise TypeError(f"the inspector draws pytensor tensors, NumPy arrays and buffer objects "
+                        f"(bytes, bytearray, memoryview, array.array, mmap), not {type(obj).__name__}: {e}") from None
+    d = _resolve_ndarray(arr, "buffer", owner=_exporter(obj))
+    d["type"] = type(obj).__name__
+    return d
+
+
+def _buffer_array(obj):
+    import numpy as np
+    if isinstance(obj, memoryview) or type(obj).__name__ == "array":
+        return np.asarray(memoryview(obj))
+    return np.frombuffer(obj, dtype=np.uint8)
+
+
+def _dtype_name(dt):
+    name = getattr(dt, "name", None) or str(dt)
+    return name.rsplit(".", 1)[-1]
+
+
+def _resolve_tensor(t):
+    st = t.untyped_storage()
+    dt = t.dtype
+    isz = int(getattr(dt, "itemsize", 0) or t.element_size())
+    strides = tuple(int(s) for s in t.stride())
+    shape = tuple(int(n) for n in t.shape)
+    s_addr = int(st.data_ptr())
+    dev = _device_str(getattr(st, "device", None) or getattr(t, "device", _HOST))
+    prov = getattr(st, "provenance", None)
+    readonly = bool(st.is_readonly()) if hasattr(st, "is_readonly") else False
+    src = {
+        # pytensor storages are stable objects; torch makes a new wrapper per call, so use the address
+        "key": f"storage:{dev}:{s_addr:x}:{int(st.nbytes()):x}:{id(st) if _is_pytensor(t) else 0:x}",
+        "kind": "storage",
+        "provenance": prov or ("torch" if type(t).__module__.startswith("torch") else "foreign"),
+        "label": getattr(st, "label", "") or "",
+        "readonly": readonly,
+        "refcount": getattr(st, "refcount", None),
+        "version": getattr(st, "version", None),
+        "device": dev,
+        "type": f"{type(st).__module__.split('.')[0]}.{type(st).__name__}",
+    }
+    nbytes = int(st.nbytes())
+    return {
+        "kind": "tensor",
+        "type": f"{type(t).__module__.split('.')[0]}.{type(t).__name__}",
+        "dtype": _dtype_name(dt),
+        "itemsize": isz,
+        "endian": "<" if sys.byteorder == "little" else ">",
+        "shape": shape,
+        "strides": strides,
+        "bstrides": tuple(s * isz for s in strides),
+        "addr0": s_addr + int(t.storage_offset()) * isz,
+        "device": dev,
+        "readonly": readonly,
+        "version": src["version"],
+        "contiguous": bool(t.is_contiguous()),
+        "span_lo": s_addr, "span_hi": s_addr + nbytes,
+        "source": src,
+    }
+
+
+def _owner_of(arr):
+    """Walk ``arr.base`` to the first object that is not an ndarray: ``(root_array, owner or None)``.
+
+    Steps through NumPy's stride-trick holders (objects with an
+    ``__array_interface__`` and an ndarray ``base``) and through memoryviews
+    to the object that exported the buffer.
+    """
+    import numpy as np
+    root, owner = arr, arr.base
+    for _ in range(1000):
+        if isinstance(owner, np.ndarray):
+            root, owner = owner, owner.base
+        elif hasattr(owner, "__array_interface__") and isinstance(getattr(owner, "base", None), np.ndarray) \
+                and not _is_pytensor(owner):
+            root, owner = owner.base, owner.base.base
+        else:
+            break
+    return root, _exporter(owner)
+
+
+def _exporter(obj):
+    """The object behind a memoryview (``mv.obj``), repeatedly; ``obj`` itself otherwise."""
+    while isinstance(obj, memoryview) and obj.obj is not None:
+        obj = obj.obj
+    return obj
+
+
+def _resolve_ndarray(arr, kind, owner=None):
+    ai = arr.__array_interface__
+    addr0 = int(ai["data"][0])
+    readonly = bool(ai["data"][1])
+    isz = arr.dtype.itemsize
+    shape = tuple(int(n) for n in arr.shape)
+    bstrides = tuple(int(s) for s in arr.strides)
+    root, base_owner = _owner_of(arr)
+    if owner is None:
+        owner = base_owner
+    src = None
+    if owner is not None and _is_pytensor(owner):
+        inner = _resolve_tensor(owner)
+        src, lo, hi = inner["source"], inner["span_lo"], inner["span_hi"]
+    elif owner is not None:
+        try:
+            ob = _buffer_array(owner) if not hasattr(owner, "__array_interface__") else None
+        except (TypeError, ValueError, BufferError):
+            ob = None
+        if ob is not None and ob.size:
+            lo = int(ob.__array_interface__["data"][0])
+            hi = lo + ob.nbytes
+            ro = bool(ob.__array_interface__["data"][1])
+        else:
+            rai = root.__array_interface__
+            lo, hi = footprint(root.shape, root.strides, root.dtype.itemsize, int(rai["data"][0]))
+            ro = bool(rai["data"][1])
+        tname = type(owner).__name__
+        if type(owner).__module__ not in ("builtins", "mmap", None):
+            tname = f"{type(owner).__module__.split('.')[0]}.{tname}"
+        label = tname
+        if getattr(root, "filename", None):       # np.memmap knows its file and mode
+            label = f"{root.filename} ({getattr(root, 'mode', '?')})"
+        src = {"key": f"owner:{lo:x}:{id(owner):x}", "kind": "owner", "provenance": _owner_provenance(owner),
+               "label": label, "readonly": ro, "refcount": None, "version": None, "device": _HOST,
+               "type": tname}
+    else:
+        rai = root.__array_interface__
+        lo, hi = footprint(root.shape, root.strides, root.dtype.itemsize, int(rai["data"][0]))
+        src = {"key": f"owner:{lo:x}:{id(root):x}", "kind": "owner", "provenance": "numpy",
+               "label": "numpy.ndarray (owns its data)", "readonly": bool(rai["data"][1]), "refcount": None,
+               "version": None, "device": _HOST, "type": "numpy.ndarray"}
+    bo = arr.dtype.byteorder
+    return {
+        "kind": kind,
+        "type": "numpy.ndarray",
+        "dtype": _NP_NAMES.get(arr.dtype.str[1:], arr.dtype.name),
+        "itemsize": isz,
+        "endian": {">": ">", "<": "<"}.get(bo, "<" if sys.byteorder == "little" else ">"),
+        "shape": shape,
+        "strides": tuple(s // isz for s in bstrides) if isz and all(s % isz == 0 for s in bstrides) else None,
+        "bstrides": bstrides,
+        "addr0": addr0,
+        "device": _HOST,
+        "readonly": readonly,
+        "version": None,
+        "contiguous": bool(arr.flags.c_contiguous),
+        "span_lo": lo, "span_hi": hi,
+        "source": src,
+    }
+
+
+def _owner_provenance(owner):
+    name = type(owner).__name__
+    if name in ("bytes", "bytearray", "memoryview", "array"):
+        return "buffer"
+    if name == "mmap":
+        return "file"
+    if name == "PyCapsule" or hasattr(owner, "__dlpack__"):
+        return "dlpack"
+    return "foreign"
+
+
+# ====================================================================== building the snapshot
+def _badges(src):
+    """Provenance / lifetime badges for one source, as ``{"kind", "text", "title"}`` dicts."""
+    prov, label = src["provenance"], src["label"]
+    out = []
+    if src["kind"] == "storage":
+        text = {
+            "owned": "owned by pytensor",
+            "numpy": "NumPy",
+            "buffer": f"{label or 'buffer'}" + (" (read-only)" if src["readonly"] else ""),
+            "file": f"file {label}".strip(),
+            "dlpack": (label if label.lower().startswith("dlpack") else f"DLPack {label}".strip())
+            + (f" on {src['device']}" if src["device"] else ""),
+            "foreign": label or "foreign",
+            "torch": "torch storage",
+        }.get(prov, prov)
+        out.append({"kind": prov, "text": text,
+                    "title": f"{src['type']} at this address; provenance {prov}" + (f", {label}" if label else "")})
+    else:
+        text = {"buffer": label + (" (read-only)" if src["readonly"] else ""),
+                "file": f"file {label}" if label != src["type"] else f"{label} (mapped file)",
+                "dlpack": f"DLPack {label}"}.get(prov, label)
+        out.append({"kind": prov, "text": text, "title": f"owner object: {src['type']}"})
+    return out
+
+
+def _lifetime_badges(sources):
+    """C refcount and write-counter badges (one number per pytensor storage), and the lock."""
+    out = []
+    storages = [s for s in sources if s["kind"] == "storage"]
+    if len(storages) > 1:
+        out.append({"kind": "storages", "text": f"{len(storages)} storages",
+                    "title": "; ".join(f"{s['type']} over bytes [{s['offset']}, {s['offset'] + s['nbytes']})"
+                                       for s in storages)})
+    refs = [s["refcount"] for s in storages if s.get("refcount") is not None]
+    if refs:
+        out.append({"kind": "refs", "text": "refs " + "+".join(map(str, refs)),
+                    "title": "libtensor reference count of each storage: Python wrappers, DLPack exports, "
+                             "C users"})
+    versions = [s["version"] for s in storages if s.get("version") is not None]
+    if versions:
+        out.append({"kind": "version", "text": "writes " + "+".join(map(str, versions)),
+                    "title": "each storage's write counter, bumped by every write through pytensor"})
+    if sources and all(s["readonly"] for s in sources):
+        out.append({"kind": "lock", "text": "read-only", "title": "writes through any alias are refused"})
+    return out
+
+
+def _merge_spans(spans):
+    """Group ``(device, lo, hi, i)`` spans into regions by address overlap; returns lists of ``i``."""
+    groups = []
+    by_dev = {}
+    for dev, lo, hi, i in spans:
+        by_dev.setdefault(dev, []).append((lo, hi, i))
+    for dev in sorted(by_dev):
+        cur = None
+        for lo, hi, i in sorted(by_dev[dev], key=lambda x: (x[0], -x[1])):
+            if cur is not None and (lo < cur[1] or lo == cur[0]):
+                cur[1] = max(cur[1], hi)
+                cur[2].append(i)
+            else:
+                cur = [lo, hi, [i]]
+                groups.append((dev, cur))
+    return [(dev, lo, hi, members) for dev, (lo, hi, members) in groups]
+
+
+def _intervals_intersect(known, lo, hi):
+    out = []
+    for a, b in known:
+        a, b = max(a, lo), min(b, hi)
+        if a < b:
+            out.append([a, b])
+    return out
+
+
+def _union(iv):
+    out = []
+    for a, b in sorted(iv):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
+    """Turn resolved items into ``(snapshot dict, previews bytes)``.
+
+    ``items`` are ``(view_id, name, resolved_dict)`` triples (``resolve``'s
+    output); ``windows`` maps a region id to the first byte of its preview
+    window; ``gone`` lists ``{"name", "note"}`` dicts for views that died.
+    """
+    windows = windows or {}
+    spans = []
+    for i, (_, _, it) in enumerate(items):
+        lo, hi = footprint(it["shape"], it["bstrides"], it["itemsize"], it["addr0"])
+        it["_fp_abs"] = (lo, hi)
+        spans.append((it["device"], min(it["span_lo"], lo) if hi > lo else it["span_lo"],
+                      max(it["span_hi"], hi), i))
+    regions, views, blob = [], [], bytearray()
+    for dev, r_lo, r_hi, members in _merge_spans(spans):
+        rid = f"r{r_lo:x}" if dev == _HOST else f"r{dev.replace(':', '')}-{r_lo:x}"
+        sources, known = {}, []
+        for i in members:
+            src = items[i][2]["source"]
+            sources.setdefault(src["key"], dict(src, offset=items[i][2]["span_lo"] - r_lo,
+                                                nbytes=items[i][2]["span_hi"] - items[i][2]["span_lo"]))
+            if dev == _HOST:
+                known.append([items[i][2]["span_lo"] - r_lo, items[i][2]["span_hi"] - r_lo])
+        known = _union(known)
+        rviews = []
+        for i in members:
+            vid, name, it = items[i]
+            v = _view_dict(vid, name, it, r_lo, rid)
+            v["in_bounds"] = any(a <= v["footprint"][0] and v["footprint"][1] <= b for a, b in known) \
+                or v["numel"] == 0 or dev != _HOST
+            rviews.append(v)
+        nbytes = r_hi - r_lo
+        r = {"id": rid, "addr": f"0x{r_lo:x}", "nbytes": nbytes, "device": dev, "host": dev == _HOST,
+             "sources": [], "badges": [], "views": [v["id"] for v in rviews]}
+        seen = set()
+        for src in sources.values():
+            r["sources"].append({k: src[k] for k in ("kind", "provenance", "label", "readonly", "refcount",
+                                                      "version", "device", "type", "offset", "nbytes")})
+            for b in _badges(src):
+                if b["text"] not in seen:
+                    seen.add(b["text"])
+                    r["badges"].append(b)
+        r["badges"] += _lifetime_badges(r["sources"])
+        r["readonly"] = all(s["readonly"] for s in r["sources"])
+        versions = [s["version"] for s in r["sources"] if s["version"] is not None]
+        r["version"] = sum(versions) if versions else None
+        # the preview window: where the views are, bounded, and only over live memory
+        if nbytes <= preview_bytes:
+            w0 = 0
+        elif rid in windows:
+            w0 = int(windows[rid])
+        else:
+            fps = [v["footprint"][0] for v in rviews if v["numel"]]
+            w0 = (min(fps) // 64) * 64 if fps else 0
+        w0 = max(0, min(w0, max(0, nbytes - preview_bytes)))
+        w1 = min(nbytes, w0 + preview_bytes)
+        chunk = bytearray(w1 - w0)
+        have = _intervals_intersect(known, w0, w1) if (read and dev == _HOST) else []
+        for a, b in have:
+            chunk[a - w0:b - w0] = read_memory(r_lo + a, b - a)
+        r["preview"] = {"start": w0, "length": w1 - w0, "pos": len(blob), "known": have}
+        blob += chunk
+        regions.append(r)
+        views.extend(rviews)
+    order = {it[0]: k for k, it in enumerate(items)}
+    views.sort(key=lambda v: order[v["id"]])
+    regions.sort(key=lambda r: min(order[i] for i in r["views"]))
+    vmap = {v["id"]: v for v in views}
+    overlaps = []
+    for r in regions:
+        rv = [vmap[i] for i in r["views"]]
+        for x in range(len(rv)):
+            for y in range(x + 1, len(rv)):
+                a, b = rv[x], rv[y]
+                lo, hi = max(a["footprint"][0], b["footprint"][0]), min(a["footprint"][1], b["footprint"][1])
+                if hi > lo:
+                    overlaps.append({"region": r["id"], "a": a["id"], "b": b["id"], "lo": lo, "hi": hi,
+                                     "shared_bytes": _shared(a, b)})
+    for v in views:
+        v["overlaps_with"] = [o["b"] if o["a"] == v["id"] else o["a"] for o in overlaps
+                              if v["id"] in (o["a"], o["b"]) and o["shared_bytes"] != 0]
+    snap = {"version": SNAPSHOT_VERSION, "byteorder": sys.byteorder, "regions": regions, "views": views,
+            "overlaps": overlaps, "gone": list(gone), "preview_bytes": preview_bytes}
+    return snap, bytes(blob)
+
+
+@functools.lru_cache(maxsize=4096)
+def _shared_cached(sa, sb):
+    a = dict(zip(("shape", "bstrides", "itemsize", "offset", "footprint", "touched_bytes", "dense", "numel"), sa))
+    b = dict(zip(("shape", "bstrides", "itemsize", "offset", "footprint", "touched_bytes", "dense", "numel"), sb))
+    return shared_bytes(a, b)
+
+
+def _shared(a, b):
+    def key(v):
+        return (tuple(v["shape"]), tuple(v["bstrides"]), v["itemsize"], v["offset"], tuple(v["footprint"]),
+                v["touched_bytes"], v["dense"], v["numel"])
+    return _shared_cached(key(a), key(b))
+
+
+def _view_dict(vid, name, it, r_lo, rid):
+    shape, bstrides, isz = it["shape"], it["bstrides"], it["itemsize"]
+    off = it["addr0"] - r_lo
+    lo, hi = it["_fp_abs"][0] - r_lo, it["_fp_abs"][1] - r_lo
+    touched, hits, exact = layout_stats(shape, bstrides, isz)
+    numel = math.prod(shape)
+    return {
+        "id": vid, "name": name, "kind": it["kind"], "type": it["type"], "region": rid,
+        "dtype": it["dtype"], "itemsize": isz, "endian": it["endian"],
+        "shape": list(shape), "strides": list(it["strides"]) if it["strides"] is not None else None,
+        "bstrides": list(bstrides), "offset": off,
+        "storage_offset": (it["addr0"] - it["span_lo"]) // isz if isz else 0,
+        "footprint": [lo, hi], "numel": numel, "nbytes": numel * isz,
+        "touched_bytes": touched, "max_hits": hits, "exact": exact,
+        "self_overlap": (hits > 1) if exact else None,
+        "dense": bool(exact and hits <= 1 and touched == hi - lo),
+        "contiguous": it["contiguous"], "readonly": it["readonly"], "version": it["version"],
+        "tags": idiom_tags(shape, bstrides, isz, hits) + ([] if exact else ["maybe overlapping"]),
+        "tracked": it.get("tracked", True),
+    }
+
+
+def snapshot(*objs, names=None, windows=None, preview_bytes=PREVIEW_BYTES):
+    """One-shot model of ``objs``: ``(snapshot dict, previews bytes)``; keeps no reference."""
+    names = list(names) if names is not None else [f"#{i}" for i in range(len(objs))]
+    items = [(f"v{i}", names[i], resolve(o)) for i, o in enumerate(objs)]
+    return build(items, windows=windows, preview_bytes=preview_bytes)
+
+
+def weakrefable(obj):
+    """True when ``obj`` can be tracked by a weak reference (bytes and bytearray cannot)."""
+    try:
+        weakref.ref(obj)
+        return True
+    except TypeError:
+        return False

@@ -1,0 +1,708 @@
+// pytensor memory inspector: the one front-end module.
+//
+// renderSvg(state, ui) is pure (a string in, a string out) so that three
+// outputs share it: the live anywidget view (default export `render`), the
+// self-contained static HTML page (`mountStatic`), and `node --test`.
+// `state` is the Python snapshot dict plus each region's preview bytes as a
+// Uint8Array (attachPreviews). Nothing here talks to a kernel except through
+// the `send` callback that the live view passes in.
+
+export const LIMITS = { detailBytes: 512, laneElems: 4096, hoverReaders: 32, buckets: 240 };
+const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
+const W_DEFAULT = 980, LABEL_W = 210, PAD = 10;
+
+// ------------------------------------------------------------------ layout arithmetic
+function floorDiv(a, b) {
+  let q = Math.floor(a / b);
+  while (q * b > a) q -= 1;
+  while ((q + 1) * b <= a) q += 1;
+  return q;
+}
+const ceilDiv = (a, b) => -floorDiv(-a, b);
+
+/** Half-open byte range [lo, hi) a view can touch; `base` is element 0's byte offset. */
+export function footprint(shape, bstrides, itemsize, base = 0) {
+  if (shape.some((n) => n === 0)) return [base, base];
+  let lo = base, hi = base;
+  shape.forEach((n, d) => {
+    const reach = (n - 1) * bstrides[d];
+    if (reach < 0) lo += reach; else hi += reach;
+  });
+  return [lo, hi + itemsize];
+}
+
+/** Elements whose bytes meet [lo, hi): [{index, start}], work proportional to the answer. */
+export function elementsInWindow(shape, bstrides, itemsize, base, lo, hi, limit = 65536) {
+  const out = [];
+  if (hi <= lo || shape.some((n) => n === 0)) return out;
+  const nd = shape.length, loExt = new Array(nd + 1).fill(0), hiExt = new Array(nd + 1).fill(0);
+  for (let d = nd - 1; d >= 0; d--) {
+    const reach = (shape[d] - 1) * bstrides[d];
+    loExt[d] = loExt[d + 1] + Math.min(0, reach);
+    hiExt[d] = hiExt[d + 1] + Math.max(0, reach);
+  }
+  const idx = new Array(nd).fill(0);
+  const walk = (d, off) => {
+    if (out.length >= limit) return;
+    if (d === nd) {
+      if (off < hi && off + itemsize > lo) out.push({ index: idx.slice(), start: off });
+      return;
+    }
+    const n = shape[d], s = bstrides[d];
+    const a = lo - itemsize - hiExt[d + 1] - off;   // need i*s > a
+    const b = hi - loExt[d + 1] - off;              // need i*s < b
+    let i0, i1;
+    if (s > 0) { i0 = floorDiv(a, s) + 1; i1 = ceilDiv(b, s) - 1; }
+    else if (s < 0) { i0 = floorDiv(b, s) + 1; i1 = ceilDiv(a, s) - 1; }
+    else if (a < 0 && b > 0) { i0 = 0; i1 = n - 1; }
+    else { i0 = 1; i1 = 0; }
+    i0 = Math.max(i0, 0); i1 = Math.min(i1, n - 1);
+    for (let i = i0; i <= i1 && out.length < limit; i++) { idx[d] = i; walk(d + 1, off + i * s); }
+  };
+  walk(0, base);
+  return out;
+}
+
+// ------------------------------------------------------------------ values
+const F32 = new DataView(new ArrayBuffer(4));
+function half(bits) {
+  const s = bits & 0x8000 ? -1 : 1, e = (bits >> 10) & 0x1f, f = bits & 0x3ff;
+  if (e === 0) return s * f * 2 ** -24;
+  if (e === 31) return f ? NaN : s * Infinity;
+  return s * (1 + f / 1024) * 2 ** (e - 15);
+}
+function bf16(bits) { F32.setUint32(0, bits << 16); return F32.getFloat32(0); }
+
+export function fmtNumber(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  if (Number.isInteger(x) && Math.abs(x) < 1e6) return x.toFixed(1).replace(/\.0$/, ".");
+  const p = x.toPrecision(4);
+  return p.includes("e") ? p.replace(/\.?0+e/, "e") : p.replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, ".");
+}
+
+/** The element at `pos` of `bytes` as display text, or null when the bytes are not all there. */
+export function decode(bytes, pos, dtype, endian = "<") {
+  const sizes = { bool: 1, uint8: 1, int8: 1, uint16: 2, int16: 2, float16: 2, bfloat16: 2, uint32: 4,
+    int32: 4, float32: 4, uint64: 8, int64: 8, float64: 8, complex64: 8, complex128: 16 };
+  const n = sizes[dtype];
+  if (!bytes || n === undefined || pos < 0 || pos + n > bytes.length) return null;
+  const dv = new DataView(bytes.buffer, bytes.byteOffset + pos, n), le = endian !== ">";
+  switch (dtype) {
+    case "bool": return dv.getUint8(0) ? "True" : "False";
+    case "uint8": return String(dv.getUint8(0));
+    case "int8": return String(dv.getInt8(0));
+    case "uint16": return String(dv.getUint16(0, le));
+    case "int16": return String(dv.getInt16(0, le));
+    case "uint32": return String(dv.getUint32(0, le));
+    case "int32": return String(dv.getInt32(0, le));
+    case "uint64": return String(dv.getBigUint64(0, le));
+    case "int64": return String(dv.getBigInt64(0, le));
+    case "float16": return fmtNumber(half(dv.getUint16(0, le)));
+    case "bfloat16": return fmtNumber(bf16(dv.getUint16(0, le)));
+    case "float32": return fmtNumber(dv.getFloat32(0, le));
+    case "float64": return fmtNumber(dv.getFloat64(0, le));
+    case "complex64": return cplx(dv.getFloat32(0, le), dv.getFloat32(4, le));
+    case "complex128": return cplx(dv.getFloat64(0, le), dv.getFloat64(8, le));
+    default: return null;
+  }
+}
+function cplx(re, im) { return `${fmtNumber(re)}${im < 0 || Object.is(im, -0) ? "-" : "+"}${fmtNumber(Math.abs(im))}j`; }
+
+// ------------------------------------------------------------------ state helpers
+/** Python's snapshot dict + the previews blob -> renderable state (each region gets `.bytes`). */
+export function attachPreviews(snapshot, previews) {
+  const blob = toU8(previews);
+  const state = { ...snapshot, regions: (snapshot.regions || []).map((r) => ({ ...r })) };
+  state.viewById = Object.fromEntries((snapshot.views || []).map((v, k) => [v.id, { ...v, color: PALETTE[k % PALETTE.length] }]));
+  state.views = (snapshot.views || []).map((v) => state.viewById[v.id]);
+  for (const r of state.regions) {
+    const p = r.preview || { start: 0, length: 0, pos: 0, known: [] };
+    r.bytes = blob ? blob.subarray(p.pos, p.pos + p.length) : new Uint8Array(0);
+  }
+  return state;
+}
+
+export function toU8(x) {
+  if (x == null) return new Uint8Array(0);
+  if (x instanceof Uint8Array) return x;
+  if (x instanceof DataView) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  if (x instanceof ArrayBuffer) return new Uint8Array(x);
+  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  if (typeof x === "string") {            // base64, as the static page embeds it
+    const bin = atob(x), out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+  return new Uint8Array(0);
+}
+
+/** The byte at region offset `off`, or null when it is not in the preview window. */
+export function byteAt(region, off) {
+  const p = region.preview;
+  if (!p || off < p.start || off >= p.start + p.length) return null;
+  if (!(p.known || []).some(([a, b]) => a <= off && off < b)) return null;
+  return region.bytes[off - p.start];
+}
+
+function valueAt(region, v, start) {
+  const p = region.preview;
+  if (!p || start < p.start || start + v.itemsize > p.start + p.length) return null;
+  if (!(p.known || []).some(([a, b]) => a <= start && start + v.itemsize <= b)) return null;
+  return decode(region.bytes, start - p.start, v.dtype, v.endian);
+}
+
+export function fmtBytes(n) {
+  if (n == null) return "?";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let k = 0, x = n;
+  while (x >= 1024 && k < units.length - 1 && x % 1024 === 0) { x /= 1024; k++; }
+  if (x >= 1024 && k < units.length - 1) {
+    while (x >= 1024 && k < units.length - 1) { x /= 1024; k++; }
+    return `${x.toFixed(1)} ${units[k]}`;
+  }
+  return `${x} ${units[k]}`;
+}
+
+export function esc(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+
+const regionViews = (state, r) => r.views.map((id) => state.viewById[id]).filter(Boolean);
+
+/** The visible byte range of a region: the user's zoom, else all of it. */
+export function visibleRange(region, ui = {}) {
+  const z = ui.zoom && ui.zoom[region.id];
+  if (z) return [Math.max(0, z[0]), Math.min(region.nbytes, z[1])];
+  return [0, region.nbytes];
+}
+
+function shapeText(v) { return `${v.dtype}[${v.shape.join(", ")}]`; }
+
+// ------------------------------------------------------------------ hover descriptions (pure)
+/** Every (view, index) that reads byte `off` of region `rid`, with values. */
+export function describeByte(state, rid, off) {
+  const r = state.regions.find((x) => x.id === rid);
+  if (!r) return null;
+  const readers = [];
+  for (const v of regionViews(state, r)) {
+    for (const e of elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, off, off + 1, LIMITS.hoverReaders)) {
+      readers.push({ view: v.id, name: v.name, index: e.index, start: e.start, byteInElement: off - e.start,
+        value: valueAt(r, v, e.start) });
+    }
+  }
+  const b = byteAt(r, off);
+  return { region: rid, offset: off, byte: b, hex: b == null ? null : b.toString(16).padStart(2, "0"),
+    address: addrPlus(r.addr, off), readers };
+}
+
+function addrPlus(hex, off) {
+  try { return "0x" + (BigInt(hex) + BigInt(off)).toString(16); } catch { return `${hex}+${off}`; }
+}
+
+/** What a hover over a view shows: layout, contiguity, idiom tags, overlaps. */
+export function describeView(state, vid) {
+  const v = state.viewById[vid];
+  if (!v) return null;
+  const overlaps = (state.overlaps || []).filter((o) => o.a === vid || o.b === vid).map((o) => {
+    const other = state.viewById[o.a === vid ? o.b : o.a];
+    return { with: other ? other.name : "?", lo: o.lo, hi: o.hi, shared: o.shared_bytes };
+  });
+  return {
+    name: v.name, type: v.type, dtype: v.dtype, itemsize: v.itemsize, shape: v.shape,
+    strides: v.strides, bstrides: v.bstrides, storage_offset: v.storage_offset, offset: v.offset,
+    footprint: v.footprint, contiguous: v.contiguous, tags: v.tags, numel: v.numel,
+    touched: v.touched_bytes, max_hits: v.max_hits, readonly: v.readonly, overlaps,
+  };
+}
+
+function tipForByte(d) {
+  if (!d) return "";
+  const rows = d.readers.map((x) => `<tr><td><b>${esc(x.name)}</b>[${x.index.join(", ")}]</td>` +
+    `<td>${x.value == null ? "<i>not in preview</i>" : esc(x.value)}</td>` +
+    `<td class="pti-dim">byte ${x.byteInElement} of element</td></tr>`).join("");
+  return `<div class="pti-tip-h">byte ${d.offset} <span class="pti-dim">(${esc(d.address)})</span>` +
+    ` = ${d.hex == null ? "?" : "0x" + d.hex}</div>` +
+    (rows ? `<table>${rows}</table>` : `<div class="pti-dim">no inspected view reads this byte</div>`);
+}
+
+function tipForView(d) {
+  if (!d) return "";
+  const strides = d.strides ? `(${d.strides.join(", ")}) elements = (${d.bstrides.join(", ")}) bytes`
+    : `(${d.bstrides.join(", ")}) bytes`;
+  const ov = d.overlaps.map((o) => `<li>${esc(o.with)}: bytes [${o.lo}, ${o.hi})` +
+    `${o.shared == null ? " (footprints meet)" : `, ${o.shared} B shared`}</li>`).join("");
+  return `<div class="pti-tip-h"><b>${esc(d.name)}</b> ${esc(d.type)}</div><table>` +
+    `<tr><td>shape</td><td>(${d.shape.join(", ")})</td></tr>` +
+    `<tr><td>strides</td><td>${strides}</td></tr>` +
+    `<tr><td>offset</td><td>${d.storage_offset} elements, byte ${d.offset} of the buffer</td></tr>` +
+    `<tr><td>dtype</td><td>${esc(d.dtype)} (${d.itemsize} B)</td></tr>` +
+    `<tr><td>footprint</td><td>bytes [${d.footprint[0]}, ${d.footprint[1]}), touches ${d.touched == null ? "?" : d.touched} B</td></tr>` +
+    `<tr><td>contiguous</td><td>${d.contiguous ? "yes" : "no"}${d.readonly ? " \u00b7 read-only" : ""}</td></tr>` +
+    `<tr><td>idiom</td><td>${d.tags.map((t) => `<span class="pti-tag">${esc(t)}</span>`).join(" ")}` +
+    `${d.max_hits > 1 ? ` each byte read up to ${d.max_hits}\u00d7` : ""}</td></tr></table>` +
+    (ov ? `<div>overlaps:</div><ul>${ov}</ul>` : "");
+}
+
+// ------------------------------------------------------------------ SVG drawing
+// A padlock drawn in SVG (emoji fonts are missing on many machines).
+function lockSvg(x, y) {
+  return `<g class="pti-lock" transform="translate(${x},${y})"><path d="M2.5 5 V3.5 a2.5 2.5 0 0 1 5 0 V5" />` +
+    `<rect x="1" y="5" width="8" height="6.5" rx="1"/></g>`;
+}
+
+function badgeSvg(b, x, y) {
+  const text = String(b.text).replace("\ud83d\udd12 ", "");
+  const icon = b.kind === "lock" ? 12 : 0;
+  const w = Math.round(text.length * 6.2 + 12 + icon);
+  return [`<g class="pti-badge pti-b-${esc(b.kind)}" transform="translate(${x},${y})"><title>${esc(b.title || text)}</title>` +
+    `<rect width="${w}" height="16" rx="8"/>${icon ? lockSvg(5, 2) : ""}<text x="${6 + icon}" y="12">${esc(text)}</text></g>`, w];
+}
+
+function zoomButtons(rid, x, y) {
+  const acts = [["out", "\u2212", "zoom out"], ["in", "+", "zoom in"], ["left", "\u25c0", "pan left"],
+    ["right", "\u25b6", "pan right"], ["reset", "\u21ba", "show the whole buffer"]];
+  return acts.map(([act, label, title], k) => `<g class="pti-zoom" data-act="${act}" data-region="${esc(rid)}" ` +
+    `transform="translate(${x + k * 22},${y})"><title>${title}</title><rect width="20" height="16" rx="3"/>` +
+    `<text x="10" y="12" text-anchor="middle">${label}</text></g>`).join("");
+}
+
+function ticks(z0, z1, x0, w, y) {
+  const parts = [];
+  const n = 4;
+  for (let k = 0; k <= n; k++) {
+    const off = Math.round(z0 + ((z1 - z0) * k) / n);
+    const x = x0 + (w * k) / n;
+    const anchor = k === 0 ? "start" : k === n ? "end" : "middle";
+    parts.push(`<text class="pti-tick" x="${x.toFixed(1)}" y="${y}" text-anchor="${anchor}">${off === 0 ? "0" : fmtBytes(off)}</text>`);
+  }
+  return parts.join("");
+}
+
+/** Count, per byte of [z0, z1), how many views touch it (detail mode). */
+function coverage(state, r, z0, z1) {
+  const count = new Uint16Array(z1 - z0), perView = {};
+  for (const v of regionViews(state, r)) {
+    const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, z0, z1, LIMITS.laneElems);
+    perView[v.id] = els;
+    const mine = new Uint8Array(z1 - z0);
+    for (const e of els) for (let b = Math.max(e.start, z0); b < Math.min(e.start + v.itemsize, z1); b++) mine[b - z0] = 1;
+    for (let i = 0; i < mine.length; i++) count[i] += mine[i];
+  }
+  return { count, perView };
+}
+
+function flashSet(ui, r) {
+  const f = ui && ui.flash;
+  return f && f.regions && f.regions[r.id] ? f.regions[r.id] : null;
+}
+
+function regionSvg(state, r, k, ui, y0, width) {
+  const parts = [], sx = LABEL_W + PAD, sw = width - sx - PAD;
+  const [z0, z1] = visibleRange(r, ui);
+  const span = Math.max(1, z1 - z0), detail = span <= LIMITS.detailBytes && r.host;
+  const views = regionViews(state, r);
+  let y = y0;
+  parts.push(`<g class="pti-region${detail ? " pti-detail" : " pti-summary"}" data-region="${esc(r.id)}" ` +
+    `data-start="${z0}" data-end="${z1}" data-nbytes="${r.nbytes}">`);
+  parts.push(`<text class="pti-title" x="${PAD}" y="${y + 13}">buffer ${k + 1} \u00b7 ${fmtBytes(r.nbytes)} ` +
+    `at ${esc(r.addr)}${r.host ? "" : ` on ${esc(r.device)} (no host access)`}</text>`);
+  parts.push(zoomButtons(r.id, width - PAD - 5 * 22, y));
+  y += 20;
+  let bx = PAD;
+  for (const b of r.badges || []) {
+    const w = badgeSvg(b, 0, 0)[1];
+    if (bx + w > width - PAD && bx > PAD) { y += 20; bx = PAD; }
+    parts.push(badgeSvg(b, bx, y)[0]);
+    bx += w + 6;
+  }
+  y += 24;
+  // minimap: the whole buffer, footprints, and where the zoom window is
+  if (z0 > 0 || z1 < r.nbytes) {
+    const s = sw / Math.max(1, r.nbytes);
+    parts.push(`<g class="pti-minimap" data-region="${esc(r.id)}"><rect class="pti-mm-bg" x="${sx}" y="${y}" width="${sw}" height="8"/>`);
+    views.forEach((v) => parts.push(`<rect x="${(sx + v.footprint[0] * s).toFixed(1)}" y="${y + 2}" ` +
+      `width="${Math.max(1, (v.footprint[1] - v.footprint[0]) * s).toFixed(1)}" height="4" fill="${v.color}" opacity="0.7"/>`));
+    parts.push(`<rect class="pti-mm-win" x="${(sx + z0 * s).toFixed(1)}" y="${y - 1}" width="${Math.max(2, span * s).toFixed(1)}" height="10"/></g>`);
+    y += 14;
+  }
+  parts.push(ticks(z0, z1, sx, sw, y + 9));
+  parts.push(`<text class="pti-lbl pti-dim" x="${PAD}" y="${y + 9}">${detail ? "bytes (hex)" : "bytes (overview)"}</text>`);
+  y += 13;
+  const flash = flashSet(ui, r);
+  const hit = (a, b) => flash && flash.some(([lo, hi]) => a < hi && lo < b);
+  let perView = {};
+  const scale = sw / span;
+  if (detail) {
+    const cov = coverage(state, r, z0, z1);
+    perView = cov.perView;
+    const showHex = scale >= 13.5;
+    for (let off = z0; off < z1; off++) {
+      const c = cov.count[off - z0], b = byteAt(r, off);
+      const cls = ["pti-byte", b == null ? "pti-unknown" : "", c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0",
+        hit(off, off + 1) ? "pti-flash" : ""].filter(Boolean).join(" ");
+      const x = sx + (off - z0) * scale;
+      parts.push(`<rect class="${cls}" data-region="${esc(r.id)}" data-off="${off}" x="${x.toFixed(2)}" y="${y}" ` +
+        `width="${Math.max(0.5, scale - (scale > 4 ? 1 : 0)).toFixed(2)}" height="22"/>`);
+      if (showHex && b != null) {
+        parts.push(`<text class="pti-hex" data-region="${esc(r.id)}" data-off="${off}" x="${(x + scale / 2).toFixed(2)}" ` +
+          `y="${y + 15}" text-anchor="middle">${b.toString(16).padStart(2, "0")}</text>`);
+      }
+    }
+    y += 26;
+  } else {
+    const nb = Math.max(1, Math.min(LIMITS.buckets, span));
+    const bw = sw / nb;
+    for (let k2 = 0; k2 < nb; k2++) {
+      const a = z0 + Math.floor((span * k2) / nb), b = z0 + Math.floor((span * (k2 + 1)) / nb);
+      const c = views.filter((v) => v.footprint[0] < b && a < v.footprint[1]).length;
+      parts.push(`<rect class="pti-bucket ${c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0"}${hit(a, b) ? " pti-flash" : ""}" ` +
+        `data-region="${esc(r.id)}" data-off="${a}" data-end="${b}" x="${(sx + k2 * bw).toFixed(2)}" y="${y}" ` +
+        `width="${Math.max(0.5, bw).toFixed(2)}" height="16"/>`);
+    }
+    y += 20;
+  }
+  // one lane per view
+  const changedViews = new Set((ui && ui.flash && ui.flash.views) || []);
+  for (const v of views) {
+    parts.push(laneSvg(state, r, v, { z0, z1, sx, sw, y, detail, scale, els: perView[v.id], flash: changedViews.has(v.id), hit }));
+    y += 32;
+  }
+  parts.push(`</g>`);
+  return [parts.join(""), y + 10];
+}
+
+function laneSvg(state, r, v, o) {
+  const { z0, z1, sx, sw, y, detail, scale } = o;
+  const parts = [];
+  const cls = ["pti-lane", v.self_overlap ? "pti-selfovl" : "", v.in_bounds === false ? "pti-oob" : "",
+    o.flash ? "pti-flash" : ""].filter(Boolean).join(" ");
+  parts.push(`<g class="${cls}" data-view="${esc(v.id)}">`);
+  const tags = v.tags.join(" \u00b7 ");
+  const mark = v.max_hits > 1 ? ` \u27f2\u00d7${v.max_hits}` : v.self_overlap === null ? " \u27f2?" : "";
+  parts.push(`<g class="pti-label" data-view="${esc(v.id)}"><title>${esc(v.name)}: ${esc(shapeText(v))}</title>` +
+    `<rect class="pti-swatch" x="${PAD}" y="${y + 2}" width="6" height="22" fill="${v.color}"/>` +
+    `<text class="pti-name" x="${PAD + 10}" y="${y + 11}">${esc(clip(v.name, 14))} ` +
+    `<tspan class="pti-dim">${esc(clip(shapeText(v), 22))}</tspan></text>` +
+    (v.readonly ? lockSvg(LABEL_W - 8, y + 1) : "") +
+    `<text class="pti-tags" x="${PAD + 10}" y="${y + 23}">${esc(clip(tags, 26))}` +
+    `<tspan class="pti-mark">${mark}</tspan></text></g>`);
+  const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
+  const [f0, f1] = v.footprint;
+  if (f1 > z0 && f0 < z1 && f1 > f0) {
+    parts.push(`<rect class="pti-fp" data-view="${esc(v.id)}" x="${x(f0).toFixed(2)}" y="${y + 2}" ` +
+      `width="${Math.max(1, x(f1) - x(f0)).toFixed(2)}" height="24" stroke="${v.color}"/>`);
+  }
+  for (const ov of state.overlaps || []) {
+    if ((ov.a !== v.id && ov.b !== v.id) || ov.shared_bytes === 0) continue;
+    if (ov.hi <= z0 || ov.lo >= z1) continue;
+    const other = state.viewById[ov.a === v.id ? ov.b : ov.a];
+    parts.push(`<rect class="pti-ovl" x="${x(ov.lo).toFixed(2)}" y="${y + 2}" width="${Math.max(1, x(ov.hi) - x(ov.lo)).toFixed(2)}" ` +
+      `height="24"><title>overlaps ${esc(other ? other.name : "?")}: bytes [${ov.lo}, ${ov.hi})` +
+      `${ov.shared_bytes == null ? "" : `, ${ov.shared_bytes} B shared`}</title></rect>`);
+  }
+  if (detail) {
+    const els = o.els || [];
+    const byStart = new Map();
+    for (const e of els) { if (!byStart.has(e.start)) byStart.set(e.start, []); byStart.get(e.start).push(e.index); }
+    for (const [start, idxs] of byStart) {
+      const x0 = x(start), x1 = x(start + v.itemsize), w = Math.max(1, x1 - x0 - 1);
+      const val = valueAt(r, v, start);
+      const multi = idxs.length > 1;
+      const ecls = ["pti-el", multi ? "pti-multi" : "", o.hit(start, start + v.itemsize) ? "pti-flash" : ""].filter(Boolean).join(" ");
+      const index = idxs[0].join(",");
+      parts.push(`<rect class="${ecls}" data-view="${esc(v.id)}" data-index="${index}" data-start="${start}" ` +
+        `data-hits="${idxs.length}" x="${(x0 + 0.5).toFixed(2)}" y="${y + 5}" width="${w.toFixed(2)}" height="18" ` +
+        `fill="${v.color}"/>`);
+      const label = val == null ? null : multi ? `${val}\u00d7${idxs.length}` : val;
+      if (label != null && label.length * 6.2 + 3 <= w) {
+        parts.push(`<text class="pti-val" data-view="${esc(v.id)}" data-index="${index}" x="${(x0 + w / 2 + 0.5).toFixed(2)}" ` +
+          `y="${y + 18}" text-anchor="middle">${esc(label)}</text>`);
+      }
+    }
+    if (els.length >= LIMITS.laneElems) parts.push(`<text class="pti-dim" x="${sx + sw}" y="${y + 12}" text-anchor="end">\u2026</text>`);
+  } else if (f1 > z0 && f0 < z1 && v.numel) {
+    parts.push(summaryLane(v, o, x));
+  }
+  parts.push(`</g>`);
+  return parts.join("");
+}
+
+function summaryLane(v, o, x) {
+  const { z0, z1, y } = o;
+  const a = Math.max(z0, v.footprint[0]), b = Math.min(z1, v.footprint[1]);
+  if (v.dense) {
+    return `<rect class="pti-run" x="${x(a).toFixed(2)}" y="${y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" height="18" fill="${v.color}"/>`;
+  }
+  const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, a, b, LIMITS.laneElems);
+  if (els.length < LIMITS.laneElems) {
+    // merge elements into pixel runs
+    const runs = [];
+    els.sort((p, q) => p.start - q.start);
+    for (const e of els) {
+      const p0 = x(e.start), p1 = Math.max(x(e.start + v.itemsize), p0 + 1);
+      const last = runs[runs.length - 1];
+      if (last && p0 <= last[1] + 0.5) last[1] = Math.max(last[1], p1); else runs.push([p0, p1]);
+    }
+    return runs.map(([p0, p1]) => `<rect class="pti-run" x="${p0.toFixed(2)}" y="${y + 5}" width="${(p1 - p0).toFixed(2)}" height="18" fill="${v.color}"/>`).join("");
+  }
+  const fp = Math.max(1, v.footprint[1] - v.footprint[0]);
+  const density = v.touched_bytes == null ? 0.5 : Math.min(1, v.touched_bytes / fp);
+  return `<rect class="pti-run pti-sparse" x="${x(a).toFixed(2)}" y="${y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" ` +
+    `height="18" fill="${v.color}" opacity="${(0.25 + 0.75 * density).toFixed(2)}"><title>${(density * 100).toFixed(0)}% of the ` +
+    `footprint is touched; zoom in to see elements</title></rect>`;
+}
+
+function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
+
+function legendSvg(y, width) {
+  const items = [["pti-n1", "read by one view"], ["pti-n2", "shared by several views"], ["pti-unknown", "not in preview"]];
+  const parts = [`<g class="pti-legend" transform="translate(${PAD},${y})">`];
+  let x = 0;
+  for (const [cls, text] of items) {
+    parts.push(`<rect class="pti-byte ${cls}" x="${x}" y="0" width="12" height="12"/><text x="${x + 16}" y="10">${text}</text>`);
+    x += 30 + text.length * 6;
+  }
+  parts.push(`<rect class="pti-ovl" x="${x}" y="0" width="12" height="12"/><text x="${x + 16}" y="10">footprints overlap</text>`);
+  x += 140;
+  parts.push(`<text x="${x}" y="10">\u27f2\u00d7n: a view reads a byte n times</text></g>`);
+  return parts.join("");
+}
+
+/** The whole picture as an SVG string. `ui`: {zoom: {regionId: [lo, hi]}, flash: changes, width}. */
+export function renderSvg(state, ui = {}) {
+  const width = ui.width || state.width || W_DEFAULT;
+  const parts = [];
+  let y = 8;
+  (state.regions || []).forEach((r, k) => {
+    const [svg, next] = regionSvg(state, r, k, ui, y, width);
+    parts.push(svg);
+    y = next;
+  });
+  if (!(state.regions || []).length) {
+    parts.push(`<text class="pti-title" x="${PAD}" y="${y + 14}">nothing to show: every inspected object has been freed</text>`);
+    y += 24;
+  }
+  if ((state.gone || []).length) {
+    const text = state.gone.map((g) => `${g.name} (${g.note})`).join(", ");
+    parts.push(`<text class="pti-gone" x="${PAD}" y="${y + 12}">freed: ${esc(clip(text, 140))}</text>`);
+    y += 20;
+  }
+  parts.push(legendSvg(y, width));
+  y += 22;
+  const gen = state.generation ?? 0, tick = (ui.flash && ui.flash.tick) || 0;
+  return `<svg class="pti-svg" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" ` +
+    `viewBox="0 0 ${width} ${y}" data-generation="${gen}" data-flash="${tick}" role="img" ` +
+    `aria-label="pytensor memory inspector">` + defs() + parts.join("") + `</svg>`;
+}
+
+function defs() {
+  return `<defs><pattern id="pti-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
+    `<rect width="6" height="6" fill="rgba(230,57,70,0.05)"/><line x1="0" y1="0" x2="0" y2="6" stroke="rgba(230,57,70,0.35)" stroke-width="1.2"/></pattern>` +
+    `<pattern id="pti-unk" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
+    `<rect width="4" height="4" fill="#f1f3f5"/><line x1="0" y1="0" x2="0" y2="4" stroke="#ced4da" stroke-width="1"/></pattern></defs>`;
+}
+
+// ------------------------------------------------------------------ interactive view (DOM)
+function mount(el, opts) {
+  const root = document.createElement("div");
+  root.className = "pti-root";
+  const bar = document.createElement("div");
+  bar.className = "pti-bar";
+  const holder = document.createElement("div");
+  holder.className = "pti-holder";
+  const tip = document.createElement("div");
+  tip.className = "pti-tip";
+  tip.hidden = true;
+  root.append(bar, holder, tip);
+  el.appendChild(root);
+  const ui = { zoom: {}, flash: null, width: 0 };
+  let state = null, flashTimer = null;
+
+  const draw = () => {
+    if (!state) return;
+    ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
+    holder.innerHTML = renderSvg(state, ui);
+    bar.textContent = `${state.views.length} view${state.views.length === 1 ? "" : "s"} of ` +
+      `${state.regions.length} buffer${state.regions.length === 1 ? "" : "s"} \u00b7 ` +
+      (opts.live ? "live" : "static export (hover works; values are from the moment of export)");
+  };
+  const update = (snapshot, previews, changes) => {
+    state = attachPreviews(snapshot || {}, previews);
+    if (changes && changes.tick && changes.tick !== ui.lastTick) {
+      ui.flash = changes;
+      ui.lastTick = changes.tick;
+      clearTimeout(flashTimer);
+      flashTimer = setTimeout(() => { ui.flash = null; }, 1500);
+      root.dataset.flashes = String((+root.dataset.flashes || 0) + 1);
+    }
+    draw();
+  };
+
+  const clearHl = () => holder.querySelectorAll(".pti-hl").forEach((n) => n.classList.remove("pti-hl"));
+  const showTip = (html, ev) => {
+    if (!html) { tip.hidden = true; return; }
+    tip.innerHTML = html;
+    tip.hidden = false;
+    const box = root.getBoundingClientRect();
+    tip.style.left = `${Math.min(ev.clientX - box.left + 14, Math.max(0, box.width - 360))}px`;
+    tip.style.top = `${ev.clientY - box.top + 16}px`;
+  };
+  const onOver = (ev) => {
+    const t = ev.target.closest("[data-off],[data-view]");
+    clearHl();
+    if (!t || !state) { tip.hidden = true; return; }
+    if (t.dataset.off !== undefined && t.dataset.region) {
+      const d = describeByte(state, t.dataset.region, +t.dataset.off);
+      for (const rd of d.readers) {
+        holder.querySelectorAll(`.pti-el[data-view="${rd.view}"][data-start="${rd.start}"]`).forEach((n) => n.classList.add("pti-hl"));
+      }
+      holder.querySelectorAll(`.pti-byte[data-region="${t.dataset.region}"][data-off="${t.dataset.off}"]`).forEach((n) => n.classList.add("pti-hl"));
+      const extra = t.dataset.end ? `<div class="pti-dim">bytes ${t.dataset.off}\u2013${t.dataset.end}: click to zoom in</div>` : "";
+      showTip(tipForByte(d) + extra, ev);
+    } else if (t.dataset.view) {
+      const vid = t.dataset.view;
+      let html = tipForView(describeView(state, vid));
+      if (t.dataset.start !== undefined) {
+        const v = state.viewById[vid], start = +t.dataset.start;
+        const r = state.regions.find((x) => x.id === v.region);
+        for (let b = start; b < start + v.itemsize; b++) {
+          holder.querySelectorAll(`.pti-byte[data-region="${v.region}"][data-off="${b}"]`).forEach((n) => n.classList.add("pti-hl"));
+        }
+        const val = valueAt(r, v, start);
+        html = `<div class="pti-tip-h"><b>${esc(v.name)}</b>[${t.dataset.index.split(",").join(", ")}] = ` +
+          `${val == null ? "?" : esc(val)} <span class="pti-dim">bytes [${start}, ${start + v.itemsize})` +
+          `${+t.dataset.hits > 1 ? `, read by ${t.dataset.hits} indices` : ""}</span></div>` + html;
+      }
+      holder.querySelectorAll(`.pti-lane[data-view="${vid}"]`).forEach((n) => n.classList.add("pti-hl"));
+      showTip(html, ev);
+    }
+  };
+  const setZoom = (r, z0, z1) => {
+    const span = Math.max(16, z1 - z0);
+    z0 = Math.max(0, Math.min(z0, r.nbytes - span));
+    z1 = Math.min(r.nbytes, z0 + span);
+    if (z0 <= 0 && z1 >= r.nbytes) delete ui.zoom[r.id]; else ui.zoom[r.id] = [z0, z1];
+    const p = r.preview || { start: 0, length: 0 };
+    if (opts.send && r.host && (z0 < p.start || Math.min(z1, z0 + LIMITS.detailBytes) > p.start + p.length)) {
+      opts.send({ op: "window", region: r.id, start: z0 });
+    }
+    draw();
+  };
+  const onClick = (ev) => {
+    if (!state) return;
+    const z = ev.target.closest(".pti-zoom");
+    const bucket = ev.target.closest(".pti-bucket");
+    const mm = ev.target.closest(".pti-minimap");
+    const rid = (z || bucket || mm || {}).dataset?.region;
+    const r = rid && state.regions.find((x) => x.id === rid);
+    if (!r) return;
+    const [z0, z1] = visibleRange(r, ui), span = z1 - z0, mid = (z0 + z1) / 2;
+    if (z) {
+      const act = z.dataset.act;
+      if (act === "in") setZoom(r, Math.floor(mid - span / 4), Math.ceil(mid + span / 4));
+      else if (act === "out") setZoom(r, Math.floor(mid - span), Math.ceil(mid + span));
+      else if (act === "left") setZoom(r, Math.floor(z0 - span / 2), Math.floor(z1 - span / 2));
+      else if (act === "right") setZoom(r, Math.ceil(z0 + span / 2), Math.ceil(z1 + span / 2));
+      else setZoom(r, 0, r.nbytes);
+    } else if (bucket) {
+      // straight to readable bytes: 64 of them, starting where the click landed
+      const a = Math.floor(+bucket.dataset.off / 16) * 16;
+      setZoom(r, a, a + Math.min(64, r.nbytes));
+    } else if (mm) {
+      const box = mm.getBoundingClientRect(), frac = (ev.clientX - box.left) / Math.max(1, box.width);
+      const c = Math.floor(frac * r.nbytes);
+      setZoom(r, Math.floor(c - span / 2), Math.floor(c - span / 2) + span);
+    }
+  };
+  holder.addEventListener("mouseover", onOver);
+  holder.addEventListener("mouseleave", () => { clearHl(); tip.hidden = true; });
+  holder.addEventListener("click", onClick);
+  return {
+    update,
+    draw,
+    ui,
+    destroy() {
+      clearTimeout(flashTimer);
+      holder.removeEventListener("mouseover", onOver);
+      holder.removeEventListener("click", onClick);
+      root.remove();
+    },
+  };
+}
+
+/** Static page entry point: no kernel, hover and zoom still work. */
+export function mountStatic(el, snapshot, previewsBase64) {
+  const view = mount(el, { live: false });
+  view.update(snapshot, toU8(previewsBase64), null);
+  return view;
+}
+
+// anywidget entry point: redraw on every synced change, poll the kernel for foreign writes.
+function render({ model, el }) {
+  const view = mount(el, { live: true, send: (msg) => model.send(msg) });
+  view.ui.lastTick = (model.get("changes") || {}).tick;   // a new view does not replay an old flash
+  // One update message changes three traits: redraw once, after all of them landed.
+  let pending = false;
+  const sync = () => {
+    if (pending) return;
+    pending = true;
+    Promise.resolve().then(() => {
+      pending = false;
+      view.update(model.get("snapshot"), model.get("previews"), model.get("changes"));
+    });
+  };
+  view.update(model.get("snapshot"), model.get("previews"), null);
+  model.on("change:snapshot", sync);
+  model.on("change:previews", sync);
+  model.on("change:changes", sync);
+  // Polling: one message in flight at a time, so a busy kernel never piles them up.
+  // After 20 quiet polls the interval relaxes to 1 s; a change or the mouse brings it back.
+  let inflight = 0, timer = null, quiet = 0;
+  const onMsg = (msg) => {
+    if (!msg || msg.op !== "pong") return;
+    inflight = 0;
+    quiet = msg.changed ? 0 : quiet + 1;
+  };
+  model.on("msg:custom", onMsg);
+  const wake = () => { quiet = 0; };
+  el.addEventListener("mouseover", wake);
+  const tick = () => {
+    const base = model.get("poll_ms") || 0;
+    const ms = base > 0 && quiet >= 20 ? Math.max(base, 1000) : base;
+    if (ms > 0 && (typeof document === "undefined" || document.visibilityState !== "hidden")) {
+      const now = Date.now();
+      if (!inflight || now - inflight > 5000) {
+        inflight = now;
+        try { model.send({ op: "poll" }); } catch { /* kernel gone: keep the last picture */ }
+      }
+    }
+    timer = setTimeout(tick, Math.max(100, ms || 1000));
+  };
+  timer = setTimeout(tick, Math.max(100, model.get("poll_ms") || 1000));
+  // Redraw when the output area changes width (the SVG is laid out for the width it gets).
+  let lastWidth = 0, frame = 0;
+  const onResize = () => {
+    const w = el.clientWidth;
+    if (w && Math.abs(w - lastWidth) > 8) {
+      lastWidth = w;
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => view.draw());
+    }
+  };
+  const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(onResize) : null;
+  if (ro) ro.observe(el);
+  return () => {
+    clearTimeout(timer);
+    model.off("change:snapshot", sync);
+    model.off("change:previews", sync);
+    model.off("change:changes", sync);
+    model.off("msg:custom", onMsg);
+    el.removeEventListener("mouseover", wake);
+    if (ro) ro.disconnect();
+    cancelAnimationFrame(frame);
+    view.destroy();
+  };
+}
+
+export default { render };
