@@ -126,7 +126,7 @@ def _random_fill(size, dtype, draw, name):
     size = _check_size(_shape_args(size))
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     if not (dt.is_floating_point or dt.is_complex):
-        raise RuntimeError(f"\"{name}\" not implemented for '{dt.name}'")
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dt.name}'")
     n = math.prod(size)
     if dt.is_complex:
         values = [complex(draw(), draw()) for _ in range(n)]

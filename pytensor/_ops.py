@@ -67,12 +67,11 @@ def binary(a, b, name, out=None):
     dt = _dt.result_type_of((a, b))
     if name == "div" and dt.kind in ("bool", "int", "uint"):
         dt = _dt.get_default_dtype()
-    if name == "sub" and dt is _dt.bool:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
+    if name == "sub":
+        _check_sub_operands(a, b)
     cmp = name in _CMP
     if cmp and dt.is_complex and name not in ("eq", "ne"):
-        raise RuntimeError(f'"{name}_cpu" not implemented for \'{dt.name}\'')
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dt.name}\'')
     ta, tb = _operand(a, dt), _operand(b, dt)
     shape = broadcast_shapes(ta._shape, tb._shape)
     res_dt = _dt.bool if cmp else dt
@@ -82,6 +81,21 @@ def binary(a, b, name, out=None):
     check(lib.lt_binary(op, dt.code, len(shape), shape, out._ptr(), out._strides, ta._ptr(),
                         _broadcast_strides(ta, shape), tb._ptr(), _broadcast_strides(tb, shape)))
     return out
+
+
+def _is_bool_operand(x):
+    return x._dtype is _dt.bool if isinstance(x, Tensor) else isinstance(x, bool)
+
+
+def _check_sub_operands(a, b):
+    """torch refuses subtraction whenever either side is bool (a Python bool counts)."""
+    ba, bb = _is_bool_operand(a), _is_bool_operand(b)
+    if ba and bb:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if ba or bb:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 def _can_cast(src, dst):
@@ -98,6 +112,8 @@ def _can_cast(src, dst):
 def inplace(self, other, name):
     """self <name>= other: computed in the promoted dtype, written into self's memory."""
     other = _coerce(other)
+    if name == "sub":
+        _check_sub_operands(self, other)
     dt = _dt.result_type_of((self, other))
     if name == "div" and dt.kind in ("bool", "int", "uint"):
         dt = _dt.get_default_dtype()

@@ -97,12 +97,22 @@ def test_scalar_ops_match_torch(op, dtype, scalar):
         try:
             want = f(ta)
         except (RuntimeError, TypeError) as e:
+            if "ComplexHalf" in str(e):
+                continue  # torch's complex32 gaps; pytensor computes these in complex64
             with pytest.raises(type(e)):
                 f(pa)
             continue
         got = f(pa)
+        if str(want.dtype) == "torch.complex32":
+            # pytensor has no complex32 (README: differences from torch); the
+            # nearest complex dtype holds the same values more precisely.
+            assert got.dtype.name == "complex64"
+            assert close(as_list(want), p_list(got), 1e-2)
+            continue
         assert got.dtype.name == str(want.dtype).replace("torch.", ""), (fwd, want.dtype, got.dtype)
-        rel = 1e-2 if "16" in repr(want.dtype) else 1e-6
+        # torch computes 16-bit operands' results at 16-bit precision even when
+        # the result dtype is wider; compare those loosely.
+        rel = 1e-2 if "16" in repr(want.dtype) or "16" in dtype else 1e-6
         assert close(as_list(want), p_list(got), rel)
 
 
