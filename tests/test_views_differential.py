@@ -146,7 +146,15 @@ def test_writes_through_views_land_in_the_base(chain):
     ours = _base(pytensor, shape, dtype)
     r, o = ref, ours
     for op in ops:
-        r, o = apply(r, op), apply(o, op)
+        # Dropping the expands can leave later ops with arguments that no longer
+        # fit; then both libraries must refuse alike.
+        try:
+            r = apply(r, op)
+        except (IndexError, RuntimeError) as e:
+            with pytest.raises(type(e)):
+                apply(o, op)
+            return
+        o = apply(o, op)
     if o.numel() == 0:
         return
     r.fill_(1)
