@@ -17,6 +17,9 @@ from .errors import check
 __all__ = ["Tensor", "device", "Size"]
 
 
+_MAX_NBYTES = 2**63 - 1  # byte sizes are int64 in torch and size_t (<= PTRDIFF_MAX) in libtensor
+
+
 class Size(tuple):
     """A tensor's shape: a tuple with torch's name and repr.
 
@@ -127,6 +130,10 @@ class Tensor:
     @classmethod
     def _empty(cls, shape, dtype, zero=False):
         numel = math.prod(shape)
+        if numel * dtype.itemsize > _MAX_NBYTES:
+            # torch's check and exception type; the C side would refuse too, but
+            # cffi could not even pass a size this large.
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
         storage = UntypedStorage._new(numel * dtype.itemsize, zero)
         return cls._make(storage, dtype, tuple(shape), contiguous_strides(shape), 0)
 

@@ -172,3 +172,34 @@ def test_live_storage_count_returns_to_baseline(live_baseline):
         v = t[2:5].T
         c = v.clone()
         del t, v, c
+
+
+@pytest.mark.parametrize("make", [
+    lambda: pytensor.zeros(2**40, 2**40),
+    lambda: pytensor.empty(2**62, 4),
+    lambda: pytensor.ones(2**31, 2**31, 2**2, dtype=pytensor.complex128),
+])
+def test_size_overflow_raises_runtime_error_as_torch(make, torch):
+    with pytest.raises(RuntimeError, match="overflowed"):
+        make()
+    with pytest.raises(RuntimeError, match="overflowed"):
+        torch.zeros(2**40, 2**40)
+
+
+def test_bad_input_raises_torch_exception_types(torch):
+    cases = [
+        lambda m: m.arange(12).view(3, 4)[5],
+        lambda m: m.arange(12).view(5),
+        lambda m: m.zeros(-1),
+        lambda m: m.arange(12).view(3, 4)[0, 0, 0],
+        lambda m: m.arange(12).view(3, 4).permute(0, 0),
+        lambda m: m.arange(12).view(3, 4).transpose(0, 3),
+        lambda m: m.arange(12).view(3, 4).expand(2, 4),
+        lambda m: m.arange(12).narrow(0, 10, 5),
+        lambda m: m.arange(12).view(3, 4).squeeze(2),
+    ]
+    for case in cases:
+        with pytest.raises(Exception) as want:
+            case(torch)
+        with pytest.raises(type(want.value)):
+            case(pytensor)
