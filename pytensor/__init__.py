@@ -33,6 +33,9 @@ from ._dlpack import from_dlpack  # noqa: F401
 from ._file import from_file  # noqa: F401
 from . import utils  # noqa: F401
 from . import _ops as _ops_mod
+from . import autograd  # noqa: F401
+from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: F401
+from . import _autograd_ops  # noqa: F401  (wraps Tensor's methods; after _ops has installed them)
 
 half, float, double = float16, float32, float64  # noqa: A001  (torch's aliases)
 short, int, long = int16, int32, int64  # noqa: A001
@@ -60,11 +63,13 @@ def sub(input, other, *, alpha=1):
 
 
 def mul(input, other):
-    return _ops_mod.binary(input, other, "mul")
+    """``input * other`` in new memory."""
+    return input.mul(other) if isinstance(input, Tensor) else _ops_mod._coerce(other).__rmul__(input)
 
 
 def div(input, other):
-    return _ops_mod.binary(input, other, "div")
+    """``input / other`` in new memory."""
+    return input.div(other) if isinstance(input, Tensor) else _ops_mod._coerce(other).__rtruediv__(input)
 
 
 def eq(input, other):
@@ -73,11 +78,12 @@ def eq(input, other):
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     """Sum of elements (over ``dim`` when given) in new memory."""
-    return _ops_mod.reduce_sum(input, dim, keepdim, dtype)
+    return input.sum(dim, keepdim, dtype)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    return _ops_mod.mean(input, dim, keepdim, dtype)
+    """Mean of elements (over ``dim`` when given) in new memory."""
+    return input.mean(dim, keepdim, dtype)
 
 
 def live_storages():

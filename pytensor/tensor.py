@@ -272,6 +272,10 @@ class Tensor:
         value = bool(value)
         if value and not (self._dtype.is_floating_point or self._dtype.is_complex):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if self._grad_fn is not None and not value:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad=True):
@@ -280,7 +284,20 @@ class Tensor:
 
     @property
     def grad(self):
+        """The gradient accumulated by ``backward()`` (leaves only; None until then)."""
         return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._dtype is not self._dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._shape != self._shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
 
     @property
     def grad_fn(self):
@@ -293,6 +310,12 @@ class Tensor:
     def detach(self):
         """A view of the same storage without gradient tracking (shares memory)."""
         return self._view(self._shape, self._strides)
+
+    def detach_(self):
+        """Cut this tensor out of its graph in place: it becomes a leaf that does not require grad."""
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
 
     # ================================================================ views
     def view(self, *shape):

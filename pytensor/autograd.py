@@ -1,0 +1,315 @@
+"""Reverse-mode automatic differentiation, micrograd-sized, over pytensor's kernels.
+
+A tensor that requires grad and was made by an operation carries a ``grad_fn``
+node; each node knows its inputs' nodes (``next_functions``) and how to turn
+the gradient of its output into gradients of its inputs. ``backward()`` walks
+the graph once in reverse topological order and accumulates into the leaves'
+``.grad``. Node names are torch's (``AddBackward0``, ``SumBackward1``, ...), so
+reprs and ``grad_fn`` checks read the same as torch's.
+
+Tensors saved for backward are checked against the storage write counter:
+writing into one of them before ``backward()`` raises, as in torch.
+
+>>> import pytensor
+>>> x = pytensor.tensor([1., 2., 3.], requires_grad=True)
+>>> y = (x * x).sum(); y
+tensor(14., grad_fn=<SumBackward0>)
+>>> y.backward(); x.grad
+tensor([2., 4., 6.])
+"""
+from __future__ import annotations
+
+import functools
+import math
+import threading
+
+from . import dtypes as _dt
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward", "Node"]
+
+_mode = threading.local()  # grad mode is per thread, as in torch
+
+
+def is_grad_enabled():
+    """True unless inside ``no_grad()`` / ``set_grad_enabled(False)`` on this thread."""
+    return getattr(_mode, "enabled", True)
+
+
+class _GradMode:
+    """Context manager and decorator that sets grad mode and restores it on exit."""
+
+    def __init__(self, enabled):
+        self._enabled = bool(enabled)
+        self._prev = []
+
+    def __enter__(self):
+        self._prev.append(is_grad_enabled())
+        _mode.enabled = self._enabled
+        return None
+
+    def __exit__(self, *exc):
+        _mode.enabled = self._prev.pop()
+        return False
+
+    def __call__(self, fn):
+        enabled = self._enabled
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with _GradMode(enabled):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradMode):
+    """Operations inside record no graph (results do not require grad).
+
+    >>> import pytensor
+    >>> x = pytensor.ones(2, requires_grad=True)
+    >>> with pytensor.no_grad():
+    ...     (x * 2).requires_grad
+    False
+    """
+
+    def __init__(self):
+        super().__init__(False)
+
+
+class enable_grad(_GradMode):
+    """Turns recording back on inside a ``no_grad`` block."""
+
+    def __init__(self):
+        super().__init__(True)
+
+
+class set_grad_enabled(_GradMode):
+    """Sets grad mode now (as a call) or for a ``with`` block (restored on exit)."""
+
+    def __init__(self, mode):
+        super().__init__(mode)
+        self._prev.append(is_grad_enabled())
+        _mode.enabled = self._enabled
+
+    def __enter__(self):
+        return None  # the mode was set by the constructor; __exit__ restores it
+
+
+# ============================================================================ graph nodes
+class AccumulateGrad:
+    """The node behind a leaf that requires grad: adds incoming gradients to ``.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    next_functions = ()
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+class Node:
+    """One recorded operation: ``backward_fn(grad_out) -> grads for each input``."""
+
+    __slots__ = ("_name", "_backward_fn", "_saved", "_freed", "next_functions", "__weakref__")
+
+    def __init__(self, name, inputs, backward_fn, saved=()):
+        self._name = name
+        self._backward_fn = backward_fn
+        # (tensor, version when saved): a later write to the storage makes backward refuse.
+        self._saved = tuple((t, t._version) for t in saved)
+        self._freed = False
+        self.next_functions = tuple((_edge(t), 0) for t in inputs)
+
+    def name(self):
+        return self._name
+
+    def __repr__(self):
+        return f"<{self._name} object at {id(self):#x}>"
+
+    def _apply(self, grad):
+        if self._freed:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved tensors after "
+                "they have already been freed). Saved intermediate values of the graph are freed when you call "
+                ".backward(). Specify retain_graph=True if you need to backward through the graph a second time.")
+        for i, (t, version) in enumerate(self._saved):
+            if t._version != version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an inplace "
+                    f"operation: [pytensor.{t.dtype.name} {list(t.shape)}], which is saved tensor {i} of "
+                    f"{self._name}; is at version {t._version}; expected version {version} instead.")
+        return self._backward_fn(grad)
+
+    def _release(self):
+        if self._saved:
+            self._saved = ()
+            self._freed = True
+            self._backward_fn = None
+
+
+def _edge(t):
+    """The node a gradient for input ``t`` flows to (None: ``t`` needs none)."""
+    from .tensor import Tensor
+    if not isinstance(t, Tensor) or not t._requires_grad:
+        return None
+    return t._grad_fn if t._grad_fn is not None else AccumulateGrad(t)
+
+
+def needs_graph(*inputs):
+    """True when recording is on and some tensor input requires grad."""
+    if not is_grad_enabled():
+        return False
+    from .tensor import Tensor
+    return any(isinstance(x, Tensor) and x._requires_grad for x in inputs)
+
+
+def record(out, name, inputs, backward_fn, saved=()):
+    """Attach a node to ``out`` (a fresh result) when some input requires grad."""
+    if not (out._dtype.is_floating_point or out._dtype.is_complex):
+        return out  # integer and bool results never require grad
+    out._requires_grad = True
+    out._grad_fn = Node(name, inputs, backward_fn, saved)
+    return out
+
+
+# ============================================================================ the engine
+def backward(tensor, gradient=None, retain_graph=None, create_graph=False):
+    """Accumulate d(tensor)/d(leaf) into every leaf's ``.grad`` (see ``Tensor.backward``)."""
+    from .tensor import Tensor
+    if create_graph:
+        raise NotImplementedError("pytensor's autograd does not build graphs of gradients (create_graph=True)")
+    if not tensor._requires_grad:
+        raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+    if gradient is None:
+        if tensor.numel() != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        gradient = _ones(tensor)
+    else:
+        if not isinstance(gradient, Tensor):
+            raise TypeError(f"gradient must be a Tensor, not {type(gradient).__name__}")
+        if tuple(gradient.shape) != tuple(tensor.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {gradient.shape} and "
+                               f"output[0] has a shape of {tensor.shape}.")
+    retain = bool(retain_graph)
+    with no_grad():
+        root = _edge(tensor)
+        if isinstance(root, AccumulateGrad):
+            _accumulate(root.variable, gradient)
+            return
+        pending = {root: gradient.to(tensor.dtype)}
+        for node in _topological(root):
+            grad = pending.pop(node, None)
+            if grad is None:
+                continue
+            grads = node._apply(grad)
+            if not retain:
+                node._release()
+            for (fn, _), g in zip(node.next_functions, grads):
+                if fn is None or g is None:
+                    continue
+                if isinstance(fn, AccumulateGrad):
+                    _accumulate(fn.variable, g)
+                elif fn in pending:
+                    pending[fn] = pending[fn] + g
+                else:
+                    pending[fn] = g
+
+
+def _topological(root):
+    """Nodes reachable from ``root``, each after every node that feeds it a gradient."""
+    order, seen = [], set()
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        for fn, _ in node.next_functions:
+            if isinstance(fn, Node) and fn not in seen:
+                stack.append((fn, False))
+    order.reverse()
+    return order
+
+
+def _accumulate(leaf, grad):
+    grad = grad.to(leaf.dtype)
+    if tuple(grad.shape) != tuple(leaf.shape):
+        grad = grad.expand(leaf.shape)
+    if leaf._grad is None:
+        leaf._grad = grad.clone()  # new memory: .grad never aliases a graph value
+    else:
+        leaf._grad.add_(grad)
+
+
+def _ones(t):
+    from ._factories import ones
+    return ones(t.shape, dtype=t.dtype)
+
+
+# ============================================================================ gradient helpers
+def sum_to(grad, shape):
+    """Sum ``grad`` over the dimensions that broadcasting added or stretched, back to ``shape``."""
+    shape = tuple(shape)
+    if tuple(grad.shape) == shape:
+        return grad
+    lead = grad.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1]
+    out = grad.sum(dims, keepdim=True) if dims else grad
+    return out.reshape(shape)
+
+
+def conj(t):
+    """Complex conjugate in new memory (the identity for real tensors)."""
+    if not t.dtype.is_complex:
+        return t
+    out = t.clone()
+    parts = out.view(-1)._view_dtype(out.dtype.to_real())  # (re, im, re, im, ...)
+    imag = parts[1::2]
+    imag.copy_(-imag)
+    return out
+
+
+def real_part(t):
+    """The real part of a complex tensor in new memory (the identity for real tensors)."""
+    if not t.dtype.is_complex:
+        return t
+    parts = t.contiguous().view(-1)._view_dtype(t.dtype.to_real())
+    return parts[0::2].reshape(t.shape).contiguous()
+
+
+def as_input_grad(grad, like):
+    """``grad`` in the dtype and shape of input ``like`` (torch casts gradients back, dropping imaginary parts)."""
+    if not like.dtype.is_complex:
+        grad = real_part(grad)
+    return sum_to(grad.to(like.dtype), like.shape)
+
+
+def scatter_backward(forward, in_shape, in_dtype):
+    """Backward of any indexing or view function: where did each output element come from?
+
+    ``forward`` is applied to a tensor of element numbers shaped like the input;
+    its result says, per output element, which input element it read. The
+    gradient is scatter-added there, so repeated reads (expand, overlapping
+    windows, repeated indices) sum, as the chain rule asks.
+    """
+    def backward(grad):
+        import numpy as np
+        from ._factories import arange
+        from .creation import from_numpy
+        n = math.prod(in_shape)
+        index = forward(arange(n).view(in_shape) if in_shape else arange(n).view(()))
+        work_dt = _dt.float32 if grad.dtype is _dt.bfloat16 else grad.dtype
+        g = np.ascontiguousarray(grad.to(work_dt).numpy()).reshape(-1)
+        acc = np.zeros(n, dtype=g.dtype)
+        np.add.at(acc, index.contiguous().numpy().reshape(-1), g)
+        return (from_numpy(acc).to(grad.dtype).view(in_shape),)
+    return backward
