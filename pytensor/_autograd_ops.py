@@ -143,6 +143,8 @@ def _view_method(orig, name):
             return orig(self, *args, **kwargs)
         with no_grad():
             out = orig(self, *args, **kwargs)
+        if out is self:
+            return out  # e.g. flatten() of a 1-d tensor: no new node, as torch
         node = name(self, out, args, kwargs) if callable(name) else name
         meta = _Meta(self)
         scatter = scatter_backward(lambda idx: orig(idx, *args, **kwargs), meta.shape, meta.dtype)
@@ -160,6 +162,8 @@ def _multi_view_method(orig, name):
             outs = orig(self, *args, **kwargs)
         meta = _Meta(self)
         for i, out in enumerate(outs):
+            if out is self:
+                continue
             scatter = scatter_backward(lambda idx, i=i: orig(idx, *args, **kwargs)[i], meta.shape, meta.dtype)
             record(out, name, (self,), lambda g, s=scatter: (as_input_grad(s(g)[0], meta),))
         return outs

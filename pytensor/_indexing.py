@@ -12,7 +12,8 @@ def getitem(t, index):
     """``t[index]``: a view for basic indices, a gathered copy for advanced ones."""
     view, adv = _apply(t, index)
     if not adv:
-        return view
+        # t[...] and t[:] are new tensor objects over the same bytes, as in torch
+        return t._view(t._shape, t._strides) if view is t else view
     out_shape, slots = _advanced_plan(view, adv)
     out = Tensor._empty(out_shape, t.dtype)
     for out_index, src in slots:

@@ -471,6 +471,8 @@ class Tensor:
         s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
         if s > e:
             raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        if s == e:
+            return self  # nothing to merge: torch returns the tensor itself
         shape = self._shape[:s] + (math.prod(self._shape[s:e + 1]),) + self._shape[e + 1:]
         return self.reshape(shape)
 
