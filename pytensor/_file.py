@@ -1,6 +1,7 @@
 """from_file: tensors over memory-mapped files (libtensor's lt_storage_map_file)."""
 from __future__ import annotations
 
+import operator
 import os
 
 from . import dtypes as _dt
@@ -11,6 +12,9 @@ from .tensor import Tensor, device as _device
 
 __all__ = ["from_file"]
 
+_MODE_NAMES = {lib.LT_MAP_SHARED: "shared", lib.LT_MAP_PRIVATE: "private", lib.LT_MAP_READONLY: "read-only"}
+_INT64_MAX = 2**63 - 1
+
 
 def from_file(filename, shared=None, size=None, *, dtype=None, layout=None, device=None, pin_memory=False,
               requires_grad=False):
@@ -20,8 +24,8 @@ def from_file(filename, shared=None, size=None, *, dtype=None, layout=None, devi
     file, a missing file is created and a short one extended (existing bytes are
     never changed). ``shared=False``/``None`` maps it privately (copy-on-write):
     the file never changes, and it must already hold ``size`` elements.
-    ``size=None`` maps the whole file. A file you may not write opens read-only,
-    giving a read-only tensor.
+    ``size=None`` maps the whole file. With ``shared=True``, a file you may not
+    write opens read-only and gives a read-only tensor.
 
     >>> import os, tempfile, pytensor
     >>> path = os.path.join(tempfile.mkdtemp(), "t.bin")
@@ -29,43 +33,83 @@ def from_file(filename, shared=None, size=None, *, dtype=None, layout=None, devi
     >>> t[:] = 7; os.path.getsize(path), open(path, "rb").read(4)
     (16, b'\\x07\\x00\\x00\\x00')
     """
-    if not isinstance(filename, (str, bytes, os.PathLike)):
-        raise TypeError(f"from_file(): argument 'filename' must be str, bytes or os.PathLike, not "
-                        f"{type(filename).__name__}")
+    path = _check_path(filename)
+    if shared is not None and not isinstance(shared, bool):
+        raise TypeError(f"from_file(): argument 'shared' must be bool or None, not {type(shared).__name__}")
+    if size is not None:
+        try:
+            size = operator.index(size)
+        except TypeError:
+            raise TypeError(f"from_file(): argument 'size' must be int or None, not {type(size).__name__}") from None
+    # torch's exception types: RuntimeError for pinning, NotImplementedError
+    # (a RuntimeError) for a backend or layout that has no from_file kernel.
     if pin_memory:
-        raise RuntimeError("from_file(): pin_memory=True needs an accelerator; pytensor maps files on the CPU only")
+        raise RuntimeError("from_file(): tensors constructed from a file cannot be pinned (pin_memory=True); "
+                           "pytensor maps files into CPU memory only")
     if device is not None and _device(device).type != "cpu":
-        raise RuntimeError(f"from_file(): pytensor maps files on the CPU only, not on {device}")
+        raise NotImplementedError(f"from_file(): pytensor maps files into CPU memory only, not onto device {device}")
     if layout is not None and str(layout).rsplit(".", 1)[-1] != "strided":
-        raise RuntimeError(f"from_file(): only the strided layout is supported, not {layout}")
+        raise NotImplementedError(f"from_file(): only the strided layout is supported, not {layout}")
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     if requires_grad and not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    path = os.fsdecode(filename)
-    isz = dt.itemsize
-    if size is not None:
-        size = int(size)
-        if size < 0:
-            raise RuntimeError(f"from_file(): size must be >= 0, got {size}")
-        nbytes = size * isz
-    else:
-        nbytes = -1
-    if shared:
-        mode = lib.LT_MAP_SHARED
-        if os.path.isfile(path) and not os.access(path, os.W_OK):
-            mode = lib.LT_MAP_READONLY  # a file we may only read gives a read-only tensor
-    else:
-        mode = lib.LT_MAP_PRIVATE
+    nbytes = _mapping_nbytes(size, dt)
+    mode = lib.LT_MAP_SHARED if shared else lib.LT_MAP_PRIVATE
     out = ffi.new("lt_storage **")
-    check(lib.lt_storage_map_file(out, os.fsencode(path), mode, nbytes))
+    cpath = os.fsencode(path)
+    rc = lib.lt_storage_map_file(out, cpath, mode, nbytes)
+    if rc != 0 and mode == lib.LT_MAP_SHARED and _may_only_read(path):
+        mode = lib.LT_MAP_READONLY  # a file we may only read gives a read-only tensor
+        rc = lib.lt_storage_map_file(out, cpath, mode, nbytes)
+    check(rc)
     storage = UntypedStorage._adopt(out[0])
-    total = storage.nbytes()
+    storage._file = (path, _MODE_NAMES[mode])
     if size is None:
-        if total % isz:
+        total = storage.nbytes()
+        if total % dt.itemsize:
+            storage = None  # unmap now, not when the traceback (which holds this frame) dies
             raise RuntimeError(f"from_file(): {path!r} holds {total} bytes, which is not a multiple of the "
-                               f"{dt.name} element size ({isz} bytes); pass size= to map a prefix")
-        size = total // isz
+                               f"{dt.name} element size ({dt.itemsize} bytes); pass size= to map a prefix")
+        size = total // dt.itemsize
     t = Tensor._make(storage, dt, (size,), (1,), 0)
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _check_path(filename):
+    """The path as str; refuses what the OS would silently misread."""
+    if not isinstance(filename, (str, bytes, os.PathLike)):
+        raise TypeError(f"from_file(): argument 'filename' must be str, bytes or os.PathLike, not "
+                        f"{type(filename).__name__}")
+    path = os.fsdecode(filename)
+    # C would stop reading at the first NUL and map a different file (torch does).
+    if "\0" in path:
+        raise ValueError(f"from_file(): embedded null byte in the path {path!r}")
+    return path
+
+
+def _mapping_nbytes(size, dt):
+    """Bytes to map: size * itemsize, or -1 for the whole file."""
+    if size is None:
+        return -1
+    if size < 0:
+        raise RuntimeError(f"from_file(): size must be >= 0, got {size}")
+    nbytes = size * dt.itemsize
+    if nbytes > _INT64_MAX:
+        raise RuntimeError(f"from_file(): size {size} of {dt.name} is {nbytes} bytes, more than a file "
+                           f"can hold ({_INT64_MAX} bytes)")
+    return nbytes
+
+
+def _may_only_read(path):
+    """True for an existing file that this process may read but not write.
+
+    Asked only after a shared map failed, so the common case costs no extra
+    system call. ``os.access`` with effective ids puts the question open(O_RDWR)
+    does, so a read-only file or file system counts and, as for open(), the
+    permission bits do not stop root.
+    """
+    effective = os.access in os.supports_effective_ids
+    return os.path.isfile(path) and not os.access(path, os.W_OK, effective_ids=effective) and \
+        os.access(path, os.R_OK, effective_ids=effective)

@@ -23,7 +23,7 @@ _DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cpu", 4: "opencl", 7: "vulkan", 8: "mp
 class UntypedStorage:
     """Bytes shared by every view of them. ``data_ptr()`` is the address of byte 0."""
 
-    __slots__ = ("_ptr", "_addr", "_nbytes", "_readonly", "_host", "__weakref__")
+    __slots__ = ("_ptr", "_addr", "_nbytes", "_readonly", "_host", "_file", "__weakref__")
 
     @classmethod
     def _adopt(cls, ptr):
@@ -35,6 +35,7 @@ class UntypedStorage:
         self._nbytes = int(lib.lt_storage_nbytes(ptr))
         self._readonly = bool(lib.lt_storage_flags(ptr) & lib.LT_STORAGE_READONLY)
         self._host = lib.lt_storage_device_type(ptr) in _HOST_DEVICES
+        self._file = None  # (path, map mode) for storages made by from_file
         return self
 
     @classmethod
@@ -56,7 +57,7 @@ class UntypedStorage:
         # torch.UntypedStorage(n): n uninitialised bytes we own.
         other = UntypedStorage._new(int(size), zero=True)
         self._ptr, self._addr, self._nbytes = other._ptr, other._addr, other._nbytes
-        self._readonly, self._host = False, True
+        self._readonly, self._host, self._file = False, True, None
         other._ptr = None
 
     # -- introspection (torch names) --------------------------------------
@@ -94,6 +95,16 @@ class UntypedStorage:
     def label(self):
         """A note on the provenance, e.g. the mapped file's path and mode."""
         return ffi.string(lib.lt_storage_label(self._ptr)).decode("utf-8", "replace")
+
+    @property
+    def mapped_file(self):
+        """``(path, mode)`` of a memory-mapped file, mode "shared", "private" or "read-only"; else None."""
+        return self._file
+
+    @property
+    def filename(self):
+        """The mapped file's path for ``from_file(shared=True)`` (also when opened read-only), else None, as torch."""
+        return self._file[0] if self._file and self._file[1] != "private" else None
 
     @property
     def refcount(self):

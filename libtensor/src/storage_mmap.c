@@ -110,6 +110,26 @@ static lt_status map_and_wrap(lt_storage **out, int fd, const char *path, lt_map
     return lt_storage_wrap(out, base, nbytes, flags, LT_PROV_FILE, unmap, m);
 }
 
+/* Labels the storage "<path> (<mode>)". A path too long for a label keeps
+ * its end, where the file's name is, behind "...", so the mode always shows;
+ * the cut skips UTF-8 continuation bytes so no character is split. */
+static void set_label(lt_storage *s, const char *path, lt_map_mode mode)
+{
+    char label[256]; /* the size of a storage's label */
+    const char *name = mode_name(mode);
+    size_t room = sizeof label - strlen(name) - 4; /* " (" + ")" + NUL */
+    size_t len = strlen(path);
+    if (len <= room) {
+        snprintf(label, sizeof label, "%s (%s)", path, name);
+    } else {
+        const char *tail = path + len - (room - 3); /* "..." takes 3 of the room */
+        while ((*tail & 0xC0) == 0x80)
+            tail++;
+        snprintf(label, sizeof label, "...%s (%s)", tail, name);
+    }
+    lt_storage_set_label(s, label);
+}
+
 lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mode, int64_t nbytes)
 {
     if (!out || !path)
@@ -130,9 +150,7 @@ lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mo
     close(fd); /* the mapping keeps its own reference to the file */
     if (rc != LT_OK)
         return rc;
-    char label[256];
-    snprintf(label, sizeof label, "%s (%s)", path, mode_name(mode));
-    lt_storage_set_label(s, label);
+    set_label(s, path, mode);
     *out = s;
     return LT_OK;
 }
