@@ -10,6 +10,7 @@ from __future__ import annotations
 import array
 import itertools
 import math
+import mmap
 import sys
 import warnings
 from collections.abc import Sequence
@@ -37,10 +38,8 @@ def _leaf_dtype(x):
     if t is complex:
         return _dt.default_complex()
     if isinstance(x, Tensor):
-        if x.numel() != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        return x.dtype
-    if _is_numpy_scalar(x):
+        return x.dtype  # a many-element tensor is refused when stored (see _scalarize)
+    if _is_numpy_scalar(x) or _is_0d_ndarray(x):
         d = _dt.from_numpy_dtype(x.dtype)
         if d is None:
             raise TypeError(f"can't convert numpy type {x.dtype}")
@@ -53,7 +52,18 @@ def _leaf_dtype(x):
 
 
 def _is_numpy_scalar(x):
-    return type(x).__module__ == "numpy" and hasattr(x, "dtype") and getattr(x, "ndim", None) == 0
+    """A NumPy scalar (np.float64(1), np.bool_(True)); 0-d arrays are not scalars."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.generic)
+
+
+def _is_ndarray(x):
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.ndarray)
+
+
+def _is_0d_ndarray(x):
+    return _is_ndarray(x) and x.ndim == 0
 
 
 def _is_sequence(x):
@@ -61,17 +71,19 @@ def _is_sequence(x):
         return True
     if isinstance(x, (str, bytes, Tensor)) or _is_numpy_scalar(x):
         return False
-    if type(x).__module__ == "numpy" and hasattr(x, "ndim"):
-        if x.ndim == 0:
-            raise TypeError("len() of unsized object")
-        return True
-    return isinstance(x, (Sequence, bytearray, memoryview, array.array, range))
+    if _is_ndarray(x):
+        return x.ndim > 0  # a 0-d array is a leaf, unless it comes first (see flatten_data)
+    return isinstance(x, (Sequence, bytearray, memoryview, array.array, range, mmap.mmap))
 
 
 def flatten_data(data):
     """(shape, flat list of leaves) of a nested sequence, with torch's errors for ragged input."""
     shape, level, seen = [], [data], set()
     while level and all(map(_is_sequence, level)):
+        if _is_0d_ndarray(level[0][0] if len(level[0]) else None):
+            # torch sizes each dimension from its first element and asks that
+            # element its len(), which a 0-d array does not have.
+            raise TypeError("len() of unsized object")
         for x in level:
             if isinstance(x, list):
                 if id(x) in seen:
@@ -82,15 +94,28 @@ def flatten_data(data):
             if len(x) != n:
                 raise ValueError(f"expected sequence of length {n} at dim {len(shape)} (got {len(x)})")
         shape.append(n)
-        level = list(itertools.chain.from_iterable(
-            x.tolist() if hasattr(x, "tolist") and not isinstance(x, (list, tuple)) and
-            type(x).__module__ == "numpy" else x for x in level))
+        level = list(itertools.chain.from_iterable(x.tolist() if _is_ndarray(x) else x for x in level))
     if level and any(_is_sequence(x) for x in level):
+        if any(_contains_list(x, seen) for x in level if isinstance(x, list)):
+            raise TypeError("new(): self-referential lists are incompatible")
         if _is_sequence(level[0]):
             raise TypeError("not a sequence")
         raise TypeError(f"'{type(next(x for x in level if _is_sequence(x))).__name__}' object cannot be "
                         "interpreted as an integer")
     return tuple(shape), level
+
+
+def _contains_list(x, ids):
+    """True when list ``x`` is, or nests, a list whose id is in ``ids``."""
+    stack, visited = [x], set()
+    while stack:
+        y = stack.pop()
+        if id(y) in ids:
+            return True
+        if id(y) not in visited:
+            visited.add(id(y))
+            stack.extend(z for z in y if isinstance(z, list))
+    return False
 
 
 def infer_dtype(leaves):
@@ -107,18 +132,124 @@ def infer_dtype(leaves):
     return result if result is not None else _dt.get_default_dtype()
 
 
-def _scalarize(x):
-    if isinstance(x, Tensor) or _is_numpy_scalar(x):
+def _scalarize(x, dt=None):
+    """A leaf as a Python number, refusing what torch refuses for target dtype ``dt``.
+
+    torch fills integer and bool dtypes through ``__index__`` (Python floats
+    and complex numbers, and NumPy scalars subclassing them, are read
+    directly), so float tensors and NumPy float32/float16/bool scalars are
+    refused there; uint64 takes Python ints only.
+    """
+    whole = dt is not None and dt.kind in ("bool", "int", "uint")
+    if dt is _dt.uint64 and (isinstance(x, Tensor) or _is_numpy_scalar(x) or _is_0d_ndarray(x)):
+        raise TypeError("an integer is required")
+    if isinstance(x, Tensor):
+        if x.numel() != 1:
+            if whole:
+                raise TypeError("only integer tensors of a single element can be converted to an index")
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if whole and x.dtype.kind in ("float", "complex"):
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return x.item()
+    if _is_numpy_scalar(x) and whole:
+        kind = x.dtype.kind
+        direct = isinstance(x, (float, complex)) if dt.kind == "bool" else isinstance(x, float)
+        if not (kind in "iu" or direct or (kind == "b" and dt.kind == "bool")):
+            raise TypeError(f"'{type(x).__module__}.{type(x).__name__}' object cannot be interpreted as an "
+                            "integer")
+    if _is_numpy_scalar(x) and dt is not None and dt.kind == "float" and x.dtype.kind == "c":
+        return x.real.item()  # NumPy's __float__ drops the imaginary part; a Python complex is refused
+    if _is_numpy_scalar(x) or _is_0d_ndarray(x):
         return x.item()
     return x
 
 
-def _pack(leaves, dt):
+def _check_values(values, dt):
+    """Refuse, as torch does, the first Python number that ``dt`` cannot hold
+    (a quick whole-list test first, so valid lists cost two C passes)."""
+    if not _all_fit(values, dt):
+        for v in values:
+            _check_value(v, dt)
+
+
+def _int_bounds(dt):
+    """Python ints ``dt`` takes: an integer dtype's [min, max], and for an
+    unsigned one also -max..-1 (two's complement wrap: ``[-1]`` as uint8 is 255)."""
+    bits = 8 * dt.itemsize
+    hi = 2**bits - 1 if dt.kind == "uint" else 2**(bits - 1) - 1
+    return (-hi if dt.kind == "uint" else -hi - 1), hi
+
+
+def _all_fit(values, dt):
+    kind, types = dt.kind, set(map(type, values))
+    if kind in ("bool", "complex"):
+        return True
+    if kind == "float":
+        return complex not in types
+    if not values or not types <= {int, bool}:
+        return not values
+    lo, hi = (0, 2**64 - 1) if dt is _dt.uint64 else _int_bounds(dt)
+    return lo <= min(values) and max(values) <= hi
+
+
+def _check_value(v, dt):
+    """Raise torch's error when Python number ``v`` does not fit ``dt``.
+
+    Integers are unpacked as int64 first, then range-checked (see _int_bounds);
+    floats must lie in [min, max] of an integer dtype (NaN and inf never do);
+    uint64 takes only ints in [0, 2**64); complex numbers fit only complex and
+    bool dtypes; floating dtypes take any real number (overflow gives inf).
+    """
+    kind, t = dt.kind, type(v)
+    if kind in ("bool", "complex"):
+        return
+    if kind == "float":
+        if t is complex:
+            raise TypeError("must be real number, not complex")
+        return
+    if dt is _dt.uint64:
+        if t in (float, complex):
+            raise TypeError("an integer is required")
+        if v < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        if v >= 2**64:
+            raise OverflowError("int too big to convert")
+        return
+    if t is complex:
+        raise TypeError("'complex' object cannot be interpreted as an integer")
+    lo, hi = _int_bounds(dt)
+    if t is float:
+        # torch compares in double precision, so 2.0**63 passes for int64
+        # (and becomes INT64_MIN), and unsigned dtypes take no negative floats.
+        bad = v != v or not (0.0 if kind == "uint" else float(lo)) <= v <= float(hi)
+    else:
+        if not -2**63 <= v < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+        bad = not lo <= v <= hi
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+
+
+def _checked(v, dt):
+    _check_value(v, dt)
+    return v
+
+
+def _pack(leaves, dt, checked=False):
     """A 1-D tensor of dtype ``dt`` holding ``leaves`` (Python numbers), via the
-    widest Python type of their kind and one C conversion."""
+    widest Python type of their kind and one C conversion. ``checked``: refuse
+    values ``dt`` cannot hold, as torch's constructors do."""
     if any(not type(x) in _PY_SCALARS for x in leaves):
-        leaves = [_scalarize(x) for x in leaves]
+        if checked:  # element by element, so the first bad element picks the error, as in torch
+            leaves = [_checked(_scalarize(x, dt), dt) for x in leaves]
+        else:
+            leaves = [_scalarize(x, dt) for x in leaves]
+    elif checked:
+        _check_values(leaves, dt)
     kinds = set(map(type, leaves))
+    if checked and int in kinds and dt.kind in ("bool", "float", "complex") and float not in kinds and \
+            complex not in kinds and not -2**63 <= min(leaves) <= max(leaves) < 2**63:
+        kinds.add(float)  # torch reads ints beyond int64 as doubles for these dtypes
     if complex in kinds:
         src_dt, code = _dt.complex128, "d"
         leaves = list(itertools.chain.from_iterable((complex(x).real, complex(x).imag) for x in leaves))
@@ -153,8 +284,8 @@ def tensor_from_data(data, dtype=None):
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "rather than pytensor.tensor(sourceTensor).", UserWarning, stacklevel=3)
-        return data.to(dtype or data.dtype, copy=True)
-    if type(data).__module__ == "numpy" and hasattr(data, "dtype") and not _is_numpy_scalar(data):
+        return copy_preserving_layout(data, dtype)
+    if _is_ndarray(data):
         src = from_numpy_copy(data)
         return src.to(dtype or src.dtype, copy=True) if dtype is not None and dtype is not src.dtype else src
     if isinstance(data, (str, bytes)):
@@ -163,8 +294,74 @@ def tensor_from_data(data, dtype=None):
         _leaf_dtype(data)  # raises the right error for this type
     shape, leaves = flatten_data(data)
     dt = dtype if dtype is not None else infer_dtype(leaves)
-    flat = _pack(leaves, dt)
+    flat = _pack(leaves, dt, checked=True)
     return flat.view(shape) if shape != flat._shape else flat
+
+
+# ================================================================== copies that keep the layout
+
+def _is_non_overlapping_and_dense(shape, strides):
+    """torch's test: some permutation of the dims is row-major (size-1 dims ignored)."""
+    if 0 in shape:
+        return True
+    dims = sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: strides[d])
+    expected = 1
+    for d in dims:
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def _dense_strides_like(shape, strides):
+    """Row-major strides over the dims ordered as ``strides`` orders them
+    (torch's infer_dense_strides): a zero stride keeps row-major order, equal
+    strides put the smaller dim inside."""
+    perm = list(range(len(shape) - 1, -1, -1))  # perm[0] is the innermost dim
+
+    def outer_first(a, b):  # 1: a must go outside b, -1: stop, 0: ambiguous
+        if strides[a] == 0 or strides[b] == 0:
+            return 0
+        if strides[a] != strides[b]:
+            return 1 if strides[a] > strides[b] else -1
+        return 1 if shape[a] > shape[b] else 0
+
+    for i in range(1, len(perm)):  # insertion sort that tolerates ambiguity
+        j = i
+        for k in range(i - 1, -1, -1):
+            c = outer_first(perm[k], perm[j])
+            if c > 0:
+                perm[k], perm[j] = perm[j], perm[k]
+                j = k
+            elif c < 0:
+                break
+    out, step = [0] * len(shape), 1
+    for d in perm:
+        out[d] = step  # stride of d = product of the sizes of the dims inside it
+        if shape[d] > 1:
+            step *= shape[d]
+    return tuple(out)
+
+
+def copy_preserving_layout(t, dtype=None):
+    """A copy of ``t`` in new memory (as ``dtype``), laid out as torch's
+    ``preserve_format`` lays it out: a dense source keeps its strides (a
+    transposed array stays column-major), any other keeps its dim order."""
+    from .tensor import _copy_into
+    dt = dtype if dtype is not None else t._dtype
+    shape, strides = t._shape, t._strides
+    if not _is_non_overlapping_and_dense(shape, strides):
+        strides = _dense_strides_like(shape, strides)
+    numel = math.prod(shape)
+    out = Tensor._make(UntypedStorage._new(numel * dt.itemsize), dt, shape, strides, 0)
+    if numel:
+        _copy_into(out, t)
+    return out
+
+
+def ndarray_copy(arr, dtype=None):
+    """``tensor(arr)``: torch's from_numpy checks first, then a copy that keeps the layout."""
+    return copy_preserving_layout(from_numpy(arr), dtype)
 
 
 def as_tensor_operand(x, dt):

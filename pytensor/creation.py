@@ -9,10 +9,16 @@ buffer stays exported (locked against resizing) while any tensor uses it.
 """
 from __future__ import annotations
 
+import operator
+import sys
+from types import SimpleNamespace
+
 from . import dtypes as _dt
-from ._convert import from_numpy as _from_numpy, tensor_from_data, _is_numpy_scalar
+from ._convert import (from_numpy as _from_numpy, tensor_from_data, copy_preserving_layout, ndarray_copy,
+                       _is_numpy_scalar, _is_ndarray)
 from ._ffi import ffi
 from ._storage import UntypedStorage
+from .autograd import as_input_grad, needs_graph, record
 from .tensor import Tensor, device as _device
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer"]
@@ -22,6 +28,8 @@ _TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfl
                 "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
                 "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
 
+
+# ================================================================== argument checks (torch's TypeErrors)
 
 def _dtype_arg(fn, dtype, required=False):
     if dtype is None:
@@ -33,23 +41,56 @@ def _dtype_arg(fn, dtype, required=False):
     return dtype
 
 
+def _bool_arg(fn, name, value, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, bool):
+        raise TypeError(f"{fn}(): argument '{name}' must be bool, not {type(value).__name__}")
+    return value
+
+
+def _int_arg(fn, name, value):
+    """An int64 as torch parses one: anything with __index__ except bool."""
+    if isinstance(value, bool):
+        raise TypeError(f"{fn}(): argument '{name}' must be int, not bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{fn}(): argument '{name}' must be int, not {type(value).__name__}") from None
+    if not -2**63 <= value < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    return value
+
+
 def _check_device(device):
+    """The requested device (None when not given); pytensor creates tensors on the CPU only."""
     if device is None:
         return None
-    d = _device(device) if not isinstance(device, int) else None
+    d = _device(device) if isinstance(device, (str, _device)) else None
     if d is None or d.type != "cpu":
         raise RuntimeError(f"pytensor creates tensors on the CPU only; device={device!r} is not available")
     return d
 
 
+def _check_grad_dtype(dtype):
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+
+
 def _set_requires_grad(t, requires_grad):
     if requires_grad:
+        _check_grad_dtype(t.dtype)
         t.requires_grad_(True)
     return t
 
 
+# ================================================================== tensor, from_numpy
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """Copies ``data`` (never shares) into a new tensor; the dtype is inferred as torch does.
+
+    A tensor or NumPy source keeps its layout (a transposed array gives a
+    column-major copy); sequences give row-major tensors.
 
     >>> import pytensor
     >>> pytensor.tensor([[1, 2], [3, 4]])
@@ -59,13 +100,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     pytensor.float32
     """
     dtype = _dtype_arg("tensor", dtype)
+    requires_grad = _bool_arg("tensor", "requires_grad", requires_grad)
     _check_device(device)
-    t = tensor_from_data(data, dtype)
+    t = ndarray_copy(data, dtype) if _is_ndarray(data) else tensor_from_data(data, dtype)
     t._requires_grad = False
     return _set_requires_grad(t, requires_grad)
 
 
-def from_numpy(ndarray):
+def from_numpy(ndarray, /):
     """Shares ``ndarray``'s memory (never copies); writes show through both ways.
 
     Refuses negative strides, non-native byte order and dtypes pytensor lacks,
@@ -79,26 +121,39 @@ def from_numpy(ndarray):
     return _from_numpy(ndarray)
 
 
-def _is_ndarray(obj):
-    return type(obj).__module__ == "numpy" and type(obj).__name__ == "ndarray"
+# ================================================================== as_tensor, asarray
 
-
-def _alias_or_convert(t, dtype, device, copy, what):
-    """The asarray/as_tensor decision for an existing tensor ``t``."""
+def _alias_or_convert(t, dtype, device, copy):
+    """The asarray/as_tensor decision for an existing tensor ``t``: ``t``
+    itself, or a copy that keeps its layout."""
     wrong_dtype = dtype is not None and dtype is not t.dtype
+    wrong_device = device is not None and device != t.device  # torch: 'cpu:0' is not 'cpu'
+    if copy is False and wrong_device:
+        raise ValueError(f"can't alias tensor from device '{t.device}' to '{device}'.")
     if copy is False and wrong_dtype:
-        raise ValueError(f"can't alias {what} with dtype '{_TORCH_NAMES[t.dtype.name]}' into dtype "
+        raise ValueError(f"can't alias tensor with dtype '{_TORCH_NAMES[t.dtype.name]}' into dtype "
                          f"'{_TORCH_NAMES[dtype.name]}'.")
-    if copy:
-        return t.to(dtype or t.dtype, copy=True)
-    if wrong_dtype:
-        return t.to(dtype)
+    if copy or wrong_dtype or wrong_device:
+        return _recorded_copy(t, dtype, "ToCopyBackward0" if wrong_dtype or wrong_device else "CloneBackward0")
     return t
 
 
-def as_tensor(data, dtype=None, device=None):
+def _recorded_copy(t, dtype, node):
+    """A layout-keeping copy that, like torch's ``.to``/``.clone``, stays in
+    ``t``'s autograd graph (node ``node``) when ``t`` requires grad."""
+    out = copy_preserving_layout(t, dtype)
+    if needs_graph(t):
+        like = SimpleNamespace(shape=tuple(t.shape), dtype=t.dtype)  # what the gradient is cast back to
+        record(out, node, (t,), lambda g: (as_input_grad(g, like),))
+    return out
+
+
+def as_tensor(data, *, dtype=None, device=None):
     """Shares memory with ``data`` when it is a tensor or NumPy array of the
     requested dtype (returning the same object for a tensor); otherwise copies.
+
+    Unlike ``asarray``, 0-d arrays are shared too, and buffer objects
+    (bytearray, array.array, memoryview) are read as sequences and copied.
 
     >>> import numpy as np, pytensor
     >>> a = np.array([1, 2, 3])
@@ -108,22 +163,18 @@ def as_tensor(data, dtype=None, device=None):
     False
     """
     dtype = _dtype_arg("as_tensor", dtype)
-    _check_device(device)
+    dev = _check_device(device)
     if isinstance(data, Tensor):
-        return _alias_or_convert(data, dtype, device, None, "tensor")
+        return _alias_or_convert(data, dtype, dev, None)
     if _is_ndarray(data):
-        return _alias_or_convert(_from_numpy(data), dtype, device, None, "tensor")
+        return _alias_or_convert(_from_numpy(data), dtype, dev, None)
     if hasattr(data, "__dlpack__") and not _is_numpy_scalar(data):
         from ._dlpack import from_dlpack
-        return _alias_or_convert(from_dlpack(data), dtype, device, None, "tensor")
-    if isinstance(data, bytes):
-        raise TypeError("new(): invalid data type 'bytes'")
-    if _is_numpy_scalar(data) and data.dtype.name == "uint64":
-        raise TypeError("an integer is required")
+        return _alias_or_convert(from_dlpack(data), dtype, dev, None)
     return tensor_from_data(data, dtype)
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     """Shares memory with ``obj`` whenever possible (``copy=None``), always copies
     with ``copy=True``, and raises with ``copy=False`` when sharing is impossible.
 
@@ -131,7 +182,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     returned as the same object unless ``requires_grad`` changes); buffer-protocol
     objects are shared and their bytes read as ``dtype`` (default: the default
     float dtype); DLPack producers are shared; 0-d arrays, NumPy scalars,
-    scalars and sequences are copied.
+    scalars and sequences are copied. ``requires_grad=None`` keeps a source
+    tensor's setting; a different setting gives a new alias and never changes
+    the caller's tensor.
 
     >>> import pytensor
     >>> buf = bytearray(8)
@@ -143,41 +196,78 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     ValueError: can't alias arbitrary sequence into a tensor.
     """
     dtype = _dtype_arg("asarray", dtype)
-    if copy is not None and not isinstance(copy, bool):
-        raise TypeError(f"asarray(): argument 'copy' must be bool, not {type(copy).__name__}")
-    _check_device(device)
-    if requires_grad and dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    copy = _bool_arg("asarray", "copy", copy, allow_none=True)
+    requires_grad = _bool_arg("asarray", "requires_grad", requires_grad, allow_none=True)
+    dev = _check_device(device)
     if isinstance(obj, Tensor):
-        out = _alias_or_convert(obj, dtype, device, copy, "tensor")
-        if out is obj and obj.requires_grad != bool(requires_grad):
-            out = obj.detach()  # never change the caller's tensor (torch's docs, not torch's code)
+        out = _alias_or_convert(obj, dtype, dev, copy)
     elif _is_ndarray(obj) or _is_numpy_scalar(obj):
-        if _is_numpy_scalar(obj) and copy is False:
-            raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or transform it in a ndarray. ")
-        if obj.ndim == 0:
-            out = tensor_from_data(obj, dtype)  # torch never aliases 0-d arrays
-        else:
-            out = _alias_or_convert(_from_numpy(obj), dtype, device, copy, "tensor")
+        if _is_numpy_scalar(obj):
+            if copy is False:
+                raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or transform it in a "
+                                   "ndarray. ")
+            obj = sys.modules["numpy"].asarray(obj)
+        out = _alias_or_convert(_from_numpy(obj), dtype, dev, copy)
+        if obj.ndim == 0 and out.data_ptr() == obj.__array_interface__["data"][0]:
+            # torch copies every 0-d array, even with copy=False (and without an error)
+            out = copy_preserving_layout(out)
     elif _is_capsule(obj):
         from ._dlpack import from_dlpack
-        out = _alias_or_convert(from_dlpack(obj), dtype, device, copy, "tensor")
+        out = _alias_or_convert(from_dlpack(obj), dtype, dev, copy)
     elif _has_buffer(obj):
-        out = frombuffer(obj, dtype=dtype or _dt.get_default_dtype())
-        if copy:
-            out = out.clone()
+        out = _alias_or_convert(frombuffer(obj, dtype=dtype or _dt.get_default_dtype()), None, dev, copy)
     elif hasattr(obj, "__dlpack__"):
         from ._dlpack import from_dlpack
-        out = _alias_or_convert(from_dlpack(obj), dtype, device, copy, "tensor")
+        out = _alias_or_convert(from_dlpack(obj), dtype, dev, copy)
     else:
         if copy is False:
             raise ValueError("can't alias arbitrary sequence into a tensor.")
         out = tensor_from_data(obj, dtype)
-    return _set_requires_grad(out, requires_grad)
+    if requires_grad is None:
+        requires_grad = obj.requires_grad if isinstance(obj, Tensor) else False
+    if out.requires_grad != requires_grad:
+        if out is obj or out.grad_fn is not None:
+            # A new alias: never change the caller's tensor (torch's docs, not
+            # torch's code, which flips requires_grad on the source itself).
+            out = out.detach()
+        if requires_grad:
+            _check_grad_dtype(out.dtype)
+            out.requires_grad_(True)
+    return out
 
 
 def _is_capsule(obj):
     return type(obj).__name__ == "PyCapsule"
+
+
+def _export(buffer):
+    """(cdata holding the buffer export, read-only?) for a C-contiguous buffer.
+
+    A writable export is asked for first; exporters that refuse it (bytes,
+    read-only memoryviews and arrays, PROT_READ maps) and object arrays are
+    taken read-only and their tensors refuse writes. cffi keeps the export
+    until the cdata dies.
+    """
+    view = memoryview(buffer)
+    try:
+        if not view.c_contiguous:
+            raise RuntimeError("could not retrieve buffer from object: it is not C-contiguous; copy it "
+                               "(bytes(m) or arr.copy()) first")
+        # Bytes that are Python object pointers (an object array) may be read,
+        # never written: a bad pointer would crash the interpreter later.
+        holds_objects = "O" in view.format
+    finally:
+        view.release()
+    if holds_objects:
+        return ffi.from_buffer(buffer), True
+    try:
+        return ffi.from_buffer(buffer, require_writable=True), False
+    except (BufferError, ValueError, TypeError):
+        pass  # cffi reports "read-only" as BufferError or ValueError, by exporter
+    try:
+        return ffi.from_buffer(buffer), True
+    except (BufferError, ValueError, TypeError) as e:
+        raise RuntimeError(f"could not retrieve buffer from object: {e}") from None
 
 
 def _has_buffer(obj):
@@ -203,36 +293,29 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     5
     """
     dtype = _dtype_arg("frombuffer", dtype, required=True)
-    for name, v in (("count", count), ("offset", offset)):
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise TypeError(f"frombuffer(): argument '{name}' must be int, not {type(v).__name__}")
-    if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    readonly = False
-    try:
-        cd = ffi.from_buffer(buffer, require_writable=True)
-    except BufferError:
-        # cffi says "not writable" with BufferError: a read-only exporter (bytes,
-        # a read-only memoryview). Take it read-only and mark the storage so.
-        try:
-            cd = ffi.from_buffer(buffer)
-            readonly = True
-        except (TypeError, BufferError, ValueError):
-            raise RuntimeError("could not retrieve buffer from object (it must be C-contiguous)") from None
-    except TypeError:
-        if not _has_buffer(buffer):
-            raise ValueError("object does not implement Python buffer protocol.") from None
-        try:
-            cd = ffi.from_buffer(buffer)
-            readonly = True
-        except (TypeError, BufferError, ValueError):
-            raise RuntimeError("could not retrieve buffer from object (it must be C-contiguous)") from None
-    except ValueError:
-        raise RuntimeError("could not retrieve buffer from object (it must be C-contiguous)") from None
-    if not memoryview(buffer).c_contiguous:
-        raise RuntimeError("could not retrieve buffer from object (it must be C-contiguous)")
-    length = ffi.sizeof(cd)
+    count = _int_arg("frombuffer", "count", count)
+    offset = _int_arg("frombuffer", "offset", offset)
+    requires_grad = _bool_arg("frombuffer", "requires_grad", requires_grad)
+    if requires_grad:
+        _check_grad_dtype(dtype)
+    if not _has_buffer(buffer):
+        raise ValueError("object does not implement Python buffer protocol.")
+    cd, readonly = _export(buffer)
     elsize = dtype.itemsize
+    try:
+        n = _frombuffer_count(ffi.sizeof(cd), elsize, count, offset)
+    except ValueError:
+        ffi.release(cd)  # end the export now, not when the traceback dies
+        raise
+    addr = int(ffi.cast("uintptr_t", cd)) + offset
+    label = type(buffer).__name__
+    storage = UntypedStorage._wrap_object(cd, addr, n * elsize, readonly, "buffer", label)
+    t = Tensor._make(storage, dtype, (n,), (1,), 0)
+    return _set_requires_grad(t, requires_grad)
+
+
+def _frombuffer_count(length, elsize, count, offset):
+    """How many elements frombuffer takes: torch's four checks, in torch's order."""
     if length <= 0 or count == 0:
         raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
     if not 0 <= offset < length:
@@ -242,11 +325,8 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
         raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a "
                          f"multiple of element size ({elsize})")
     n = count if count > 0 else (length - offset) // elsize
+    # Exact integers: torch computes this in int64 and lets a huge count wrap past the check.
     if offset + n * elsize > length:
         raise ValueError(f"requested buffer length ({n} * {elsize} bytes) after offset ({offset} bytes) must not "
                          f"be greater than actual buffer length ({length} bytes)")
-    addr = int(ffi.cast("uintptr_t", cd)) + offset
-    label = type(buffer).__name__
-    storage = UntypedStorage._wrap_object(cd, addr, n * elsize, readonly, "buffer", label)
-    t = Tensor._make(storage, dtype, (n,), (1,), 0)
-    return _set_requires_grad(t, requires_grad)
+    return n

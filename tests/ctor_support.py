@@ -1,0 +1,39 @@
+"""Helpers for the constructor tests: where a source's bytes live, and the
+dtypes every constructor must handle."""
+import numpy as np
+
+import pytensor
+
+# Every NumPy dtype pytensor (and torch.from_numpy) supports, by shared name.
+NUMPY_DTYPES = ["bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+                "float16", "float32", "float64", "complex64", "complex128"]
+ALL_DTYPES = NUMPY_DTYPES + ["bfloat16"]
+GRAD_DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
+NO_GRAD_DTYPES = [d for d in ALL_DTYPES if d not in GRAD_DTYPES]
+
+
+def address(obj):
+    """Address of the first byte of an ndarray, a tensor or any buffer-protocol object."""
+    if isinstance(obj, np.ndarray):
+        return obj.__array_interface__["data"][0]
+    if hasattr(obj, "data_ptr"):
+        return obj.data_ptr()
+    view = np.frombuffer(obj, dtype=np.uint8)  # holds the export only until it dies below
+    try:
+        return view.__array_interface__["data"][0]
+    finally:
+        del view
+
+
+def sample(dtype_name, n=4):
+    """n values of a NumPy dtype whose neighbours all differ (so a write is observable)."""
+    if dtype_name == "bool":
+        return np.arange(n) % 2 == 1
+    values = np.arange(1, n + 1)
+    if dtype_name.startswith("complex"):
+        return (values * (1 + 2j)).astype(dtype_name)
+    return values.astype(dtype_name)
+
+
+def pt_dtype(name):
+    return getattr(pytensor, name)

@@ -1,0 +1,87 @@
+"""The examples in torch's own docstrings for tensor, as_tensor, asarray,
+from_numpy and frombuffer, run with ``torch`` bound to pytensor, print what
+they print with torch (our dtype names in place of torch's), and what the
+docs say they print (up to spacing). The examples are read from the
+installed torch at test time; ones that need CUDA are left out.
+
+Also: examples/memory_tour.py shows each constructor's share-or-copy outcome."""
+import contextlib
+import doctest
+import io
+import pathlib
+import re
+import subprocess
+import sys
+import warnings
+
+import numpy
+import pytest
+
+import pytensor
+from support import require_module
+
+FUNCTIONS = ["asarray", "as_tensor", "tensor", "from_numpy", "frombuffer"]
+
+
+def _blocks(torch, name):
+    """Each blank-line-separated group of examples in the docstring's Example section."""
+    doc = getattr(torch, name).__doc__
+    text = doc[doc.index("Example"):]
+    parser = doctest.DocTestParser()
+    for chunk in text.split("\n\n"):
+        examples = parser.get_examples(chunk)
+        if examples and "cuda" not in chunk:
+            yield examples
+
+
+def _run(module, examples):
+    """(printed output, documented output) of each example, run in one namespace."""
+    namespace = {"torch": module, "numpy": numpy}
+    results = []
+    for ex in examples:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(compile(ex.source, "<torch docs>", "single"), namespace)  # noqa: S102 - the docs' own code
+        results.append((out.getvalue(), ex.want))
+    return results
+
+
+def _squash(text):
+    return "".join(text.split())
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_docs_examples_print_the_same(name):
+    torch = require_module("torch")
+    blocks = list(_blocks(torch, name))
+    assert blocks, f"torch.{name} has no runnable examples"
+    checked_against_docs = 0
+    for examples in blocks:
+        theirs = _run(torch, examples)
+        ours = _run(pytensor, examples)
+        for ex, (t_out, want), (p_out, _) in zip(examples, theirs, ours):
+            assert p_out == t_out.replace("torch.", "pytensor."), ex.source
+            if _squash(t_out) == _squash(want):             # where torch still prints what its docs say
+                assert _squash(p_out) == _squash(want.replace("torch.", "pytensor.")), ex.source
+                checked_against_docs += 1
+    assert checked_against_docs > 0
+
+
+TOUR = pathlib.Path(__file__).resolve().parent.parent / "examples" / "memory_tour.py"
+TOUR_VERDICTS = {  # the constructors' rows of the tour, and what they must say (the README's table)
+    "from_numpy(a)": "SHARES", "as_tensor(a)": "SHARES", "asarray(a)": "SHARES",
+    "asarray(a, dtype=float32)": "copies", "asarray(a, copy=True)": "copies", "tensor(a)": "copies",
+    "as_tensor(0-d array)": "SHARES", "asarray(0-d array)": "copies",
+    "frombuffer(bytearray(8), dtype=int16)": "SHARES", "as_tensor(bytearray)": "copies",
+    "tensor(bytearray)": "copies",
+}
+
+
+def test_memory_tour_shows_each_constructors_outcome():
+    out = subprocess.run([sys.executable, str(TOUR)], capture_output=True, text=True, timeout=120, check=True).stdout
+    for title, verdict in TOUR_VERDICTS.items():
+        line = re.search(rf"^  {re.escape(title)}\s.*?(SHARES|copies)", out, re.MULTILINE)
+        assert line, f"the tour has no row for {title}"
+        assert line.group(1) == verdict, title
+    assert "asarray(t) is t: True, as_tensor(t) is t: True" in out
