@@ -403,8 +403,7 @@ def to_pylist(t):
         # produce 'e' on every Python we support.
         t = t.to(_dt.float32)
         d = _dt.float32
-    if not t.is_contiguous():
-        t = t.clone()
+    t = t.contiguous()  # row-major, as the flat read below assumes
     shape = t._shape
     if d.is_complex:
         part = "f" if d is _dt.complex64 else "d"

@@ -271,7 +271,7 @@ def conj(t):
     """Complex conjugate in new memory (the identity for real tensors)."""
     if not t.dtype.is_complex:
         return t
-    out = t.clone()
+    out = t.clone() if t.is_contiguous() else t.contiguous()  # new, row-major memory
     parts = out.view(-1)._view_dtype(out.dtype.to_real())  # (re, im, re, im, ...)
     imag = parts[1::2]
     imag.copy_(-imag)

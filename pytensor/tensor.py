@@ -588,13 +588,22 @@ class Tensor:
         """Self when already contiguous, otherwise a row-major copy."""
         if _is_contiguous(self._shape, self._strides):
             return self
-        return self.clone()
-
-    def clone(self, memory_format=None):
-        """A contiguous copy in new memory (never shares)."""
         out = Tensor._empty(self._shape, self._dtype)
         _copy_into(out, self)
         return out
+
+    def clone(self, memory_format=None):
+        """A copy in new memory (never shares), laid out as torch's ``preserve_format``.
+
+        A dense source keeps its strides (a transposed matrix stays column-major);
+        any other source is packed keeping its dimension order.
+
+        >>> import pytensor
+        >>> pytensor.zeros(2, 3).T.clone().stride()
+        (1, 3)
+        """
+        from ._convert import copy_preserving_layout
+        return copy_preserving_layout(self)
 
     def to(self, *args, **kwargs):
         """Self when nothing changes, otherwise a converted copy. Accepts a dtype, a device or a tensor."""
@@ -606,9 +615,8 @@ class Tensor:
             dt = self._dtype
         if dt is self._dtype and not copy:
             return self
-        out = Tensor._empty(self._shape, dt)
-        _copy_into(out, self)
-        return out
+        from ._convert import copy_preserving_layout
+        return copy_preserving_layout(self, dt)
 
     def type(self, dtype=None):
         if dtype is None:
