@@ -308,3 +308,24 @@ def test_float32_and_float16_gradients_keep_the_leaf_dtype():
         x.grad = None
         x[None].expand(2, 3).sum().backward()
         assert x.grad.dtype is dt and x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_constructors_keep_or_cut_history_as_torch(torch):
+    """The constructor docs' autograd promises, checked on both libraries."""
+    import warnings
+    out = {}
+    for m in (torch, pytensor):
+        a = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = a + 2
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rows = [m.asarray(b, requires_grad=True), m.asarray(b, requires_grad=False), m.asarray(a),
+                    m.asarray(a, dtype=m.float64), m.as_tensor(a, dtype=m.float64), m.tensor(b),
+                    m.frombuffer(bytearray(8), dtype=m.float32, requires_grad=True), a.detach().clone()]
+        out[m] = [repr(r).replace("torch.", "pytensor.") for r in rows]
+        assert rows[0] is b and rows[1].data_ptr() == b.data_ptr()
+        assert rows[6].is_leaf and rows[6].requires_grad
+        assert a.requires_grad  # never flipped on the caller's tensor
+        rows[3].sum().backward()
+        assert a.grad.tolist() == [1.0, 1.0, 1.0]
+    assert out[torch] == out[pytensor]
