@@ -100,3 +100,8 @@ lt_status lt_dlpack_export(void **out, lt_storage *storage, lt_dtype dtype, int3
                            const int64_t *shape, const int64_t *strides, int64_t offset, unsigned flags);
 lt_status lt_dlpack_import(lt_storage **out, lt_dtype *out_dtype, int32_t *out_ndim, int64_t *out_shape,
                            int64_t *out_strides, int64_t *out_offset, void *managed, int versioned);
+
+/* test producer */
+lt_status lt_dlpack_test_producer(void **out, int versioned, lt_dtype dtype, int32_t ndim, const int64_t *shape,
+                                  const int64_t *strides, uint64_t byte_offset, uint64_t flags, uint32_t major,
+                                  int64_t *deleter_calls);

@@ -13,12 +13,25 @@ import enum
 from . import dtypes as _dt
 from ._ffi import ffi, lib, shim
 from ._storage import UntypedStorage
-from .errors import error_for, DLPackError
+from .errors import error_for, DLPackError, PytensorError
 from .tensor import Tensor
 
 __all__ = ["from_dlpack", "DLDeviceType"]
 
 _SUPPORTED_MAX = (1, 3)
+_HOST_DEVICES = (1, 3, 11, 13)  # kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged
+
+
+class DLPackUsageError(PytensorError, ValueError, AssertionError):
+    """A DLPack argument that is well-typed but not allowed here (a CPU stream
+    other than None/-1, device/copy given with a raw capsule). torch raises
+    AssertionError and the DLPack spec ValueError, so this is both."""
+
+
+class NotDLPackError(PytensorError, RuntimeError, AttributeError):
+    """``from_dlpack`` was given neither a DLPack capsule nor an object with
+    ``__dlpack__``. torch raises RuntimeError and the Array API AttributeError,
+    so this is both."""
 
 
 class DLDeviceType(enum.IntEnum):
@@ -56,21 +69,36 @@ def dlpack_device(t):
     return _device_tuple(t)
 
 
+def _int_pair(value, name):
+    """``value`` as a tuple of two ints, or TypeError (numpy's rule for max_version and dl_device)."""
+    if not isinstance(value, tuple) or len(value) != 2 or not all(isinstance(v, int) for v in value):
+        raise TypeError(f"{name} must be None or a tuple of two ints, not {value!r}")
+    return int(value[0]), int(value[1])
+
+
 def export(t, stream=None, max_version=None, dl_device=None, copy=None):
     """The body of ``Tensor.__dlpack__``: a capsule sharing t's memory (or a copy's)."""
-    own = _device_tuple(t)
+    own = tuple(map(int, _device_tuple(t)))
+    if stream is not None and not isinstance(stream, int):
+        raise TypeError(f"stream must be an int or None, not {type(stream).__name__}")
     if stream is not None and stream != -1 and own[0] == DLDeviceType.kDLCPU:
-        raise BufferError(f"stream must be None or -1 for CPU tensors, got {stream!r}")
+        raise DLPackUsageError(f"stream must be None or -1 for CPU tensors, got {stream!r}")
+    if max_version is not None:
+        max_version = _int_pair(max_version, "max_version")
+    if copy is not None and not isinstance(copy, bool):
+        raise TypeError(f"copy must be None or a bool, not {type(copy).__name__}")
     if t.requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
-    if dl_device is not None and tuple(map(int, dl_device)) != tuple(map(int, own)):
-        if tuple(map(int, dl_device)) != (1, 0) or own[0] not in (1, 3, 11, 13):
-            raise BufferError(f"pytensor cannot move a tensor from device {tuple(map(int, own))} to "
-                              f"{tuple(map(int, dl_device))}")
-    if copy is False and dl_device is not None and tuple(map(int, dl_device)) != tuple(map(int, own)):
-        raise BufferError("a copy is required to export to the requested device, but copy=False")
+    if dl_device is not None and _int_pair(dl_device, "dl_device") != own:
+        if dl_device != (1, 0) or own[0] not in _HOST_DEVICES:
+            raise BufferError(f"pytensor cannot move a tensor from device {own} to {dl_device}")
+        if copy is False:
+            raise BufferError(f"exporting to device {dl_device} from {own} needs a copy, but copy=False")
+    if copy and own[0] not in _HOST_DEVICES:
+        raise BufferError(f"copy=True needs host memory, and this tensor lives on device {own}; "
+                          "export it without copy and copy it in the consumer")
     flags = 0
-    if max_version is not None and int(max_version[0]) >= 1:
+    if max_version is not None and max_version[0] >= 1:
         flags |= lib.LT_EXPORT_VERSIONED
     if copy:
         t = t.clone()
@@ -113,20 +141,22 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     """
     if _is_capsule(ext_tensor):
         if device is not None or copy is not None:
-            raise AssertionError("device and copy kwargs not supported when ext_tensor is already a DLPack capsule.")
+            raise DLPackUsageError("from_dlpack(capsule) takes no device or copy argument: pass the producer "
+                                   "object itself, or call .clone() on the result to copy")
         return _consume(ext_tensor)
     if not hasattr(ext_tensor, "__dlpack__"):
-        raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed "
-                           "only once, so you might have already constructed a tensor from it once.")
+        raise NotDLPackError(f"from_dlpack() needs a DLPack capsule or an object with __dlpack__ and "
+                             f"__dlpack_device__, not {type(ext_tensor).__name__}")
     if device is not None:
         from .tensor import device as _device
         if _device(device).type != "cpu":
-            raise RuntimeError(f"pytensor imports onto the CPU only, not {device}")
+            raise DLPackError(f"pytensor imports onto the CPU only, not {device}; leave device=None to "
+                              "import a view of memory on another device")
     src_dev = tuple(map(int, ext_tensor.__dlpack_device__()))
     kwargs = {"max_version": _SUPPORTED_MAX}
     if copy is not None:
         kwargs["copy"] = copy
-    if device is not None and src_dev[0] not in (1, 3, 11, 13):
+    if device is not None and src_dev[0] not in _HOST_DEVICES:
         kwargs["dl_device"] = (1, 0)
     copied_by_producer = True
     while True:
@@ -156,4 +186,4 @@ def to_dlpack(tensor):
     return export(tensor)
 
 
-__all__ += ["to_dlpack", "DLPackError"]
+__all__ += ["to_dlpack", "DLPackError", "DLPackUsageError", "NotDLPackError"]

@@ -331,7 +331,7 @@ lt_status lt_dlpack_export(void **out, lt_storage *storage, lt_dtype dtype, int3
 /* Imports a managed tensor: versioned != 0 means managed is a
  * DLManagedTensorVersioned*, else a DLManagedTensor*. Validates version,
  * flags, dtype, ndim, shape and strides first; on failure nothing is taken
- * (the caller still owns managed) and LT_EDLPACK / LT_EDTYPE is returned.
+ * (the caller still owns managed) and LT_EDLPACK is returned.
  * On success takes ownership of managed: the new storage's deleter calls
  * the producer's deleter exactly once. The storage spans every byte the
  * view can reach; the view is returned in *out_* with strides in elements

@@ -203,9 +203,10 @@ static lt_status plan_dims(import_plan *p, const DLTensor *t)
 
 static lt_status plan_dtype(import_plan *p, const DLTensor *t)
 {
-    lt_status rc = lt_dtype_from_dlpack(&p->dtype, t->dtype.code, t->dtype.bits, t->dtype.lanes);
-    if (rc != LT_OK)
-        return rc;
+    /* An unknown dtype is a refusal of this exchange like any other, so it
+     * reports LT_EDLPACK (Python's BufferError), not the bare LT_EDTYPE. */
+    if (lt_dtype_from_dlpack(&p->dtype, t->dtype.code, t->dtype.bits, t->dtype.lanes) != LT_OK)
+        return refuse_with_last_error();
     size_t itemsize = lt_dtype_itemsize(p->dtype);
     if (t->byte_offset > INT64_MAX)
         return lt__fail(LT_EDLPACK, "DLPack byte_offset %" PRIu64 " exceeds the int64 range", t->byte_offset);

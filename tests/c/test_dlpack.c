@@ -424,10 +424,10 @@ static void test_refusals(void)
     REFUSE(LT_EDLPACK, 1, LT_FLOAT32, 2, two_big, big_st, 0, 0, 1, EDIT_NONE); /* byte extent overflows */
     REFUSE(LT_EDLPACK, 1, LT_FLOAT64, 1, three, unit, 4, 0, 1, EDIT_NONE);     /* misaligned byte_offset */
     REFUSE(LT_EDLPACK, 1, LT_FLOAT64, 1, three, unit, (uint64_t)1 << 63, 0, 1, EDIT_NONE);
-    REFUSE(LT_EDTYPE, 1, LT_FLOAT32, 1, three, unit, 0, 0, 1, EDIT_CODE99);
-    REFUSE(LT_EDTYPE, 0, LT_FLOAT32, 1, three, unit, 0, 0, 0, EDIT_LANES2);
-    REFUSE(LT_EDTYPE, 1, LT_BOOL, 1, three, unit, 0, 0, 1, EDIT_BOOL1);
-    REFUSE(LT_EDTYPE, 1, LT_FLOAT64, 1, three, unit, 0, 0, 1, EDIT_FLOAT128);
+    REFUSE(LT_EDLPACK, 1, LT_FLOAT32, 1, three, unit, 0, 0, 1, EDIT_CODE99);
+    REFUSE(LT_EDLPACK, 0, LT_FLOAT32, 1, three, unit, 0, 0, 0, EDIT_LANES2);
+    REFUSE(LT_EDLPACK, 1, LT_BOOL, 1, three, unit, 0, 0, 1, EDIT_BOOL1);
+    REFUSE(LT_EDLPACK, 1, LT_FLOAT64, 1, three, unit, 0, 0, 1, EDIT_FLOAT128);
     REFUSE(LT_EDLPACK, 1, LT_FLOAT32, 1, three, unit, 0, 0, 1, EDIT_DATA_NULL);
     REFUSE(LT_EDLPACK, 1, LT_FLOAT32, 1, three, unit, 0, 0, 1, EDIT_DEVICE99);
     REFUSE(LT_EDLPACK, 0, LT_FLOAT32, 1, three, unit, 0, 0, 0, EDIT_DEVICE5);
