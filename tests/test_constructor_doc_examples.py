@@ -78,10 +78,16 @@ TOUR_VERDICTS = {  # the constructors' rows of the tour, and what they must say 
 }
 
 
-def test_memory_tour_shows_each_constructors_outcome():
-    out = subprocess.run([sys.executable, str(TOUR)], capture_output=True, text=True, timeout=120, check=True).stdout
+def test_memory_tour_shows_each_constructors_outcome(tmp_path):
+    page = tmp_path / "tour.html"
+    out = subprocess.run([sys.executable, str(TOUR), "--html", str(page)], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
     for title, verdict in TOUR_VERDICTS.items():
         line = re.search(rf"^  {re.escape(title)}\s.*?(SHARES|copies)", out, re.MULTILINE)
         assert line, f"the tour has no row for {title}"
         assert line.group(1) == verdict, title
     assert "asarray(t) is t: True, as_tensor(t) is t: True" in out
+    # the inspector section wrote a self-contained page naming the tour's views
+    html = page.read_text()
+    assert "<svg" in html or "renderSvg" in html
+    assert all(name in html for name in ("base", "window", "flipped")) and "http://" not in html.split("<script")[0]
