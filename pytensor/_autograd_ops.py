@@ -249,6 +249,8 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 
 def install():
+    from . import autograd
+    autograd._Tensor = Tensor
     T = Tensor
     for attr, op, reflected, name in _BINARY:
         setattr(T, attr, _binary_method(getattr(T, attr), op, reflected, name))

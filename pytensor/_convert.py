@@ -485,15 +485,16 @@ def from_numpy(arr):
         raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only supported "
                         f"types are: {_NP_SUPPORTED}.")
     isz = d.itemsize
-    if any(s < 0 for s in arr.strides):
-        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
-                         "strides are not currently supported. (You can probably work around this by making a "
-                         "copy of your array  with array.copy().) ")
-    if any(s % isz for s in arr.strides):
+    byte_strides = arr.strides
+    if byte_strides and (min(byte_strides) < 0 or any(s % isz for s in byte_strides)):
+        if min(byte_strides) < 0:
+            raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                             "strides are not currently supported. (You can probably work around this by making a "
+                             "copy of your array  with array.copy().) ")
         raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy "
                          "array to reallocate the memory.")
-    shape = tuple(arr.shape)
-    strides = tuple(s // isz for s in arr.strides)
+    shape = arr.shape
+    strides = tuple(s // isz for s in byte_strides)
     addr = arr.__array_interface__["data"][0]
     if arr.size == 0:
         nbytes = 0

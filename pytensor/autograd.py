@@ -28,6 +28,7 @@ from . import dtypes as _dt
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward", "Node"]
 
 _mode = threading.local()  # grad mode is per thread, as in torch
+_Tensor = None  # pytensor.tensor.Tensor, bound by _autograd_ops.install() (tensor.py imports this module's users)
 
 
 def is_grad_enabled():
@@ -161,11 +162,13 @@ def _edge(t):
 
 
 def needs_graph(*inputs):
-    """True when recording is on and some tensor input requires grad."""
-    if not is_grad_enabled():
+    """True when recording is on and some tensor input requires grad (called on every operation: kept lean)."""
+    if not getattr(_mode, "enabled", True):
         return False
-    from .tensor import Tensor
-    return any(isinstance(x, Tensor) and x._requires_grad for x in inputs)
+    for x in inputs:
+        if isinstance(x, _Tensor) and x._requires_grad:
+            return True
+    return False
 
 
 def record(out, name, inputs, backward_fn, saved=()):

@@ -136,11 +136,22 @@ def as_dtype(d):
     raise TypeError(f"cannot interpret {d!r} as a pytensor dtype")
 
 
+_from_numpy_cache = {}
+
+
 def from_numpy_dtype(npdt):
     """The pytensor dtype of a NumPy dtype, or None for types pytensor lacks."""
+    try:
+        return _from_numpy_cache[npdt]  # dtype.name is slow in NumPy; constructors call this per array
+    except (KeyError, TypeError):
+        pass
     if npdt.byteorder == ">" or (npdt.byteorder == "=" and not _little()):
-        return None
-    return _by_name.get(npdt.name) if npdt.name != "bool" else bool
+        found = None
+    else:
+        found = _by_name.get(npdt.name) if npdt.name != "bool" else bool
+    if npdt.metadata is None and len(_from_numpy_cache) < 256:
+        _from_numpy_cache[npdt] = found
+    return found
 
 
 def _little():

@@ -60,11 +60,14 @@ SCALARS = [True, 2, -3, 2.5, 1 + 2j]
 @pytest.mark.parametrize("zero_dim", [False, True])
 def test_result_type_with_scalars_matches_torch(name, scalar, zero_dim):
     torch = require_module("torch")
-    if name in ("float16", "bfloat16") and isinstance(scalar, complex):
-        pytest.skip("torch gives complex32 (chalf), which pytensor does not have")
     shape = () if zero_dim else (2,)
     want = torch.result_type(torch.zeros(shape, dtype=getattr(torch, name)), scalar)
     got = dtypes.result_type_of((pytensor.zeros(shape, dtype=getattr(pytensor, name)), scalar))
+    if want == torch.complex32:
+        # pytensor has no complex32 (README: other differences from torch): the
+        # nearest complex dtype, complex64, holds the same values.
+        assert got is pytensor.complex64
+        return
     assert got.name == str(want).replace("torch.", "")
 
 

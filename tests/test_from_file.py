@@ -613,7 +613,7 @@ def test_long_path_keeps_its_full_path_and_its_label_keeps_the_mode(tmp_path):
 
 
 def test_inspector_snapshot_shows_the_file(tmp_path):
-    snapshot = pytest.importorskip("pytensor.widgets._snapshot").snapshot
+    from pytensor.widgets._snapshot import snapshot
     path = tmp_path / "snap.bin"
     _write(path, bytes(16))
     m = pytensor.from_file(str(path), shared=False, dtype=pytensor.uint8)
