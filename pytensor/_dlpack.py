@@ -9,6 +9,7 @@ runs exactly once, when the last pytensor view of it dies, on any thread).
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 from . import dtypes as _dt
 from ._ffi import ffi, lib, shim
@@ -127,7 +128,7 @@ def _consume(capsule):
     return Tensor._make(storage, _dt.by_code[code], shape, strides, offset)
 
 
-def from_dlpack(ext_tensor, *, device=None, copy=None):
+def from_dlpack(ext_tensor: Any, *, device: object = None, copy: bool | None = None) -> Tensor:
     """Shares the memory of a DLPack producer (an object with ``__dlpack__``, or a capsule).
 
     ``copy=True`` asks the producer for a copy (or copies after import);
@@ -179,7 +180,7 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     return t
 
 
-def to_dlpack(tensor):
+def to_dlpack(tensor: Tensor) -> Any:
     """A legacy ``"dltensor"`` capsule sharing ``tensor``'s memory (as torch.utils.dlpack.to_dlpack)."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dlpack(): argument 'tensor' must be Tensor, not {type(tensor).__name__}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import operator
 import random as _random
+from collections.abc import Sequence
 
 from . import dtypes as _dt
 from ._convert import list_to_tensor
@@ -16,7 +17,7 @@ __all__ = ["empty", "zeros", "ones", "full", "arange", "linspace", "rand", "rand
 _rng = _random.Random(0)
 
 
-def manual_seed(seed):
+def manual_seed(seed: int) -> _random.Random:
     """Seed the generator behind rand() and randn() (pytensor's own; values differ from torch's)."""
     _rng.seed(operator.index(seed))
     return _rng
@@ -37,7 +38,8 @@ def _check_size(size):
     return size
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, **_ignored):
+def empty(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
+          **_ignored) -> Tensor:
     """A tensor in new memory, left uninitialised.
 
     >>> import pytensor
@@ -49,7 +51,8 @@ def empty(*size, dtype=None, device=None, requires_grad=False, **_ignored):
     return _finish(Tensor._empty(size, dt), device, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, **_ignored):
+def zeros(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
+          **_ignored) -> Tensor:
     """A tensor of zeros in new memory.
 
     >>> import pytensor
@@ -61,7 +64,8 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, **_ignored):
     return _finish(Tensor._empty(size, dt, zero=True), device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, **_ignored):
+def ones(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
+         **_ignored) -> Tensor:
     """A tensor of ones in new memory.
 
     >>> import pytensor
@@ -72,7 +76,8 @@ def ones(*size, dtype=None, device=None, requires_grad=False, **_ignored):
     return _finish(t.fill_(1), None, requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, **_ignored):
+def full(size: Sequence[int], fill_value: complex, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None,
+         requires_grad: bool = False, **_ignored) -> Tensor:
     """A tensor of ``fill_value`` in new memory; the dtype follows the value when not given.
 
     >>> import pytensor
@@ -88,36 +93,42 @@ def _like(t, dtype):
     return tuple(t.shape), (_dt.as_dtype(dtype) if dtype is not None else t.dtype)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False, **_ignored):
+def empty_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
+               **_ignored) -> Tensor:
     """New uninitialised memory with ``input``'s shape and dtype (never shares)."""
     shape, dt = _like(input, dtype)
     return empty(shape, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False, **_ignored):
+def zeros_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
+               **_ignored) -> Tensor:
     """New zeros with ``input``'s shape and dtype (never shares)."""
     shape, dt = _like(input, dtype)
     return zeros(shape, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False, **_ignored):
+def ones_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
+              **_ignored) -> Tensor:
     """New ones with ``input``'s shape and dtype (never shares)."""
     shape, dt = _like(input, dtype)
     return ones(shape, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, **_ignored):
+def full_like(input: Tensor, fill_value: complex, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None,
+              requires_grad: bool = False, **_ignored) -> Tensor:
     """New memory filled with ``fill_value``, shaped like ``input`` (never shares)."""
     shape, dt = _like(input, dtype)
     return full(shape, fill_value, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False, **_ignored):
+def rand_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
+              **_ignored) -> Tensor:
     shape, dt = _like(input, dtype)
     return rand(shape, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False, **_ignored):
+def randn_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
+               **_ignored) -> Tensor:
     shape, dt = _like(input, dtype)
     return randn(shape, dtype=dt, device=device, requires_grad=requires_grad)
 
@@ -135,7 +146,8 @@ def _random_fill(size, dtype, draw, name):
     return list_to_tensor(values, dt).view(size)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **_ignored):
+def rand(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
+         generator: _random.Random | None = None, **_ignored) -> Tensor:
     """New memory filled with uniform samples from [0, 1).
 
     >>> import pytensor
@@ -147,13 +159,15 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **
     return _finish(t, device, requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, **_ignored):
+def randn(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
+          generator: _random.Random | None = None, **_ignored) -> Tensor:
     """New memory filled with standard normal samples."""
     t = _random_fill(size, dtype, lambda: _rng.gauss(0.0, 1.0), "normal_kernel_cpu")
     return _finish(t, device, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, **_ignored):
+def arange(start: float, end: float | None = None, step: float = 1, *, dtype: _dt.dtype | str | None = None,
+           device: str | _device | None = None, requires_grad: bool = False, **_ignored) -> Tensor:
     """``[start, end)`` every ``step``, in new memory; int64 unless an argument is a float.
 
     >>> import pytensor
@@ -183,7 +197,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(list_to_tensor(values, dt), device, requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, **_ignored):
+def linspace(start: float, end: float, steps: int, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None,
+             requires_grad: bool = False, **_ignored) -> Tensor:
     """``steps`` evenly spaced values from start to end inclusive, in new memory.
 
     >>> import pytensor
@@ -207,7 +222,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     return _finish(list_to_tensor(values, dt), device, requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, **_ignored):
+def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None,
+        requires_grad: bool = False, **_ignored) -> Tensor:
     """The identity matrix in new memory."""
     m = n if m is None else m
     t = zeros(n, m, dtype=dtype, device=device)

@@ -16,8 +16,9 @@ _MODE_NAMES = {lib.LT_MAP_SHARED: "shared", lib.LT_MAP_PRIVATE: "private", lib.L
 _INT64_MAX = 2**63 - 1
 
 
-def from_file(filename, shared=None, size=None, *, dtype=None, layout=None, device=None, pin_memory=False,
-              requires_grad=False):
+def from_file(filename: str | bytes | os.PathLike, shared: bool | None = None, size: int | None = None, *,
+              dtype: _dt.dtype | str | None = None, layout: object = None, device: str | _device | None = None,
+              pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """Shares a memory-mapped file's bytes (never copies); creating the tensor reads nothing.
 
     ``shared=True`` maps the file MAP_SHARED: writes through any view reach the

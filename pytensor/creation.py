@@ -10,6 +10,7 @@ buffer stays exported (locked against resizing) while any tensor uses it.
 from __future__ import annotations
 
 import operator
+from typing import Any
 import sys
 from types import SimpleNamespace
 
@@ -86,7 +87,7 @@ def _set_requires_grad(t, requires_grad):
 
 # ================================================================== tensor, from_numpy
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False):
+def tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False) -> Tensor:
     """Copies ``data`` (never shares) into a new tensor; the dtype is inferred as torch does.
 
     A tensor or NumPy source keeps its layout (a transposed array gives a
@@ -107,7 +108,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     return _set_requires_grad(t, requires_grad)
 
 
-def from_numpy(ndarray, /):
+def from_numpy(ndarray: Any, /) -> Tensor:
     """Shares ``ndarray``'s memory (never copies); writes show through both ways.
 
     Refuses negative strides, non-native byte order and dtypes pytensor lacks,
@@ -148,7 +149,7 @@ def _recorded_copy(t, dtype, node):
     return out
 
 
-def as_tensor(data, *, dtype=None, device=None):
+def as_tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None) -> Tensor:
     """Shares memory with ``data`` when it is a tensor or NumPy array of the
     requested dtype (returning the same object for a tensor); otherwise copies.
 
@@ -174,7 +175,8 @@ def as_tensor(data, *, dtype=None, device=None):
     return tensor_from_data(data, dtype)
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, copy: bool | None = None,
+            requires_grad: bool | None = None) -> Tensor:
     """Shares memory with ``obj`` whenever possible (``copy=None``), always copies
     with ``copy=True``, and raises with ``copy=False`` when sharing is impossible.
 
@@ -278,7 +280,8 @@ def _has_buffer(obj):
     return True
 
 
-def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+def frombuffer(buffer: Any, *, dtype: _dt.dtype | str, count: int = -1, offset: int = 0,
+               requires_grad: bool = False) -> Tensor:
     """Shares the memory of a buffer-protocol object (never copies), as a 1-D tensor.
 
     ``offset`` counts bytes, ``count`` elements (-1: to the end). The buffer stays

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import Any
 
 from . import dtypes as _dt
 from ._ffi import ffi, lib
@@ -149,32 +150,32 @@ class Tensor:
 
     # ================================================================ metadata
     @property
-    def shape(self):
+    def shape(self) -> Size:
         return Size(self._shape)
 
-    def size(self, dim=None):
+    def size(self, dim: int | None = None) -> Size | int:
         """The shape, or one extent when ``dim`` is given."""
         if dim is None:
             return Size(self._shape)
         return self._shape[wrap_dim(dim, len(self._shape))] if self._shape else \
             (wrap_dim(dim, 0), 1)[1]
 
-    def stride(self, dim=None):
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         """Strides in elements (torch's unit), or one of them."""
         if dim is None:
             return self._strides
         return self._strides[wrap_dim(dim, len(self._shape))]
 
-    def storage_offset(self):
+    def storage_offset(self) -> int:
         """Offset of element 0 from the storage start, in elements."""
         return self._offset
 
     @property
-    def dtype(self):
+    def dtype(self) -> _dt.dtype:
         return self._dtype
 
     @property
-    def device(self):
+    def device(self) -> device:
         return self._storage.device if not self._storage._host else CPU
 
     @property
@@ -185,15 +186,15 @@ class Tensor:
     def layout(self):
         return "strided"
 
-    def data_ptr(self):
+    def data_ptr(self) -> int:
         """Address of element 0: ``untyped_storage().data_ptr() + storage_offset() * element_size()``."""
         return self._storage._addr + self._offset * self._dtype.itemsize
 
-    def untyped_storage(self):
+    def untyped_storage(self) -> UntypedStorage:
         """The storage this view reads (shared by every alias)."""
         return self._storage
 
-    def element_size(self):
+    def element_size(self) -> int:
         return self._dtype.itemsize
 
     @property
@@ -201,16 +202,16 @@ class Tensor:
         return self._dtype.itemsize
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         """``numel() * element_size()``: the bytes of the elements, not of the storage."""
         return self.numel() * self._dtype.itemsize
 
-    def numel(self):
+    def numel(self) -> int:
         return math.prod(self._shape)
 
     nelement = numel
 
-    def dim(self):
+    def dim(self) -> int:
         return len(self._shape)
 
     ndimension = dim
@@ -224,7 +225,7 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._shape[0]
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, memory_format: object = None) -> bool:
         """True when the strides are row-major for the shape (extent-1 dims ignored)."""
         return _is_contiguous(self._shape, self._strides)
 
@@ -307,7 +308,7 @@ class Tensor:
     def is_leaf(self):
         return self._grad_fn is None
 
-    def detach(self):
+    def detach(self) -> Tensor:
         """A view of the same storage without gradient tracking (shares memory)."""
         return self._view(self._shape, self._strides)
 
@@ -318,7 +319,7 @@ class Tensor:
         return self
 
     # ================================================================ views
-    def view(self, *shape):
+    def view(self, *shape: int | _dt.dtype) -> Tensor:
         """A view with a new shape over the same bytes; raises when the strides cannot express it.
 
         >>> import pytensor
@@ -354,7 +355,7 @@ class Tensor:
     def view_as(self, other):
         return self.view(other.shape)
 
-    def reshape(self, *shape):
+    def reshape(self, *shape: int) -> Tensor:
         """A view when the strides allow it, otherwise a contiguous copy (as torch)."""
         shape = _infer_shape(_shape_args(shape), self.numel())
         strides = _view_strides(self._shape, self._strides, shape)
@@ -365,7 +366,7 @@ class Tensor:
     def reshape_as(self, other):
         return self.reshape(other.shape)
 
-    def transpose(self, dim0, dim1):
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
         """Swap two dimensions (a view: only the strides move)."""
         n = self.dim()
         d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
@@ -394,7 +395,7 @@ class Tensor:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
         return self.transpose(-2, -1)
 
-    def permute(self, *dims):
+    def permute(self, *dims: int) -> Tensor:
         """Reorder dimensions (a view)."""
         dims = _shape_args(dims)
         n = self.dim()
@@ -584,7 +585,7 @@ class Tensor:
         return tuple(self.select(dim, i) for i in range(self.size(dim)))
 
     # ================================================================ copies
-    def contiguous(self, memory_format=None):
+    def contiguous(self, memory_format: object = None) -> Tensor:
         """Self when already contiguous, otherwise a row-major copy."""
         if _is_contiguous(self._shape, self._strides):
             return self
@@ -592,7 +593,7 @@ class Tensor:
         _copy_into(out, self)
         return out
 
-    def clone(self, memory_format=None):
+    def clone(self, memory_format: object = None) -> Tensor:
         """A copy in new memory (never shares), laid out as torch's ``preserve_format``.
 
         A dense source keeps its strides (a transposed matrix stays column-major);
@@ -605,7 +606,7 @@ class Tensor:
         from ._convert import copy_preserving_layout
         return copy_preserving_layout(self)
 
-    def to(self, *args, **kwargs):
+    def to(self, *args: object, **kwargs: object) -> Tensor:
         """Self when nothing changes, otherwise a converted copy. Accepts a dtype, a device or a tensor."""
         dt, dev, copy = _parse_to(args, kwargs)
         if dev is not None and device(dev) != self.device:
@@ -707,12 +708,12 @@ class Tensor:
         return getitem(self, index)
 
     # ================================================================ export to Python / NumPy
-    def tolist(self):
+    def tolist(self) -> Any:
         """Nested Python lists of Python numbers (a copy); a scalar for 0-d tensors."""
         from ._convert import to_pylist
         return to_pylist(self)
 
-    def item(self):
+    def item(self) -> bool | int | float | complex:
         """The single element as a Python number."""
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
@@ -751,7 +752,7 @@ class Tensor:
         from ._convert import array_interface
         return array_interface(self)
 
-    def numpy(self, *, force=False):
+    def numpy(self, *, force: bool = False) -> Any:
         """A NumPy array over the same memory (no copy); read-only when the storage is."""
         from ._convert import to_numpy
         return to_numpy(self, force)
