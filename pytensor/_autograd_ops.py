@@ -139,7 +139,7 @@ def _view_method(orig, name):
     """Wrap a method whose result reads input elements (a view or a gather)."""
     @functools.wraps(orig)
     def method(self, *args, **kwargs):
-        if not needs_graph(self):
+        if not self._requires_grad or not is_grad_enabled():  # the common case: one flag test
             return orig(self, *args, **kwargs)
         with no_grad():
             out = orig(self, *args, **kwargs)

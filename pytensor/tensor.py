@@ -96,9 +96,19 @@ def _shape_args(args):
     if len(args) == 1 and not isinstance(args[0], int) and hasattr(args[0], "__iter__"):
         args = tuple(args[0])
     try:
-        return tuple(operator.index(a) for a in args)
+        sizes = tuple(operator.index(a) for a in args)
     except TypeError:
         raise TypeError(f"size must be a sequence of integers, got {args!r}") from None
+    return _check_int64("size", sizes)
+
+
+def _check_int64(what, values):
+    """values, refused with torch's TypeError when one does not fit int64 (C would otherwise wrap or refuse it
+    with a message that names no number)."""
+    for i, v in enumerate(values):
+        if not -2**63 <= v < 2**63:
+            raise TypeError(f"argument '{what}' has {v} at position {i}, which does not fit in int64")
+    return values
 
 
 class Tensor:
@@ -536,12 +546,15 @@ class Tensor:
 
     def as_strided(self, size, stride, storage_offset=None):
         """Any view of the same storage; checked to lie inside it."""
-        size, stride = tuple(map(operator.index, size)), tuple(map(operator.index, stride))
+        size = _check_int64("size", tuple(map(operator.index, size)))
+        stride = _check_int64("stride", tuple(map(operator.index, stride)))
         if len(size) != len(stride):
             raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} vs {len(size)}")
         off = self._offset if storage_offset is None else operator.index(storage_offset)
         if off < 0:
             raise RuntimeError(f"Tensor: invalid storage offset {off}")
+        if off >= 2**63:
+            raise ValueError(f"as_strided(): storage_offset {off} does not fit in int64")
         if any(s < 0 for s in stride):
             raise RuntimeError("as_strided: Negative strides are not supported at the moment, got strides: "
                                f"{list(stride)}")
@@ -704,6 +717,22 @@ class Tensor:
         setitem(self, index, value)
 
     def __getitem__(self, index):
+        # Fast paths for the two commonest indices, t[i] and t[a:b:c] on dim 0;
+        # everything else (and every error) goes through the general indexer.
+        cls = index.__class__
+        if self._shape and (cls is int or (cls is slice and (index.step is None or index.step.__class__ is int
+                                                              and index.step > 0))):
+            n, s0 = self._shape[0], self._strides[0]
+            if cls is int:
+                i = index + n if index < 0 else index
+                if 0 <= i < n:
+                    return Tensor._make(self._storage, self._dtype, self._shape[1:], self._strides[1:],
+                                        self._offset + i * s0)
+            else:
+                start, stop, step = index.indices(n)
+                length = len(range(start, stop, step))
+                return Tensor._make(self._storage, self._dtype, (length,) + self._shape[1:],
+                                    (s0 * step,) + self._strides[1:], self._offset + start * s0)
         from ._indexing import getitem
         return getitem(self, index)
 

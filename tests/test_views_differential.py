@@ -205,3 +205,26 @@ def test_bad_views_raise_torch_types(bad, exc, msg):
     t = pytensor.zeros(2, 3)
     with pytest.raises(exc, match=msg):
         bad(t)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=3), st.integers(-8, 8),
+       st.one_of(st.none(), st.integers(-8, 8)), st.one_of(st.none(), st.integers(-8, 8)),
+       st.one_of(st.none(), st.integers(1, 4)))
+def test_fast_index_paths_agree_with_the_general_indexer(shape, i, start, stop, step):
+    """t[int] and t[slice] take a shortcut in Tensor.__getitem__; it must equal the general path."""
+    from pytensor._indexing import getitem
+    n = 1
+    for s in shape:
+        n *= s
+    t = pytensor.arange(n).view(shape)[:, None][:, 0] if len(shape) > 1 else pytensor.arange(n).view(shape)
+    for index in (i, slice(start, stop, step)):
+        try:
+            want = getitem(t, index)
+        except IndexError:
+            with pytest.raises(IndexError):
+                t[index]
+            continue
+        got = t[index]
+        assert (got.shape, got.stride(), got.storage_offset()) == (want.shape, want.stride(), want.storage_offset())
+        assert got.untyped_storage() is t.untyped_storage() and got.tolist() == want.tolist()
