@@ -14,7 +14,7 @@ import math
 from . import _ops
 from .autograd import (as_input_grad, backward, conj, is_grad_enabled, needs_graph, no_grad, record,
                        scatter_backward)
-from .tensor import Tensor, wrap_dim
+from .tensor import Tensor
 
 
 class _Meta:
@@ -96,13 +96,8 @@ def _reduction(orig, kind):
             return orig(self, dim, keepdim, dtype)
         with no_grad():
             out = orig(self, dim, keepdim, dtype)
-        meta, n = _Meta(self), self.dim()
-        if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
-            dims = set(range(n))
-        elif isinstance(dim, (tuple, list)):
-            dims = {wrap_dim(d, n) for d in dim}
-        else:
-            dims = {wrap_dim(dim, n)}
+        meta = _Meta(self)
+        dims = _ops.reduced_dims(dim, self.dim())
         kept = tuple(1 if i in dims else s for i, s in enumerate(meta.shape))
         count = math.prod(meta.shape[i] for i in dims)
 

@@ -137,15 +137,19 @@ _TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfl
                 "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
+def reduced_dims(dim, n):
+    """The set of dimensions a reduction over ``dim`` removes from an n-d tensor (None or (): all)."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return set(range(n))
+    if isinstance(dim, (tuple, list)):
+        return {wrap_dim(d, n) for d in dim}
+    return {wrap_dim(dim, n)}
+
+
 def reduce_sum(t, dim=None, keepdim=False, dtype=None):
     """Sum over ``dim`` (all dims when None); bool and integers sum to int64, as torch."""
     n = t.dim()
-    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
-        dims = set(range(n))
-    elif isinstance(dim, (tuple, list)):
-        dims = {wrap_dim(d, n) for d in dim}
-    else:
-        dims = {wrap_dim(dim, n)}
+    dims = reduced_dims(dim, n)
     if dtype is not None:
         src_dt = _dt.as_dtype(dtype)
         t = t.to(src_dt)
