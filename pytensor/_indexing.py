@@ -27,6 +27,7 @@ def setitem(t, index, value):
     scalar = not isinstance(value, Tensor) and isinstance(value, (bool, int, float, complex))
     if not adv:
         if scalar:
+            view._check_write()  # t[...] = x refuses an expanded target, as torch (fill_ alone does not)
             view.fill_(value)
         else:
             view.copy_(value)

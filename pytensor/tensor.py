@@ -678,8 +678,17 @@ class Tensor:
         return self
 
     # ================================================================ writes
-    def _check_write(self):
+    def _check_write(self, refuse_overlap=True):
         self._storage._check_writable()
+        if not refuse_overlap:
+            return  # fill_: torch writes one value through every alias, so overlap is harmless
+        for n, st in zip(self._shape, self._strides):
+            if st == 0 and n > 1:
+                # torch's rule: a write where several elements are one memory
+                # location (an expand) has no single meaning, so it is refused.
+                raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                                   "refers to a single memory location. Please clone() the tensor before "
+                                   "performing the operation.")
 
     def fill_(self, value):
         """Set every element to ``value`` in place (writes through every alias)."""
@@ -688,7 +697,7 @@ class Tensor:
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                    f"{value.dim()} dimensions.")
             return self.copy_(value.expand(self._shape) if self._shape else value)
-        self._check_write()
+        self._check_write(refuse_overlap=False)
         code, buf = _scalar_bytes(value, self._dtype)
         check(lib.lt_fill(self._ptr(), self._strides, self._dtype.code, buf, code, self.dim(), self._shape))
         self._version_bump()

@@ -203,3 +203,19 @@ def test_bad_input_raises_torch_exception_types(torch):
             case(torch)
         with pytest.raises(type(want.value)):
             case(pytensor)
+
+
+def test_writes_into_expanded_views_are_refused_as_torch(torch):
+    for m in (torch, pytensor):
+        base = m.arange(4.0)
+        wide = base.expand(2, 4)
+        for write in (lambda: wide.__setitem__(slice(None), 1.0), lambda: wide.copy_(m.zeros(2, 4)),
+                      lambda: wide.add_(1)):
+            with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+                write()
+        assert base.tolist() == [0.0, 1.0, 2.0, 3.0]
+        wide.fill_(2.0)  # one value through every alias: torch allows it
+        assert base.tolist() == [2.0, 2.0, 2.0, 2.0]
+        one = base[:1].expand(1, 1)  # stride 0 over a single element is a plain write
+        one.fill_(5.0)
+        assert base[0].item() == 5.0
