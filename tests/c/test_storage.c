@@ -60,6 +60,10 @@ int main(void)
     /* absurd sizes fail cleanly */
     CHECK_INT(lt_storage_new(&s, SIZE_MAX, 0), LT_EOVERFLOW);
     CHECK_INT(lt_storage_new(&s, (size_t)1 << 62, 0), LT_ENOMEM);
+    CHECK_INT(lt_storage_new(&s, (size_t)INT64_MAX, 0), LT_ENOMEM);      /* the largest legal size */
+    CHECK_INT(lt_storage_new(&s, (size_t)INT64_MAX + 1, 0), LT_EOVERFLOW);
+    CHECK_INT(lt_storage_new(&s, SIZE_MAX - 63, 1), LT_EOVERFLOW);        /* rounding up to 64 would wrap */
+    CHECK_INT(lt_storage_live_count(), live0);
 
     /* wrapped memory: deleter once, with its ctx, after the last release */
     static char buf[32];
@@ -99,6 +103,14 @@ int main(void)
     CHECK_INT(atomic_load(&deleter_calls), 3);
     lt_storage_release(s);
     CHECK_INT(atomic_load(&deleter_calls), 4);
+
+    /* a byte count beyond int64 is refused (not wrapped to a negative size),
+     * and the deleter still runs once */
+    CHECK_INT(lt_storage_wrap(&s, buf, (size_t)INT64_MAX + 1, 0, LT_PROV_FOREIGN, counting_deleter, &token),
+              LT_EOVERFLOW);
+    CHECK_INT(atomic_load(&deleter_calls), 5);
+    CHECK_INT(lt_storage_wrap(&s, buf, SIZE_MAX, 0, LT_PROV_FOREIGN, counting_deleter, &token), LT_EOVERFLOW);
+    CHECK_INT(atomic_load(&deleter_calls), 6);
 
     /* device metadata */
     CHECK_INT(lt_storage_wrap(&s, (void *)0x1000, 64, 0, LT_PROV_DLPACK, NULL, NULL), LT_OK);
