@@ -21,6 +21,7 @@ from ._storage import UntypedStorage
 from .tensor import Tensor
 
 _PY_SCALARS = (bool, int, float, complex)
+_PY_SCALAR_TYPES = frozenset(_PY_SCALARS)
 _NP_TYPESTR = {"bool": "|b1", "uint8": "|u1", "int8": "|i1"}
 
 
@@ -77,7 +78,8 @@ def _is_sequence(x):
 
 
 def flatten_data(data):
-    """(shape, flat list of leaves) of a nested sequence, with torch's errors for ragged input."""
+    """(shape, flat list of leaves, set of the leaves' types) of a nested
+    sequence, with torch's errors for ragged input."""
     shape, level, seen = [], [data], set()
     while level and all(map(_is_sequence, level)):
         if _is_0d_ndarray(level[0][0] if len(level[0]) else None):
@@ -95,14 +97,17 @@ def flatten_data(data):
                 raise ValueError(f"expected sequence of length {n} at dim {len(shape)} (got {len(x)})")
         shape.append(n)
         level = list(itertools.chain.from_iterable(x.tolist() if _is_ndarray(x) else x for x in level))
-    if level and any(_is_sequence(x) for x in level):
+    # Leaves that are all plain Python numbers (the common case) need no
+    # per-element test: one pass over their types, in C.
+    kinds = set(map(type, level))
+    if level and not kinds <= _PY_SCALAR_TYPES and any(_is_sequence(x) for x in level):
         if any(_contains_list(x, seen) for x in level if isinstance(x, list)):
             raise TypeError("new(): self-referential lists are incompatible")
         if _is_sequence(level[0]):
             raise TypeError("not a sequence")
         raise TypeError(f"'{type(next(x for x in level if _is_sequence(x))).__name__}' object cannot be "
                         "interpreted as an integer")
-    return tuple(shape), level
+    return tuple(shape), level, kinds
 
 
 def _contains_list(x, ids):
@@ -118,10 +123,11 @@ def _contains_list(x, ids):
     return False
 
 
-def infer_dtype(leaves):
+def infer_dtype(leaves, kinds=None):
     """torch's inference over leaves: promote_types of each leaf's dtype (Python
-    ints as int64, floats as the default dtype), empty -> default dtype."""
-    kinds = set(map(type, leaves))
+    ints as int64, floats as the default dtype), empty -> default dtype.
+    ``kinds``: the set of the leaves' types, when the caller has it already."""
+    kinds = set(map(type, leaves)) if kinds is None else kinds
     if kinds <= {float}:
         return _dt.get_default_dtype()
     if kinds <= {int}:
@@ -164,10 +170,10 @@ def _scalarize(x, dt=None):
     return x
 
 
-def _check_values(values, dt):
+def _check_values(values, dt, types):
     """Refuse, as torch does, the first Python number that ``dt`` cannot hold
     (a quick whole-list test first, so valid lists cost two C passes)."""
-    if not _all_fit(values, dt):
+    if not _all_fit(values, dt, types):
         for v in values:
             _check_value(v, dt)
 
@@ -180,8 +186,8 @@ def _int_bounds(dt):
     return (-hi if dt.kind == "uint" else -hi - 1), hi
 
 
-def _all_fit(values, dt):
-    kind, types = dt.kind, set(map(type, values))
+def _all_fit(values, dt, types):
+    kind = dt.kind
     if kind in ("bool", "complex"):
         return True
     if kind == "float":
@@ -235,18 +241,20 @@ def _checked(v, dt):
     return v
 
 
-def _pack(leaves, dt, checked=False):
+def _pack(leaves, dt, checked=False, kinds=None):
     """A 1-D tensor of dtype ``dt`` holding ``leaves`` (Python numbers), via the
     widest Python type of their kind and one C conversion. ``checked``: refuse
-    values ``dt`` cannot hold, as torch's constructors do."""
-    if any(not type(x) in _PY_SCALARS for x in leaves):
+    values ``dt`` cannot hold, as torch's constructors do. ``kinds``: the set of
+    the leaves' types, when the caller has it (one pass per list is the cost)."""
+    kinds = set(map(type, leaves)) if kinds is None else kinds
+    if not kinds <= _PY_SCALAR_TYPES:
         if checked:  # element by element, so the first bad element picks the error, as in torch
             leaves = [_checked(_scalarize(x, dt), dt) for x in leaves]
         else:
             leaves = [_scalarize(x, dt) for x in leaves]
+        kinds = set(map(type, leaves))
     elif checked:
-        _check_values(leaves, dt)
-    kinds = set(map(type, leaves))
+        _check_values(leaves, dt, kinds)
     if checked and int in kinds and dt.kind in ("bool", "float", "complex") and float not in kinds and \
             complex not in kinds and not -2**63 <= min(leaves) <= max(leaves) < 2**63:
         kinds.add(float)  # torch reads ints beyond int64 as doubles for these dtypes
@@ -292,9 +300,9 @@ def tensor_from_data(data, dtype=None):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if data is None or not (_is_sequence(data) or isinstance(data, _PY_SCALARS) or _is_numpy_scalar(data)):
         _leaf_dtype(data)  # raises the right error for this type
-    shape, leaves = flatten_data(data)
-    dt = dtype if dtype is not None else infer_dtype(leaves)
-    flat = _pack(leaves, dt, checked=True)
+    shape, leaves, kinds = flatten_data(data)
+    dt = dtype if dtype is not None else infer_dtype(leaves, kinds)
+    flat = _pack(leaves, dt, checked=True, kinds=kinds)
     return flat.view(shape) if shape != flat._shape else flat
 
 
