@@ -19,6 +19,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -35,6 +36,9 @@ def run_child(code, **kw):
     env = dict(os.environ)
     env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":handle_sigbus=0").lstrip(":")
     script = f"import sys; sys.path.insert(0, {TESTS!r})\n" + textwrap.dedent(code)
+    # Not from the repository root, where `python -c` would import the source
+    # folder (which has no compiled extension) instead of the installed package.
+    kw.setdefault("cwd", tempfile.gettempdir())
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env, **kw)
 
 
