@@ -178,7 +178,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes and 5 rounds")
     args = ap.parse_args(argv)
-    print(f"# {time.strftime('%Y-%m-%d')} · {platform.machine()} · {platform.python_version()} · "
+    print(f"Run: {time.strftime('%Y-%m-%d')} · {platform.machine()} · {platform.python_version()} · "
           f"numpy {np.__version__} · torch {torch.__version__ if torch else 'absent'} · "
           f"pytensor {pytensor.__version__} ({pytensor.get_num_threads()} threads)"
           f"{' · --quick' if args.quick else ''}\n")
