@@ -136,7 +136,7 @@ def test_view_chains_match_torch(chain):
     assert got == want
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(view_chains())
 def test_writes_through_views_land_in_the_base(chain):
     torch = require_module("torch")
@@ -207,7 +207,7 @@ def test_bad_views_raise_torch_types(bad, exc, msg):
         bad(t)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(0, 5), min_size=1, max_size=3), st.integers(-8, 8),
        st.one_of(st.none(), st.integers(-8, 8)), st.one_of(st.none(), st.integers(-8, 8)),
        st.one_of(st.none(), st.integers(1, 4)))
