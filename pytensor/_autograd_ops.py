@@ -141,10 +141,18 @@ def _view_method(orig, name):
         if out is self:
             return out  # e.g. flatten() of a 1-d tensor: no new node, as torch
         node = name(self, out, args, kwargs) if callable(name) else name
-        meta = _Meta(self)
-        scatter = scatter_backward(lambda idx: orig(idx, *args, **kwargs), meta.shape, meta.dtype)
-        return record(out, node, (self,), lambda g: (as_input_grad(scatter(g)[0], meta),))
+        return _record_gather(out, node, self, lambda idx: orig(idx, *args, **kwargs))
     return method
+
+
+def _record_gather(out, name, src, forward):
+    """Attach a node whose backward scatter-adds into ``src`` where ``forward`` read it.
+
+    The node keeps ``forward`` (and so any index tensors in its arguments), not ``src``.
+    """
+    meta = _Meta(src)
+    scatter = scatter_backward(forward, meta.shape, meta.dtype)
+    return record(out, name, (src,), lambda g: (as_input_grad(scatter(g)[0], meta),))
 
 
 def _multi_view_method(orig, name):
@@ -155,12 +163,9 @@ def _multi_view_method(orig, name):
             return orig(self, *args, **kwargs)
         with no_grad():
             outs = orig(self, *args, **kwargs)
-        meta = _Meta(self)
         for i, out in enumerate(outs):
-            if out is self:
-                continue
-            scatter = scatter_backward(lambda idx, i=i: orig(idx, *args, **kwargs)[i], meta.shape, meta.dtype)
-            record(out, name, (self,), lambda g, s=scatter: (as_input_grad(s(g)[0], meta),))
+            if out is not self:
+                _record_gather(out, name, self, lambda idx, i=i: orig(idx, *args, **kwargs)[i])
         return outs
     return method
 
@@ -236,11 +241,10 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
     ``gradient`` defaults to 1 for a one-element tensor. Without
     ``retain_graph=True`` the saved values are freed, and a second backward
-    through a node that saved any raises, as in torch.
+    through a node that saved any raises, as in torch. ``inputs`` limits
+    accumulation to the given tensors.
     """
-    if inputs is not None:
-        raise NotImplementedError("pytensor's backward() does not take inputs=; it accumulates into every leaf")
-    backward(self, gradient, retain_graph, create_graph)
+    backward(self, gradient, retain_graph, create_graph, inputs)
 
 
 def install():

@@ -181,9 +181,14 @@ def record(out, name, inputs, backward_fn, saved=()):
 
 
 # ============================================================================ the engine
-def backward(tensor, gradient=None, retain_graph=None, create_graph=False):
-    """Accumulate d(tensor)/d(leaf) into every leaf's ``.grad`` (see ``Tensor.backward``)."""
+def backward(tensor, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(tensor)/d(leaf) into every leaf's ``.grad`` (see ``Tensor.backward``).
+
+    ``inputs`` (a tensor or a sequence of them) limits accumulation to those
+    tensors; a non-leaf among them receives the gradient of its own value.
+    """
     from .tensor import Tensor
+    targets = _targets(inputs)
     if create_graph:
         raise NotImplementedError("pytensor's autograd does not build graphs of gradients (create_graph=True)")
     if not tensor._requires_grad:
@@ -202,13 +207,16 @@ def backward(tensor, gradient=None, retain_graph=None, create_graph=False):
     with no_grad():
         root = _edge(tensor)
         if isinstance(root, AccumulateGrad):
-            _accumulate(root.variable, gradient)
+            if targets is None or id(root.variable) in targets[0]:
+                _accumulate(root.variable, gradient)
             return
         pending = {root: gradient.to(tensor.dtype)}
         for node in _topological(root):
             grad = pending.pop(node, None)
             if grad is None:
                 continue
+            if targets is not None and node in targets[1]:
+                _accumulate(targets[1][node], grad)  # a non-leaf input: the gradient of its value
             grads = node._apply(grad)
             if not retain:
                 node._release()
@@ -216,11 +224,29 @@ def backward(tensor, gradient=None, retain_graph=None, create_graph=False):
                 if fn is None or g is None:
                     continue
                 if isinstance(fn, AccumulateGrad):
-                    _accumulate(fn.variable, g)
+                    if targets is None or id(fn.variable) in targets[0]:
+                        _accumulate(fn.variable, g)
                 elif fn in pending:
                     pending[fn] = pending[fn] + g
                 else:
                     pending[fn] = g
+
+
+def _targets(inputs):
+    """None (every leaf), or (ids of leaf inputs, {node: non-leaf input}) for ``backward(inputs=...)``."""
+    from .tensor import Tensor
+    if inputs is None:
+        return None
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"backward(): inputs must be tensors, not {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    leaves = {id(t) for t in inputs if t._grad_fn is None}
+    return leaves, {t._grad_fn: t for t in inputs if t._grad_fn is not None}
 
 
 def _topological(root):

@@ -329,3 +329,40 @@ def test_constructors_keep_or_cut_history_as_torch(torch):
         rows[3].sum().backward()
         assert a.grad.tolist() == [1.0, 1.0, 1.0]
     assert out[torch] == out[pytensor]
+
+
+def test_backward_inputs_limits_accumulation_as_torch(torch):
+    seen = {}
+    for m in (torch, pytensor):
+        x = m.ones(2, requires_grad=True)
+        y = m.ones(2, requires_grad=True)
+        z = x * y * 2
+        w = z.sum()
+        w.backward(inputs=[x, z], retain_graph=True)
+        assert y.grad is None
+        first = (x.grad.tolist(), z.grad.tolist())
+        w.backward(inputs=x, retain_graph=True)  # a single tensor; accumulates again
+        for bad, match in (([], "cannot be empty"), ([m.ones(2)], "requires_grad=False")):
+            with pytest.raises(RuntimeError, match=match):
+                w.backward(inputs=bad, retain_graph=True)
+        leaf = m.ones(3, requires_grad=True)
+        other = m.ones(3, requires_grad=True)
+        (leaf * other).sum().backward(inputs=[leaf])
+        assert other.grad is None
+        seen[m] = (first, x.grad.tolist(), leaf.grad.tolist())
+    assert seen[torch] == seen[pytensor]
+
+
+def test_saved_tensors_live_until_backward_frees_them():
+    """A node keeps what it saved (mul saves its other operand) exactly until backward() releases it."""
+    x = pytensor.ones(3, requires_grad=True)
+    w = pytensor.tensor([1.0, 2.0, 3.0])
+    r = weakref.ref(w)
+    y = (x * w).sum()
+    del w
+    gc.collect()
+    assert r() is not None  # saved for backward
+    y.backward()
+    gc.collect()
+    assert r() is None  # freed with the graph's saved values
+    assert x.grad.tolist() == [1.0, 2.0, 3.0]
