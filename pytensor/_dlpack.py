@@ -20,6 +20,7 @@ from .tensor import Tensor
 __all__ = ["from_dlpack", "DLDeviceType"]
 
 _SUPPORTED_MAX = (1, 3)
+_VERSIONED = lib.LT_EXPORT_VERSIONED
 _HOST_DEVICES = (1, 3, 11, 13)  # kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged
 
 
@@ -79,6 +80,13 @@ def _int_pair(value, name):
 
 def export(t, stream=None, max_version=None, dl_device=None, copy=None):
     """The body of ``Tensor.__dlpack__``: a capsule sharing t's memory (or a copy's)."""
+    if stream is None and dl_device is None and copy is None and not t._requires_grad:
+        # The common request (no stream, no device, no copy): nothing below applies.
+        if max_version is None:
+            return shim.to_capsule(t, 0)
+        if max_version.__class__ is tuple and len(max_version) == 2 and max_version[0].__class__ is int \
+                and max_version[1].__class__ is int:
+            return shim.to_capsule(t, _VERSIONED if max_version[0] >= 1 else 0)
     own = tuple(map(int, _device_tuple(t)))
     if stream is not None and not isinstance(stream, int):
         raise TypeError(f"stream must be an int or None, not {type(stream).__name__}")
@@ -104,11 +112,7 @@ def export(t, stream=None, max_version=None, dl_device=None, copy=None):
     if copy:
         t = t.clone()
         flags |= lib.LT_EXPORT_COPIED
-    st = t._storage
-    res = shim.to_capsule(int(ffi.cast("uintptr_t", st._ptr)), t._dtype.code, t._shape, t._strides, t._offset, flags)
-    if isinstance(res, tuple):
-        raise error_for(res[0], res[1])
-    return res
+    return shim.to_capsule(t, flags)
 
 
 def _is_capsule(obj):
@@ -116,16 +120,11 @@ def _is_capsule(obj):
 
 
 def _consume(capsule):
-    try:
-        res = shim.from_capsule(capsule)
-    except ValueError:
+    t = shim.from_capsule(capsule)
+    if t is None:
         raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed "
-                           "only once, so you might have already constructed a tensor from it once.") from None
-    if len(res) == 2:
-        raise error_for(res[0], res[1])
-    addr, code, shape, strides, offset, _dev_type, _dev_id = res
-    storage = UntypedStorage._adopt(ffi.cast("lt_storage *", addr))
-    return Tensor._make(storage, _dt.by_code[code], shape, strides, offset)
+                           "only once, so you might have already constructed a tensor from it once.")
+    return t
 
 
 def from_dlpack(ext_tensor: Any, *, device: object = None, copy: bool | None = None) -> Tensor:
@@ -140,6 +139,10 @@ def from_dlpack(ext_tensor: Any, *, device: object = None, copy: bool | None = N
     >>> t = pytensor.from_dlpack(a); t[0] = 9.0; a
     array([9., 1., 2., 3.])
     """
+    if device is None and copy is None:
+        t = shim.import_dlpack(ext_tensor)  # the common case, in C; None: take the full path below
+        if t is not None:
+            return t
     if _is_capsule(ext_tensor):
         if device is not None or copy is not None:
             raise DLPackUsageError("from_dlpack(capsule) takes no device or copy argument: pass the producer "
@@ -153,11 +156,12 @@ def from_dlpack(ext_tensor: Any, *, device: object = None, copy: bool | None = N
         if _device(device).type != "cpu":
             raise DLPackError(f"pytensor imports onto the CPU only, not {device}; leave device=None to "
                               "import a view of memory on another device")
-    src_dev = tuple(map(int, ext_tensor.__dlpack_device__()))
     kwargs = {"max_version": _SUPPORTED_MAX}
     if copy is not None:
         kwargs["copy"] = copy
-    if device is not None and src_dev[0] not in _HOST_DEVICES:
+    # The producer's device matters only when a device is asked for: without
+    # one, memory on any device imports as it is (host or metadata-only).
+    if device is not None and int(ext_tensor.__dlpack_device__()[0]) not in _HOST_DEVICES:
         kwargs["dl_device"] = (1, 0)
     copied_by_producer = True
     while True:

@@ -5,11 +5,15 @@
  * the module "pytensor._shim" by pyt_shim_init():
  *   - keep a Python object alive for exactly as long as a storage uses its
  *     memory (the storage's deleter drops the reference, from any thread);
- *   - make and consume DLPack capsules.
+ *   - make and consume DLPack capsules;
+ *   - the C fields of UntypedStorage and Tensor, and the zero-copy
+ *     constructors' common case, so that a constructor costs what torch's does.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "libtensor.h"
 
@@ -29,13 +33,10 @@ static void decref_deleter(void *ctx)
     PyGILState_Release(g);
 }
 
-static PyObject *status_error(lt_status rc)
-{
-    return Py_BuildValue("(is)", (int)rc, lt_last_error());
-}
+#include "_shim_types.h"
 
 /* wrap_object(keep, data_addr, nbytes, flags, provenance, label)
- *   -> storage address (int), or (status, message) on failure.
+ *   -> UntypedStorage; raises libtensor's error on failure.
  * The storage holds a strong reference to keep until its deleter runs. */
 static PyObject *wrap_object(PyObject *self, PyObject *args)
 {
@@ -60,15 +61,20 @@ static PyObject *wrap_object(PyObject *self, PyObject *args)
     lt_status rc = lt_storage_wrap(&s, data, (size_t)nbytes, flags, (lt_provenance)provenance,
                                    decref_deleter, keep);
     if (rc != LT_OK)
-        return status_error(rc);
+        return raise_last(rc);
     lt_storage_set_label(s, label);
-    return PyLong_FromVoidPtr(s);
+    return storage_object(s);
 }
 
+#include "_shim_share.h"
+#include "_shim_view.h"
 #include "_shim_dlpack.h"
 
 static PyMethodDef shim_methods[] = {
     {"wrap_object", wrap_object, METH_VARARGS, "Wrap memory kept alive by a Python object."},
+    SHIM_TYPES_METHODS
+    SHIM_SHARE_METHODS
+    SHIM_VIEW_METHODS
     SHIM_DLPACK_METHODS
     {NULL, NULL, 0, NULL},
 };
@@ -78,7 +84,7 @@ int pyt_shim_init(void)
 {
     PyGILState_STATE g = PyGILState_Ensure();
     PyObject *m = PyImport_AddModule("pytensor._shim"); /* borrowed */
-    int rc = (m && PyModule_AddFunctions(m, shim_methods) == 0) ? 0 : -1;
+    int rc = (m && PyModule_AddFunctions(m, shim_methods) == 0 && add_types(m) == 0) ? 0 : -1;
     if (rc != 0)
         PyErr_Clear();
     PyGILState_Release(g);

@@ -64,39 +64,55 @@ static PyObject *wrap_managed(void *managed, int versioned)
     return cap;
 }
 
-/* to_capsule(storage_addr, dtype, shape, strides, offset, flags)
- *   -> capsule, or (status, message) when libtensor refuses. */
-static PyObject *to_capsule(PyObject *self, PyObject *args)
+/* The lt_dtype code of a registered dtype object, or -1. */
+static int dtype_code_of(PyObject *dtype)
 {
-    PyObject *addr_obj, *shape_obj, *strides_obj;
-    int dtype;
-    long long offset;
-    unsigned flags;
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
+    for (int i = 0; i < LT_DTYPE_COUNT; i++)
+        if (dtype_by_code[i] == dtype)
+            return i;
+    return -1;
+}
+
+/* to_capsule(tensor, flags) -> capsule sharing the tensor's memory; raises
+ * libtensor's error when it refuses (e.g. read-only memory on a legacy request). */
+static PyObject *to_capsule(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
     (void)self;
-    if (!PyArg_ParseTuple(args, "OiOOLI", &addr_obj, &dtype, &shape_obj, &strides_obj, &offset, &flags))
+    if (nargs != 2 || !tensor_cls || !PyObject_TypeCheck(args[0], tensor_cls)) {
+        PyErr_SetString(PyExc_TypeError, "to_capsule(tensor, flags)");
         return NULL;
-    lt_storage *storage = PyLong_AsVoidPtr(addr_obj);
-    if (!storage)
-        return PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "NULL storage"), NULL);
-    Py_ssize_t ndim = int64_tuple(shape_obj, shape, LT_MAX_NDIM);
-    if (ndim < 0 || int64_tuple(strides_obj, strides, LT_MAX_NDIM) != ndim) {
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    unsigned long flags = PyLong_AsUnsignedLong(args[1]);
+    if (flags == (unsigned long)-1 && PyErr_Occurred())
+        return NULL;
+    int code = dtype_code_of(t->dtype);
+    if (code < 0) {
+        PyErr_SetString(PyExc_TypeError, "to_capsule: the tensor's dtype is not a pytensor dtype");
+        return NULL;
+    }
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
+    Py_ssize_t ndim = int64_tuple(t->shape, shape, LT_MAX_NDIM);
+    if (ndim < 0 || int64_tuple(t->strides, strides, LT_MAX_NDIM) != ndim) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "shape and strides differ in length");
         return NULL;
     }
+    long long offset = PyLong_AsLongLong(t->offset);
+    if (offset == -1 && PyErr_Occurred())
+        return NULL;
     void *managed = NULL;
-    lt_status rc = lt_dlpack_export(&managed, storage, (lt_dtype)dtype, (int32_t)ndim, shape, strides, offset,
-                                    flags);
+    lt_status rc = lt_dlpack_export(&managed, ((StorageObject *)t->storage)->s, (lt_dtype)code, (int32_t)ndim,
+                                    shape, strides, offset, (unsigned)flags);
     if (rc != LT_OK)
-        return status_error(rc);
+        return raise_last(rc);
     return wrap_managed(managed, (flags & LT_EXPORT_VERSIONED) != 0);
 }
 
-/* from_capsule(capsule) -> (storage_addr, dtype, shape, strides, offset, device_type, device_id),
- * or (status, message) when the tensor is refused (the capsule is then left
- * unconsumed, so its destructor still frees it). Raises ValueError for a
- * capsule that is not an unconsumed DLPack capsule. */
+/* from_capsule(capsule) -> Tensor sharing the producer's memory, or None for
+ * a capsule that is not an unconsumed DLPack capsule. Raises libtensor's
+ * error when the tensor is refused (the capsule is then left unconsumed, so
+ * its destructor still frees it). */
 static PyObject *from_capsule(PyObject *self, PyObject *cap)
 {
     (void)self;
@@ -105,10 +121,8 @@ static PyObject *from_capsule(PyObject *self, PyObject *cap)
         versioned = 1;
     else if (PyCapsule_IsValid(cap, CAP_LEGACY))
         versioned = 0;
-    else {
-        PyErr_SetString(PyExc_ValueError, "not an unconsumed DLPack capsule");
-        return NULL;
-    }
+    else
+        Py_RETURN_NONE;
     void *managed = PyCapsule_GetPointer(cap, versioned ? CAP_VERSIONED : CAP_LEGACY);
     if (!managed)
         return NULL;
@@ -118,25 +132,58 @@ static PyObject *from_capsule(PyObject *self, PyObject *cap)
     int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], offset;
     lt_status rc = lt_dlpack_import(&s, &dtype, &ndim, shape, strides, &offset, managed, versioned);
     if (rc != LT_OK)
-        return status_error(rc);
+        return raise_last(rc);
     /* Ownership is ours now; renaming marks the capsule consumed. */
     if (PyCapsule_SetName(cap, versioned ? CAP_USED_VERSIONED : CAP_USED_LEGACY) != 0) {
         lt_storage_release(s);
         return NULL;
     }
-    PyObject *shp = PyTuple_New(ndim), *std = PyTuple_New(ndim);
-    if (!shp || !std) {
-        Py_XDECREF(shp);
-        Py_XDECREF(std);
-        lt_storage_release(s);
+    PyObject *dt = dtype_by_code[dtype];
+    Py_XINCREF(dt);
+    return tensor_steal(storage_object(s), dt, int_tuple(shape, ndim), int_tuple(strides, ndim),
+                        PyLong_FromLongLong(offset));
+}
+
+/* import_dlpack(obj) -> from_dlpack(obj) with no device or copy asked for:
+ * a capsule is consumed; an object's __dlpack__(max_version=(1, 3)) is
+ * called and its capsule consumed. Returns None, so that the Python path
+ * runs instead, for an object without __dlpack__, a producer too old for
+ * max_version (TypeError) or an invalid capsule; the producer's other
+ * errors propagate as they are. */
+static PyObject *import_dlpack(PyObject *self, PyObject *obj)
+{
+    static PyObject *kwargs; /* {"max_version": (1, 3)}, made once */
+    if (PyCapsule_CheckExact(obj))
+        return from_capsule(self, obj);
+    static PyObject *attr;
+    if (!attr && !(attr = PyUnicode_InternFromString("__dlpack__")))
+        return NULL;
+    PyObject *meth = PyObject_GetAttr(obj, attr);
+    if (!meth) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (!kwargs) {
+        kwargs = Py_BuildValue("{s(ii)}", "max_version", 1, 3);
+        if (!kwargs) {
+            Py_DECREF(meth);
+            return NULL;
+        }
+    }
+    PyObject *empty = PyTuple_New(0);
+    PyObject *cap = empty ? PyObject_Call(meth, empty, kwargs) : NULL;
+    Py_XDECREF(empty);
+    Py_DECREF(meth);
+    if (!cap) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
         return NULL;
     }
-    for (int32_t i = 0; i < ndim; i++) {
-        PyTuple_SetItem(shp, i, PyLong_FromLongLong(shape[i]));
-        PyTuple_SetItem(std, i, PyLong_FromLongLong(strides[i]));
-    }
-    return Py_BuildValue("(NiNNLii)", PyLong_FromVoidPtr(s), (int)dtype, shp, std, (long long)offset,
-                         (int)lt_storage_device_type(s), (int)lt_storage_device_id(s));
+    PyObject *t = PyCapsule_CheckExact(cap) ? from_capsule(self, cap) : (Py_INCREF(Py_None), Py_None);
+    Py_DECREF(cap);
+    return t;
 }
 
 /* capsule_from_pointer(addr, versioned) -> capsule owning the managed
@@ -156,6 +203,7 @@ static PyObject *capsule_from_pointer(PyObject *self, PyObject *args)
 }
 
 #define SHIM_DLPACK_METHODS                                                                    \
-    {"to_capsule", to_capsule, METH_VARARGS, "Export a view as a DLPack capsule."},            \
-    {"from_capsule", from_capsule, METH_O, "Consume a DLPack capsule into a storage."},        \
+    {"to_capsule", (PyCFunction)(void (*)(void))to_capsule, METH_FASTCALL, "Export a view as a capsule."}, \
+    {"from_capsule", from_capsule, METH_O, "Consume a DLPack capsule into a Tensor."},        \
+    {"import_dlpack", import_dlpack, METH_O, "from_dlpack's common case."},                    \
     {"capsule_from_pointer", capsule_from_pointer, METH_VARARGS, "Wrap a managed tensor."},

@@ -1,7 +1,7 @@
 """UntypedStorage: one owned reference to a libtensor storage.
 
-A wrapper owns exactly one C reference, dropped by ``ffi.gc`` when the
-wrapper dies. Memory borrowed from Python objects is kept alive by the C
+A wrapper owns exactly one C reference, dropped by its C base (the shim's
+StorageBase) when the wrapper dies. Memory borrowed from Python objects is kept alive by the C
 storage itself (its deleter drops the Python reference), not by a Python
 attribute, so a DLPack consumer that outlives every wrapper stays valid.
 """
@@ -20,51 +20,40 @@ _DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cpu", 4: "opencl", 7: "vulkan", 8: "mp
                  11: "cpu", 12: "privateuseone", 13: "cuda", 14: "xpu"}
 
 
-class UntypedStorage:
+class UntypedStorage(shim.StorageBase):
     """Bytes shared by every view of them. ``data_ptr()`` is the address of byte 0."""
 
-    __slots__ = ("_ptr", "_addr", "_nbytes", "_readonly", "_host", "_file", "__weakref__")
+    # The fields (_addr, _nbytes, _readonly, _host, _file and the libtensor
+    # reference itself) live in the C base, which releases the reference when
+    # the wrapper dies: a constructor makes this object in one C call.
+    __slots__ = ()
 
-    @classmethod
-    def _adopt(cls, ptr):
-        """Wrap an ``lt_storage *`` whose reference the caller hands over."""
-        self = object.__new__(cls)
-        self._ptr = ffi.gc(ptr, lib.lt_storage_release)
-        data = lib.lt_storage_data(ptr)
-        self._addr = int(ffi.cast("uintptr_t", data))
-        self._nbytes = int(lib.lt_storage_nbytes(ptr))
-        self._readonly = bool(lib.lt_storage_flags(ptr) & lib.LT_STORAGE_READONLY)
-        self._host = lib.lt_storage_device_type(ptr) in _HOST_DEVICES
-        self._file = None  # (path, map mode) for storages made by from_file
-        return self
+    @staticmethod
+    def _adopt(ptr):
+        """Wrap an ``lt_storage *`` (cffi pointer) whose reference the caller hands over."""
+        return shim.storage_adopt(int(ffi.cast("uintptr_t", ptr)))
 
-    @classmethod
-    def _new(cls, nbytes, zero=False):
-        out = ffi.new("lt_storage **")
-        check(lib.lt_storage_new(out, nbytes, 1 if zero else 0))
-        return cls._adopt(out[0])
+    @staticmethod
+    def _new(nbytes, zero=False):
+        return shim.storage_new(nbytes, zero)
 
-    @classmethod
-    def _wrap_object(cls, keep, addr, nbytes, readonly, provenance, label=""):
+    @staticmethod
+    def _wrap_object(keep, addr, nbytes, readonly, provenance, label=""):
         """Storage over ``nbytes`` at ``addr``, keeping ``keep`` alive until the C storage dies."""
-        res = shim.wrap_object(keep, addr, nbytes, lib.LT_STORAGE_READONLY if readonly else 0,
-                               _PROVENANCE_CODE[provenance], label)
-        if isinstance(res, tuple):
-            raise error_for(res[0], res[1])
-        # Everything _adopt would ask the C storage we already know: skip those
-        # four calls, the larger part of a zero-copy constructor's cost.
-        self = object.__new__(cls)
-        self._ptr = ffi.gc(ffi.cast("lt_storage *", res), lib.lt_storage_release)
-        self._addr, self._nbytes, self._readonly = addr, nbytes, bool(readonly)
-        self._host, self._file = True, None
-        return self
+        return shim.wrap_object(keep, addr, nbytes, lib.LT_STORAGE_READONLY if readonly else 0,
+                                _PROVENANCE_CODE[provenance], label)
 
-    def __init__(self, size=0):
-        # torch.UntypedStorage(n): n uninitialised bytes we own.
-        other = UntypedStorage._new(int(size), zero=True)
-        self._ptr, self._addr, self._nbytes = other._ptr, other._addr, other._nbytes
-        self._readonly, self._host, self._file = False, True, None
-        other._ptr = None
+    def __new__(cls, size=0):
+        # torch.UntypedStorage(n): n bytes we own (zeroed here).
+        return shim.storage_new(int(size), True)
+
+    @property
+    def _ptr(self):
+        """The cffi ``lt_storage *`` for libtensor calls (made once, borrowed from this wrapper)."""
+        p = self._cptr
+        if p is None:
+            p = self._cptr = ffi.cast("lt_storage *", self._saddr)
+        return p
 
     # -- introspection (torch names) --------------------------------------
     def data_ptr(self):

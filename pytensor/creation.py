@@ -17,12 +17,19 @@ from types import SimpleNamespace
 from . import dtypes as _dt
 from ._convert import (from_numpy as _from_numpy, tensor_from_data, copy_preserving_layout, ndarray_copy,
                        _is_numpy_scalar, _is_ndarray)
-from ._ffi import ffi
+from ._ffi import ffi, shim
 from ._storage import UntypedStorage
 from .autograd import as_input_grad, needs_graph, record
 from .tensor import Tensor, device as _device
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer"]
+
+# The common case of each sharing constructor, done in C (see _shim_share.h):
+# they return a finished Tensor, or None to send the input down the Python
+# path below, which is complete and raises every error. share_buffer needs
+# the buffer protocol of the 3.11 limited API; on a 3.10 build it is absent.
+_share_numpy = shim.share_numpy
+_share_buffer = getattr(shim, "share_buffer", None)
 
 _TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                 "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -119,7 +126,8 @@ def from_numpy(ndarray: Any, /) -> Tensor:
     >>> t = pytensor.from_numpy(a); t[0] = 10; a
     array([10,  1,  2])
     """
-    return _from_numpy(ndarray)
+    t = _share_numpy(ndarray, 0)
+    return t if t is not None else _from_numpy(ndarray)
 
 
 # ================================================================== as_tensor, asarray
@@ -163,6 +171,12 @@ def as_tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | 
     >>> pytensor.as_tensor(a, dtype=pytensor.float32).data_ptr() == a.ctypes.data
     False
     """
+    if dtype is None and device is None:
+        if data.__class__ is Tensor:
+            return data
+        t = _share_numpy(data, 0)
+        if t is not None:
+            return t
     dtype = _dtype_arg("as_tensor", dtype)
     dev = _check_device(device)
     if isinstance(data, Tensor):
@@ -197,6 +211,12 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
     ...
     ValueError: can't alias arbitrary sequence into a tensor.
     """
+    if dtype is None and device is None and copy is None and requires_grad is None:
+        if obj.__class__ is Tensor:
+            return obj  # requires_grad=None inherits: the same object, as below
+        t = _share_numpy(obj, 1)  # n-d arrays only: asarray copies 0-d ones
+        if t is not None:
+            return t
     dtype = _dtype_arg("asarray", dtype)
     copy = _bool_arg("asarray", "copy", copy, allow_none=True)
     requires_grad = _bool_arg("asarray", "requires_grad", requires_grad, allow_none=True)
@@ -295,6 +315,11 @@ def frombuffer(buffer: Any, *, dtype: _dt.dtype | str, count: int = -1, offset: 
     >>> t[0] = 5; buf[0]
     5
     """
+    if requires_grad is False and dtype.__class__ is _dt.dtype and count.__class__ is int and \
+            offset.__class__ is int and _share_buffer is not None:
+        t = _share_buffer(buffer, dtype.code, count, offset)
+        if t is not None:
+            return t
     dtype = _dtype_arg("frombuffer", dtype, required=True)
     count = _int_arg("frombuffer", "count", count)
     offset = _int_arg("frombuffer", "offset", offset)

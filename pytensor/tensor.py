@@ -11,13 +11,14 @@ import operator
 from typing import Any
 
 from . import dtypes as _dt
-from ._ffi import ffi, lib
+from ._ffi import ffi, lib, shim
 from ._storage import UntypedStorage
 from .errors import check
 
 __all__ = ["Tensor", "device", "Size"]
 
 
+_reshape_view = shim.reshape_view  # view/reshape's common case in C; None: the Python path decides
 _MAX_NBYTES = 2**63 - 1  # byte sizes are int64 in torch and size_t (<= PTRDIFF_MAX) in libtensor
 
 
@@ -111,7 +112,7 @@ def _check_int64(what, values):
     return values
 
 
-class Tensor:
+class Tensor(shim.TensorBase):
     """A strided view of an :class:`UntypedStorage`.
 
     >>> import pytensor
@@ -120,23 +121,16 @@ class Tensor:
     ((1, 3), True)
     """
 
-    __slots__ = ("_storage", "_dtype", "_shape", "_strides", "_offset", "_requires_grad", "_grad",
-                 "_grad_fn", "__weakref__")
+    # The fields (_storage, _dtype, _shape, _strides, _offset, _requires_grad,
+    # _grad, _grad_fn) live in the C base, so that the shim can build a whole
+    # Tensor in one allocation (constructors and views cost about what torch's do).
+    __slots__ = ()
     __array_priority__ = 1000  # make numpy defer `ndarray + tensor` to us
 
     # ================================================================ construction
-    @classmethod
-    def _make(cls, storage, dtype, shape, strides, offset):
-        t = object.__new__(cls)
-        t._storage = storage
-        t._dtype = dtype
-        t._shape = shape
-        t._strides = strides
-        t._offset = offset
-        t._requires_grad = False
-        t._grad = None
-        t._grad_fn = None
-        return t
+    # _make(storage, dtype, shape, strides, offset): a Tensor (not requiring
+    # grad) from its fields; shape and strides must be tuples.
+    _make = shim.make_tensor
 
     @classmethod
     def _empty(cls, shape, dtype, zero=False):
@@ -337,6 +331,9 @@ class Tensor:
         >>> v = t.view(2, 3); v[1, 2] = 60; t[5].item()
         60
         """
+        t = _reshape_view(self, shape)
+        if t is not None:
+            return t
         if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
             return self._view_dtype(shape[0])
         shape = _infer_shape(_shape_args(shape), self.numel())
@@ -367,6 +364,9 @@ class Tensor:
 
     def reshape(self, *shape: int) -> Tensor:
         """A view when the strides allow it, otherwise a contiguous copy (as torch)."""
+        t = _reshape_view(self, shape)
+        if t is not None:
+            return t
         shape = _infer_shape(_shape_args(shape), self.numel())
         strides = _view_strides(self._shape, self._strides, shape)
         if strides is not None:
@@ -810,8 +810,7 @@ class Tensor:
         Versioned (``dltensor_versioned``) when ``max_version`` >= (1, 0), else legacy;
         read-only storage sets the READ_ONLY flag and is refused on legacy requests.
         """
-        from ._dlpack import export
-        return export(self, stream, max_version, dl_device, copy)
+        return _dlpack_export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
         """``(device_type, device_id)`` in DLPack codes: ``(kDLCPU, 0)`` for host memory."""
@@ -989,4 +988,11 @@ def _overflow(value, dt):
     raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {value!r}")
 
 
+from .errors import error_for  # noqa: E402
+
+# The shim instantiates these two classes itself (constructors, views, DLPack
+# imports) and reports libtensor's errors through the one translator.
+shim.register(UntypedStorage, Tensor, [_dt.by_code[c] for c in range(len(_dt.by_code))], error_for)
+
 from . import _ops  # noqa: E402,F401  (installs the arithmetic methods on Tensor)
+from ._dlpack import export as _dlpack_export  # noqa: E402  (imports Tensor, so it comes last)

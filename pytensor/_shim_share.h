@@ -1,0 +1,235 @@
+/* _shim_share.h: the zero-copy constructors' common case, in C (included
+ * once, by _shim.c, after _shim_types.h).
+ *
+ * Each function here returns a finished Tensor for the ordinary input, or
+ * None for anything else (another dtype, swapped bytes, negative strides,
+ * an object that is not what it looks like). None sends the caller down the
+ * Python path, which is complete and owns every error message; this file
+ * only makes the common case cheap, so it never raises for bad input. */
+
+/* NumPy's documented C-side array interface: the struct behind an array's
+ * __array_struct__ capsule (numpy.org, "The array interface protocol"). */
+typedef struct {
+    int two; /* always 2: a sanity check */
+    int nd;
+    char typekind; /* 'b' bool, 'i' int, 'u' uint, 'f' float, 'c' complex, ... */
+    int itemsize;
+    int flags;
+    Py_intptr_t *shape;
+    Py_intptr_t *strides; /* may be NULL: C-contiguous */
+    void *data;
+    PyObject *descr;
+} np_array_interface;
+
+#define NP_ALIGNED 0x100
+#define NP_NOTSWAPPED 0x200
+#define NP_WRITEABLE 0x400
+
+/* numpy.ndarray, looked up once numpy is imported (pytensor never imports it
+ * here: an object cannot be an ndarray while numpy is not loaded). */
+static PyObject *ndarray_type;
+
+static int is_ndarray(PyObject *obj)
+{
+    if (!ndarray_type) {
+        PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"); /* borrowed */
+        if (!np)
+            return 0;
+        ndarray_type = PyObject_GetAttrString(np, "ndarray");
+        if (!ndarray_type) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    return Py_TYPE(obj) == (PyTypeObject *)ndarray_type ||
+           PyType_IsSubtype(Py_TYPE(obj), (PyTypeObject *)ndarray_type);
+}
+
+/* The lt_dtype of a NumPy (typekind, itemsize), or -1 for one pytensor's
+ * from_numpy does not take. */
+static int np_dtype_code(char kind, int itemsize)
+{
+    switch (kind) {
+    case 'b': return itemsize == 1 ? LT_BOOL : -1;
+    case 'u':
+        switch (itemsize) { case 1: return LT_UINT8; case 2: return LT_UINT16;
+                            case 4: return LT_UINT32; case 8: return LT_UINT64; }
+        return -1;
+    case 'i':
+        switch (itemsize) { case 1: return LT_INT8; case 2: return LT_INT16;
+                            case 4: return LT_INT32; case 8: return LT_INT64; }
+        return -1;
+    case 'f':
+        switch (itemsize) { case 2: return LT_FLOAT16; case 4: return LT_FLOAT32; case 8: return LT_FLOAT64; }
+        return -1;
+    case 'c':
+        switch (itemsize) { case 8: return LT_COMPLEX64; case 16: return LT_COMPLEX128; }
+        return -1;
+    }
+    return -1;
+}
+
+/* A tuple of n Python ints. */
+static PyObject *int_tuple(const int64_t *v, Py_ssize_t n)
+{
+    PyObject *tup = PyTuple_New(n);
+    if (!tup)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyLong_FromLongLong(v[i]);
+        if (!x) {
+            Py_DECREF(tup);
+            return NULL;
+        }
+        PyTuple_SetItem(tup, i, x);
+    }
+    return tup;
+}
+
+/* share_numpy(arr, min_ndim) -> Tensor sharing arr's memory (from_numpy's
+ * rules), or None. min_ndim 1 leaves 0-d arrays to the caller (asarray
+ * copies them). */
+static PyObject *share_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2)
+        Py_RETURN_NONE;
+    PyObject *arr = args[0];
+    long min_ndim = PyLong_AsLong(args[1]);
+    if (min_ndim == -1 && PyErr_Occurred())
+        return NULL;
+    if (!is_ndarray(arr))
+        Py_RETURN_NONE;
+    static PyObject *attr; /* interned once: a lookup by C string makes a new str each call */
+    if (!attr && !(attr = PyUnicode_InternFromString("__array_struct__")))
+        return NULL;
+    PyObject *cap = PyObject_GetAttr(arr, attr);
+    if (!cap) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    np_array_interface *ai = PyCapsule_GetPointer(cap, NULL);
+    if (!ai) {
+        PyErr_Clear();
+        Py_DECREF(cap);
+        Py_RETURN_NONE;
+    }
+    int code = ai->two == 2 ? np_dtype_code(ai->typekind, ai->itemsize) : -1;
+    int nd = ai->nd;
+    if (code < 0 || !(ai->flags & NP_NOTSWAPPED) || nd < min_ndim || nd > LT_MAX_NDIM) {
+        Py_DECREF(cap);
+        Py_RETURN_NONE;
+    }
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
+    int64_t isz = ai->itemsize, numel = 1, last = 0, acc = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+        int64_t bs = ai->strides ? (int64_t)ai->strides[i] : acc * isz;
+        shape[i] = ai->shape[i];
+        if (bs < 0 || bs % isz) { /* refused by from_numpy, with its message */
+            Py_DECREF(cap);
+            Py_RETURN_NONE;
+        }
+        strides[i] = bs / isz;
+        numel *= shape[i];
+        last += (shape[i] - 1) * strides[i];
+        acc *= shape[i] > 0 ? shape[i] : 1;
+    }
+    size_t nbytes = numel == 0 ? 0 : (size_t)(last + 1) * (size_t)isz;
+    void *data = ai->data;
+    unsigned flags = (ai->flags & NP_WRITEABLE) ? 0 : LT_STORAGE_READONLY;
+    Py_DECREF(cap);
+
+    lt_storage *s = NULL;
+    Py_INCREF(arr); /* the storage's reference, dropped by its deleter */
+    lt_status rc = lt_storage_wrap(&s, data, nbytes, flags, LT_PROV_NUMPY, decref_deleter, arr);
+    if (rc != LT_OK)
+        return raise_last(rc);
+    lt_storage_set_label(s, "numpy.ndarray");
+    PyObject *dt = dtype_by_code[code];
+    Py_XINCREF(dt);
+    return tensor_steal(storage_object(s), dt, int_tuple(shape, nd), int_tuple(strides, nd),
+                        PyLong_FromLong(0));
+}
+
+#if defined(Py_LIMITED_API) && Py_LIMITED_API + 0 < 0x030B0000
+/* The buffer protocol joined the limited API in 3.11: built for 3.10, the
+ * Python path serves frombuffer. */
+#define SHIM_BUFFER_METHODS
+#else
+/* Storage deleter for a Py_buffer export: ctx is a malloc'd Py_buffer. */
+static void release_buffer_deleter(void *ctx)
+{
+    if (atomic_load(&finalizing) || !Py_IsInitialized())
+        return; /* the process is ending: leak the export rather than touch a dying interpreter */
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyBuffer_Release((Py_buffer *)ctx);
+    PyGILState_Release(g);
+    free(ctx);
+}
+
+/* share_buffer(obj, dtype_code, count, offset) -> 1-D Tensor over obj's
+ * bytes (frombuffer's rules; count -1: to the end), or None. A writable
+ * export is taken when the exporter allows one, else a read-only one; the
+ * export is held until the storage dies, so e.g. a bytearray cannot be
+ * resized under a live tensor. */
+static PyObject *share_buffer(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4)
+        Py_RETURN_NONE;
+    PyObject *obj = args[0];
+    long code = PyLong_AsLong(args[1]);
+    long long count = PyLong_AsLongLong(args[2]), offset = PyLong_AsLongLong(args[3]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (code < 0 || code >= LT_DTYPE_COUNT || !dtype_by_code[code] || count == 0 || offset < 0)
+        Py_RETURN_NONE;
+    Py_buffer *view = malloc(sizeof *view);
+    if (!view)
+        return PyErr_NoMemory();
+    unsigned flags = 0;
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) != 0) {
+        PyErr_Clear();
+        flags = LT_STORAGE_READONLY;
+        if (PyObject_GetBuffer(obj, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) != 0) {
+            PyErr_Clear();
+            free(view);
+            Py_RETURN_NONE;
+        }
+    }
+    int64_t isz = (int64_t)lt_dtype_itemsize((lt_dtype)code), len = view->len, n;
+    /* Object arrays hold PyObject pointers: the Python path makes them read-only. */
+    int objects = view->format && strchr(view->format, 'O') != NULL;
+    if (count < 0)
+        n = (len - offset) % isz ? -1 : (len - offset) / isz;
+    else
+        n = count <= (len - offset) / isz ? count : -1;
+    if (objects || len <= 0 || offset >= len || n <= 0) {
+        PyBuffer_Release(view);
+        free(view);
+        Py_RETURN_NONE; /* the Python path names the numbers in its error */
+    }
+    lt_storage *s = NULL;
+    lt_status rc = lt_storage_wrap(&s, (char *)view->buf + offset, (size_t)(n * isz), flags, LT_PROV_BUFFER,
+                                   release_buffer_deleter, view);
+    if (rc != LT_OK) /* the deleter already released the export */
+        return raise_last(rc);
+    PyObject *name = PyType_GetName(Py_TYPE(obj));
+    const char *label = name ? PyUnicode_AsUTF8AndSize(name, NULL) : NULL;
+    lt_storage_set_label(s, label ? label : "buffer");
+    Py_XDECREF(name);
+    PyErr_Clear(); /* a missing name only costs the label */
+    PyObject *dt = dtype_by_code[code];
+    Py_INCREF(dt);
+    int64_t one = 1;
+    return tensor_steal(storage_object(s), dt, int_tuple(&n, 1), int_tuple(&one, 1), PyLong_FromLong(0));
+}
+#define SHIM_BUFFER_METHODS \
+    {"share_buffer", (PyCFunction)(void (*)(void))share_buffer, METH_FASTCALL, "frombuffer's common case."},
+#endif
+
+#define SHIM_SHARE_METHODS                                                                             \
+    {"share_numpy", (PyCFunction)(void (*)(void))share_numpy, METH_FASTCALL, "from_numpy's common case."}, \
+    SHIM_BUFFER_METHODS

@@ -1,0 +1,382 @@
+/* _shim_types.h: the C bases of UntypedStorage and Tensor (included once,
+ * by _shim.c, which has Python.h and libtensor.h).
+ *
+ * Both classes keep their methods in Python; only their fields live here.
+ * Every constructor and every view makes one of each (or one Tensor), and a
+ * torch-sized budget (about 0.7 us a call) leaves no room for ffi.gc, a
+ * cffi cast and eight Python attribute stores. So the storage owns its
+ * libtensor reference directly (released in dealloc, no cffi object), and
+ * the shim builds a finished Tensor in one allocation.
+ *
+ * The Python subclasses (pytensor.UntypedStorage, pytensor.Tensor) are the
+ * types the shim instantiates: register() hands them over at import, with
+ * the dtype objects by lt_dtype code and the Python error translator. */
+#include <structmember.h> /* PyMemberDef, T_OBJECT_EX: stable ABI */
+
+typedef struct {
+    PyObject_HEAD
+    lt_storage *s;      /* one owned reference; NULL only before init */
+    PyObject *addr;     /* int: address of byte 0 */
+    PyObject *nbytes;   /* int */
+    PyObject *readonly; /* bool: LT_STORAGE_READONLY */
+    PyObject *host;     /* bool: the bytes are host memory */
+    PyObject *file;     /* (path, mode) for from_file storages, else None */
+    PyObject *cptr;     /* cffi "lt_storage *" made on first use by Python, or NULL */
+    PyObject *weakrefs;
+} StorageObject;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *storage; /* root UntypedStorage: views never chain */
+    PyObject *dtype;
+    PyObject *shape;   /* tuple of int */
+    PyObject *strides; /* tuple of int, in elements */
+    PyObject *offset;  /* int, in elements */
+    PyObject *requires_grad;
+    PyObject *grad;
+    PyObject *grad_fn;
+    PyObject *weakrefs;
+} TensorObject;
+
+/* Set by register(); strong references held for the life of the process. */
+static PyTypeObject *storage_cls, *tensor_cls;
+static PyObject *dtype_by_code[LT_DTYPE_COUNT];
+static PyObject *error_for; /* errors.error_for(status, message) -> exception instance */
+
+/* ------------------------------------------------------------ errors */
+
+/* Raise libtensor's last error through the Python translator (the one place
+ * that maps status codes to exception types). Returns NULL. */
+static PyObject *raise_status(lt_status rc, const char *message)
+{
+    if (!error_for) {
+        PyErr_Format(PyExc_RuntimeError, "libtensor error %d: %s", (int)rc, message);
+        return NULL;
+    }
+    PyObject *exc = PyObject_CallFunction(error_for, "is", (int)rc, message);
+    if (exc) {
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+    }
+    return NULL;
+}
+
+static PyObject *raise_last(lt_status rc) { return raise_status(rc, lt_last_error()); }
+
+/* ------------------------------------------------------------ storage */
+
+static int is_host_device(int32_t type)
+{
+    return type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost || type == kDLCUDAManaged;
+}
+
+/* A new UntypedStorage owning the reference s (stolen: released on failure). */
+static PyObject *storage_object(lt_storage *s)
+{
+    if (!storage_cls) {
+        lt_storage_release(s);
+        PyErr_SetString(PyExc_RuntimeError, "pytensor: shim types are not registered yet");
+        return NULL;
+    }
+    StorageObject *o = (StorageObject *)PyType_GenericAlloc(storage_cls, 0);
+    if (!o) {
+        lt_storage_release(s);
+        return NULL;
+    }
+    o->s = s;
+    o->addr = PyLong_FromVoidPtr(lt_storage_data(s));
+    o->nbytes = PyLong_FromSize_t(lt_storage_nbytes(s));
+    o->readonly = PyBool_FromLong((lt_storage_flags(s) & LT_STORAGE_READONLY) != 0);
+    o->host = PyBool_FromLong(is_host_device(lt_storage_device_type(s)));
+    Py_INCREF(Py_None);
+    o->file = Py_None;
+    if (!o->addr || !o->nbytes) {
+        Py_DECREF(o);
+        return NULL;
+    }
+    return (PyObject *)o;
+}
+
+static int storage_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    StorageObject *o = (StorageObject *)self;
+    Py_VISIT(Py_TYPE(self)); /* heap types are referenced by their instances */
+    Py_VISIT(o->file);
+    Py_VISIT(o->cptr);
+    return 0;
+}
+
+static int storage_clear(PyObject *self)
+{
+    StorageObject *o = (StorageObject *)self;
+    Py_CLEAR(o->file);
+    Py_CLEAR(o->cptr);
+    return 0;
+}
+
+static void storage_dealloc(PyObject *self)
+{
+    StorageObject *o = (StorageObject *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    if (o->weakrefs)
+        PyObject_ClearWeakRefs(self);
+    storage_clear(self);
+    Py_CLEAR(o->addr);
+    Py_CLEAR(o->nbytes);
+    Py_CLEAR(o->readonly);
+    Py_CLEAR(o->host);
+    /* Last: the deleter may drop the Python object that owns the bytes. */
+    lt_storage *s = o->s;
+    o->s = NULL;
+    lt_storage_release(s);
+    freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(tp);
+}
+
+/* _saddr: the lt_storage address, for the cffi handle Python makes once. */
+static PyObject *storage_get_saddr(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromVoidPtr(((StorageObject *)self)->s);
+}
+
+static PyMemberDef storage_members[] = {
+    {"_addr", T_OBJECT_EX, offsetof(StorageObject, addr), READONLY, "address of byte 0"},
+    {"_nbytes", T_OBJECT_EX, offsetof(StorageObject, nbytes), READONLY, "size in bytes"},
+    {"_readonly", T_OBJECT_EX, offsetof(StorageObject, readonly), READONLY, "writes are refused"},
+    {"_host", T_OBJECT_EX, offsetof(StorageObject, host), READONLY, "host memory"},
+    {"_file", T_OBJECT, offsetof(StorageObject, file), 0, "(path, mode) of a mapped file"},
+    {"_cptr", T_OBJECT, offsetof(StorageObject, cptr), 0, "cached cffi handle"},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(StorageObject, weakrefs), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef storage_getset[] = {
+    {"_saddr", storage_get_saddr, NULL, "address of the lt_storage", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot storage_slots[] = {
+    {Py_tp_dealloc, storage_dealloc},
+    {Py_tp_traverse, storage_traverse},
+    {Py_tp_clear, storage_clear},
+    {Py_tp_members, storage_members},
+    {Py_tp_getset, storage_getset},
+    {Py_tp_doc, "C fields of pytensor.UntypedStorage (subclass it; do not instantiate)."},
+    {0, NULL},
+};
+
+static PyType_Spec storage_spec = {
+    "pytensor._shim.StorageBase", sizeof(StorageObject), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, storage_slots,
+};
+
+/* ------------------------------------------------------------ tensor */
+
+/* A new Tensor over storage; steals all five references (any may be NULL
+ * after a failed constructor call, and then the others are dropped). */
+static PyObject *tensor_steal(PyObject *storage, PyObject *dtype, PyObject *shape, PyObject *strides,
+                              PyObject *offset)
+{
+    TensorObject *t = NULL;
+    if (storage && dtype && shape && strides && offset && tensor_cls)
+        t = (TensorObject *)PyType_GenericAlloc(tensor_cls, 0);
+    if (!t) {
+        if (!tensor_cls && !PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "pytensor: shim types are not registered yet");
+        Py_XDECREF(storage);
+        Py_XDECREF(dtype);
+        Py_XDECREF(shape);
+        Py_XDECREF(strides);
+        Py_XDECREF(offset);
+        return NULL;
+    }
+    t->storage = storage;
+    t->dtype = dtype;
+    t->shape = shape;
+    t->strides = strides;
+    t->offset = offset;
+    Py_INCREF(Py_False);
+    t->requires_grad = Py_False;
+    Py_INCREF(Py_None);
+    t->grad = Py_None;
+    Py_INCREF(Py_None);
+    t->grad_fn = Py_None;
+    return (PyObject *)t;
+}
+
+/* make_tensor(storage, dtype, shape, strides, offset) -> Tensor (Tensor._make).
+ * shape and strides are tuples; callers inside pytensor guarantee it. */
+static PyObject *make_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "_make(storage, dtype, shape, strides, offset)");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < 5; i++)
+        Py_INCREF(args[i]);
+    return tensor_steal(args[0], args[1], args[2], args[3], args[4]);
+}
+
+static int tensor_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    TensorObject *t = (TensorObject *)self;
+    Py_VISIT(Py_TYPE(self));
+    Py_VISIT(t->storage);
+    Py_VISIT(t->dtype);
+    Py_VISIT(t->shape);
+    Py_VISIT(t->strides);
+    Py_VISIT(t->offset);
+    Py_VISIT(t->requires_grad);
+    Py_VISIT(t->grad);
+    Py_VISIT(t->grad_fn);
+    return 0;
+}
+
+static int tensor_clear(PyObject *self)
+{
+    TensorObject *t = (TensorObject *)self;
+    Py_CLEAR(t->grad_fn);
+    Py_CLEAR(t->grad);
+    Py_CLEAR(t->requires_grad);
+    Py_CLEAR(t->offset);
+    Py_CLEAR(t->strides);
+    Py_CLEAR(t->shape);
+    Py_CLEAR(t->dtype);
+    Py_CLEAR(t->storage);
+    return 0;
+}
+
+static void tensor_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    if (((TensorObject *)self)->weakrefs)
+        PyObject_ClearWeakRefs(self);
+    tensor_clear(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyMemberDef tensor_members[] = {
+    {"_storage", T_OBJECT_EX, offsetof(TensorObject, storage), 0, NULL},
+    {"_dtype", T_OBJECT_EX, offsetof(TensorObject, dtype), 0, NULL},
+    {"_shape", T_OBJECT_EX, offsetof(TensorObject, shape), 0, NULL},
+    {"_strides", T_OBJECT_EX, offsetof(TensorObject, strides), 0, NULL},
+    {"_offset", T_OBJECT_EX, offsetof(TensorObject, offset), 0, NULL},
+    {"_requires_grad", T_OBJECT_EX, offsetof(TensorObject, requires_grad), 0, NULL},
+    {"_grad", T_OBJECT_EX, offsetof(TensorObject, grad), 0, NULL},
+    {"_grad_fn", T_OBJECT_EX, offsetof(TensorObject, grad_fn), 0, NULL},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(TensorObject, weakrefs), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyType_Slot tensor_slots[] = {
+    {Py_tp_dealloc, tensor_dealloc},
+    {Py_tp_traverse, tensor_traverse},
+    {Py_tp_clear, tensor_clear},
+    {Py_tp_members, tensor_members},
+    {Py_tp_doc, "C fields of pytensor.Tensor (subclass it; do not instantiate)."},
+    {0, NULL},
+};
+
+static PyType_Spec tensor_spec = {
+    "pytensor._shim.TensorBase", sizeof(TensorObject), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, tensor_slots,
+};
+
+/* ------------------------------------------------------------ Python entry points */
+
+/* *slot = value (a new reference, stolen), dropping the old one after. */
+static void replace_ref(PyObject **slot, PyObject *value)
+{
+    PyObject *old = *slot;
+    *slot = value;
+    Py_XDECREF(old);
+}
+
+/* register(storage_cls, tensor_cls, dtypes, error_for): dtypes is a sequence
+ * indexed by lt_dtype code. Called once, at import. */
+static PyObject *register_types(PyObject *self, PyObject *args)
+{
+    PyObject *scls, *tcls, *dtypes, *errf;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!OO", &PyType_Type, &scls, &PyType_Type, &tcls, &dtypes, &errf))
+        return NULL;
+    if (PySequence_Size(dtypes) != LT_DTYPE_COUNT) {
+        PyErr_SetString(PyExc_ValueError, "register: one dtype per lt_dtype code is needed");
+        return NULL;
+    }
+    for (int i = 0; i < LT_DTYPE_COUNT; i++) {
+        PyObject *d = PySequence_GetItem(dtypes, i);
+        if (!d)
+            return NULL;
+        replace_ref(&dtype_by_code[i], d);
+    }
+    Py_INCREF(scls);
+    replace_ref((PyObject **)&storage_cls, scls);
+    Py_INCREF(tcls);
+    replace_ref((PyObject **)&tensor_cls, tcls);
+    Py_INCREF(errf);
+    replace_ref(&error_for, errf);
+    Py_RETURN_NONE;
+}
+
+/* storage_new(nbytes, zero) -> UntypedStorage owning nbytes new bytes. */
+static PyObject *storage_new(PyObject *self, PyObject *args)
+{
+    Py_ssize_t nbytes;
+    int zero;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "np", &nbytes, &zero))
+        return NULL;
+    if (nbytes < 0) {
+        PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension: %zd bytes", nbytes);
+        return NULL;
+    }
+    lt_storage *s = NULL;
+    lt_status rc = lt_storage_new(&s, (size_t)nbytes, zero);
+    if (rc != LT_OK)
+        return raise_last(rc);
+    return storage_object(s);
+}
+
+/* storage_adopt(addr) -> UntypedStorage taking over the reference to the
+ * lt_storage at addr (made by a cffi call such as lt_storage_map_file). */
+static PyObject *storage_adopt(PyObject *self, PyObject *addr)
+{
+    (void)self;
+    lt_storage *s = PyLong_AsVoidPtr(addr);
+    if (!s) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "NULL storage");
+        return NULL;
+    }
+    return storage_object(s);
+}
+
+#define SHIM_TYPES_METHODS                                                                         \
+    {"register", register_types, METH_VARARGS, "Hand the shim the Python classes it instantiates."}, \
+    {"make_tensor", (PyCFunction)(void (*)(void))make_tensor, METH_FASTCALL, "Tensor._make."},    \
+    {"storage_new", storage_new, METH_VARARGS, "A storage of new bytes."},                         \
+    {"storage_adopt", storage_adopt, METH_O, "Wrap an lt_storage reference handed over."},
+
+/* Adds StorageBase and TensorBase to module m. Returns 0, or -1 with an exception. */
+static int add_types(PyObject *m)
+{
+    PyObject *sb = PyType_FromSpec(&storage_spec);
+    if (!sb || PyModule_AddObject(m, "StorageBase", sb) != 0) {
+        Py_XDECREF(sb);
+        return -1;
+    }
+    PyObject *tb = PyType_FromSpec(&tensor_spec);
+    if (!tb || PyModule_AddObject(m, "TensorBase", tb) != 0) {
+        Py_XDECREF(tb);
+        return -1;
+    }
+    return 0;
+}

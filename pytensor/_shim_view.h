@@ -1,0 +1,132 @@
+/* _shim_view.h: view()/reshape()'s common case in C (included once, by
+ * _shim.c, after _shim_types.h).
+ *
+ * Shape inference and torch's stride computation are a few dozen integer
+ * operations; in Python they cost three times torch's whole reshape. As in
+ * _shim_share.h, anything unusual (a non-int size, a bad shape, a layout
+ * that needs a copy, products beyond int64) returns None and the Python
+ * method takes over with its errors and its copy. */
+
+/* Reads the sizes of reshape(*args): ints, or one tuple/list of ints.
+ * Returns the count, or -1 when the arguments are not plain ints. */
+static Py_ssize_t read_sizes(PyObject *args, int64_t *out)
+{
+    Py_ssize_t n = PyTuple_Size(args);
+    PyObject *seq = args;
+    if (n == 1) {
+        PyObject *a = PyTuple_GetItem(args, 0);
+        if (PyTuple_Check(a) || PyList_Check(a)) {
+            seq = a;
+            n = PySequence_Size(a);
+        }
+    }
+    if (n < 0 || n > LT_MAX_NDIM)
+        return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyTuple_Check(seq) ? PyTuple_GetItem(seq, i) : PyList_GetItem(seq, i);
+        if (!x || !PyLong_CheckExact(x))
+            return -1;
+        int overflow = 0;
+        out[i] = PyLong_AsLongLongAndOverflow(x, &overflow);
+        if (overflow || (out[i] == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return -1;
+        }
+    }
+    return n;
+}
+
+/* Fills shape[] of a tensor field tuple; returns its length or -1. */
+static Py_ssize_t read_tuple(PyObject *tup, int64_t *out)
+{
+    Py_ssize_t n = PyTuple_Size(tup);
+    if (n < 0 || n > LT_MAX_NDIM) {
+        PyErr_Clear();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = PyLong_AsLongLong(PyTuple_GetItem(tup, i));
+        if (out[i] == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return -1;
+        }
+    }
+    return n;
+}
+
+/* torch's computeStride: strides that express new_shape over the elements of
+ * (old_shape, old_strides) without a copy. Returns 0 when none exist. */
+static int view_strides(const int64_t *old_shape, const int64_t *old_strides, Py_ssize_t old_nd,
+                        int64_t old_numel, const int64_t *new_shape, Py_ssize_t new_nd, int64_t *new_strides)
+{
+    if (old_numel == 0 || old_nd == 0) { /* row-major, extent-0 dims counted as 1 */
+        int64_t acc = 1;
+        for (Py_ssize_t d = new_nd - 1; d >= 0; d--) {
+            new_strides[d] = acc;
+            acc *= new_shape[d] > 1 ? new_shape[d] : 1;
+        }
+        return 1;
+    }
+    /* Old dims fall into chunks contiguous among themselves; each chunk is
+     * split across the new dims that consume exactly its elements. */
+    Py_ssize_t view_d = new_nd - 1;
+    int64_t chunk_base_stride = old_strides[old_nd - 1], tensor_numel = 1, view_numel = 1;
+    for (Py_ssize_t d = old_nd - 1; d >= 0; d--) {
+        tensor_numel *= old_shape[d];
+        if (d == 0 || (old_shape[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base_stride)) {
+            while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
+                new_strides[view_d] = view_numel * chunk_base_stride;
+                view_numel *= new_shape[view_d];
+                view_d--;
+            }
+            if (view_numel != tensor_numel)
+                return 0;
+            if (d > 0) {
+                chunk_base_stride = old_strides[d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    return view_d == -1;
+}
+
+/* reshape_view(tensor, args) -> a view of tensor with the sizes in args, or
+ * None (see above). */
+static PyObject *reshape_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !tensor_cls || !PyObject_TypeCheck(args[0], tensor_cls) || !PyTuple_Check(args[1]))
+        Py_RETURN_NONE;
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t old_shape[LT_MAX_NDIM], old_strides[LT_MAX_NDIM], shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
+    Py_ssize_t old_nd = read_tuple(t->shape, old_shape), nd = read_sizes(args[1], shape);
+    if (old_nd < 0 || nd < 0 || read_tuple(t->strides, old_strides) != old_nd)
+        Py_RETURN_NONE;
+    int64_t numel = 1, rest = 1;
+    Py_ssize_t infer = -1;
+    for (Py_ssize_t i = 0; i < old_nd; i++)
+        if (old_shape[i] < 0 || __builtin_mul_overflow(numel, old_shape[i], &numel))
+            Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        if (shape[i] == -1 && infer < 0)
+            infer = i;
+        else if (shape[i] < 0 || __builtin_mul_overflow(rest, shape[i], &rest))
+            Py_RETURN_NONE; /* a second -1, a negative size or an overflow: Python's error */
+    }
+    if (infer >= 0) {
+        if (rest == 0 || numel % rest)
+            Py_RETURN_NONE;
+        shape[infer] = numel / rest;
+    } else if (rest != numel)
+        Py_RETURN_NONE;
+    if (!view_strides(old_shape, old_strides, old_nd, numel, shape, nd, strides))
+        Py_RETURN_NONE; /* needs a copy */
+    Py_INCREF(t->storage);
+    Py_INCREF(t->dtype);
+    Py_INCREF(t->offset);
+    return tensor_steal(t->storage, t->dtype, int_tuple(shape, nd), int_tuple(strides, nd), t->offset);
+}
+
+#define SHIM_VIEW_METHODS \
+    {"reshape_view", (PyCFunction)(void (*)(void))reshape_view, METH_FASTCALL, "view/reshape's common case."},
