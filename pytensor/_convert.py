@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Sequence
 
 from . import dtypes as _dt
-from ._ffi import ffi
+from ._ffi import ffi, shim
 from ._storage import UntypedStorage
 from .tensor import Tensor
 
@@ -289,6 +289,11 @@ def list_to_tensor(values, dt):
 
 def tensor_from_data(data, dtype=None):
     """A new tensor (always a copy) from scalars, nested sequences, arrays or tensors."""
+    if data.__class__ is list or data.__class__ is tuple:
+        # Rectangular nests of plain floats/ints in C (_shim_list.h); None: the full path below.
+        t = shim.pack_nest(data, -1 if dtype is None else dtype.code, _dt.get_default_dtype().code)
+        if t is not None:
+            return t
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "rather than pytensor.tensor(sourceTensor).", UserWarning, stacklevel=3)

@@ -68,6 +68,7 @@ static PyObject *wrap_object(PyObject *self, PyObject *args)
 
 #include "_shim_share.h"
 #include "_shim_view.h"
+#include "_shim_list.h"
 #include "_shim_dlpack.h"
 
 static PyMethodDef shim_methods[] = {
@@ -75,6 +76,7 @@ static PyMethodDef shim_methods[] = {
     SHIM_TYPES_METHODS
     SHIM_SHARE_METHODS
     SHIM_VIEW_METHODS
+    SHIM_LIST_METHODS
     SHIM_DLPACK_METHODS
     {NULL, NULL, 0, NULL},
 };
