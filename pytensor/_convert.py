@@ -258,6 +258,11 @@ def _pack(leaves, dt, checked=False, kinds=None):
     if checked and int in kinds and dt.kind in ("bool", "float", "complex") and float not in kinds and \
             complex not in kinds and not -2**63 <= min(leaves) <= max(leaves) < 2**63:
         kinds.add(float)  # torch reads ints beyond int64 as doubles for these dtypes
+    if checked and dt.kind == "int" and kinds == {int, float}:
+        # torch converts each element by its own type: an int stays exact (a
+        # double would round 2**53 + 1), a float truncates toward zero.
+        leaves = [int(x) for x in leaves]
+        kinds = {int}
     if complex in kinds:
         src_dt, code = _dt.complex128, "d"
         leaves = list(itertools.chain.from_iterable((complex(x).real, complex(x).imag) for x in leaves))

@@ -59,6 +59,10 @@ static Py_ssize_t read_tuple(PyObject *tup, int64_t *out)
 static int view_strides(const int64_t *old_shape, const int64_t *old_strides, Py_ssize_t old_nd,
                         int64_t old_numel, const int64_t *new_shape, Py_ssize_t new_nd, int64_t *new_strides)
 {
+    if (old_numel == 0 && old_nd == new_nd && memcmp(old_shape, new_shape, (size_t)new_nd * 8) == 0) {
+        memcpy(new_strides, old_strides, (size_t)new_nd * 8); /* torch keeps an unchanged empty shape's strides */
+        return 1;
+    }
     if (old_numel == 0 || old_nd == 0) { /* row-major, extent-0 dims counted as 1 */
         int64_t acc = 1;
         for (Py_ssize_t d = new_nd - 1; d >= 0; d--) {

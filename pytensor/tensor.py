@@ -883,6 +883,8 @@ def _infer_shape(shape, numel):
 
 def _view_strides(old_shape, old_strides, new_shape):
     """Strides that express ``new_shape`` over the same elements, or None (torch's computeStride)."""
+    if math.prod(old_shape) == 0 and tuple(old_shape) == tuple(new_shape):
+        return tuple(old_strides)  # torch (and NumPy) keep the strides of an unchanged empty shape
     if math.prod(old_shape) == 0 or not old_shape:
         return contiguous_strides(new_shape)
     # Group old dims into chunks that are contiguous among themselves, then
