@@ -64,15 +64,6 @@ static PyObject *wrap_managed(void *managed, int versioned)
     return cap;
 }
 
-/* The lt_dtype code of a registered dtype object, or -1. */
-static int dtype_code_of(PyObject *dtype)
-{
-    for (int i = 0; i < LT_DTYPE_COUNT; i++)
-        if (dtype_by_code[i] == dtype)
-            return i;
-    return -1;
-}
-
 /* to_capsule(tensor, flags) -> capsule sharing the tensor's memory; raises
  * libtensor's error when it refuses (e.g. read-only memory on a legacy request). */
 static PyObject *to_capsule(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

@@ -167,24 +167,41 @@ static void release_buffer_deleter(void *ctx)
     free(ctx);
 }
 
-/* share_buffer(obj, dtype_code, count, offset) -> 1-D Tensor over obj's
- * bytes (frombuffer's rules; count -1: to the end), or None. A writable
- * export is taken when the exporter allows one, else a read-only one; the
- * export is held until the storage dies, so e.g. a bytearray cannot be
- * resized under a live tensor. */
+/* The label of a buffer storage: its exporter's type name. PyType_GetName
+ * builds a new str for static types, so the last one is remembered. */
+static const char *buffer_label(PyObject *obj)
+{
+    static PyTypeObject *last_type;
+    static char last_label[64];
+    if (Py_TYPE(obj) != last_type) {
+        PyObject *name = PyType_GetName(Py_TYPE(obj));
+        const char *s = name ? PyUnicode_AsUTF8AndSize(name, NULL) : NULL;
+        snprintf(last_label, sizeof last_label, "%s", s ? s : "buffer");
+        last_type = s ? Py_TYPE(obj) : NULL;
+        Py_XDECREF(name);
+        PyErr_Clear(); /* a missing name only costs the label */
+    }
+    return last_label;
+}
+
+/* share_buffer(obj, dtype, count, offset, requires_grad) -> 1-D Tensor over
+ * obj's bytes (frombuffer's rules; count -1: to the end), or None. A
+ * writable export is taken when the exporter allows one, else a read-only
+ * one; the export is held until the storage dies, so e.g. a bytearray
+ * cannot be resized under a live tensor. */
 static PyObject *share_buffer(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 4)
+    if (nargs != 5 || args[4] != Py_False || !PyLong_CheckExact(args[2]) || !PyLong_CheckExact(args[3]))
         Py_RETURN_NONE;
     PyObject *obj = args[0];
-    long code = PyLong_AsLong(args[1]);
+    int code = dtype_code_of(args[1]);
     long long count = PyLong_AsLongLong(args[2]), offset = PyLong_AsLongLong(args[3]);
     if (PyErr_Occurred()) {
         PyErr_Clear();
         Py_RETURN_NONE;
     }
-    if (code < 0 || code >= LT_DTYPE_COUNT || !dtype_by_code[code] || count == 0 || offset < 0)
+    if (code < 0 || count == 0 || offset < 0)
         Py_RETURN_NONE;
     Py_buffer *view = malloc(sizeof *view);
     if (!view)
@@ -216,11 +233,7 @@ static PyObject *share_buffer(PyObject *self, PyObject *const *args, Py_ssize_t 
                                    release_buffer_deleter, view);
     if (rc != LT_OK) /* the deleter already released the export */
         return raise_last(rc);
-    PyObject *name = PyType_GetName(Py_TYPE(obj));
-    const char *label = name ? PyUnicode_AsUTF8AndSize(name, NULL) : NULL;
-    lt_storage_set_label(s, label ? label : "buffer");
-    Py_XDECREF(name);
-    PyErr_Clear(); /* a missing name only costs the label */
+    lt_storage_set_label(s, buffer_label(obj));
     PyObject *dt = dtype_by_code[code];
     Py_INCREF(dt);
     int64_t one = 1;

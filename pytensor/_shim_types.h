@@ -43,6 +43,15 @@ static PyTypeObject *storage_cls, *tensor_cls;
 static PyObject *dtype_by_code[LT_DTYPE_COUNT];
 static PyObject *error_for; /* errors.error_for(status, message) -> exception instance */
 
+/* The lt_dtype code of a registered dtype object, or -1. */
+static int dtype_code_of(PyObject *dtype)
+{
+    for (int i = 0; i < LT_DTYPE_COUNT; i++)
+        if (dtype_by_code[i] == dtype)
+            return i;
+    return -1;
+}
+
 /* ------------------------------------------------------------ errors */
 
 /* Raise libtensor's last error through the Python translator (the one place

@@ -315,9 +315,8 @@ def frombuffer(buffer: Any, *, dtype: _dt.dtype | str, count: int = -1, offset: 
     >>> t[0] = 5; buf[0]
     5
     """
-    if requires_grad is False and dtype.__class__ is _dt.dtype and count.__class__ is int and \
-            offset.__class__ is int and _share_buffer is not None:
-        t = _share_buffer(buffer, dtype.code, count, offset)
+    if _share_buffer is not None:
+        t = _share_buffer(buffer, dtype, count, offset, requires_grad)
         if t is not None:
             return t
     dtype = _dtype_arg("frombuffer", dtype, required=True)

@@ -147,7 +147,7 @@ def test_share_buffer_matches_numpy_frombuffer(n, dtype, count, offset, kind):
         want = None
     if count == 0:
         want = None  # torch refuses count=0 (numpy gives an empty array)
-    fast = shim.share_buffer(src, pdt.code, count, offset)
+    fast = shim.share_buffer(src, pdt, count, offset, False)
     if want is None or want.size == 0:
         assert fast is None
         with pytest.raises(ValueError):
@@ -171,7 +171,7 @@ def test_share_buffer_matches_numpy_frombuffer(n, dtype, count, offset, kind):
 def test_share_buffer_holds_the_export_and_releases_it_once():
     buf = bytearray(8)
     base = sys.getrefcount(buf)
-    t = shim.share_buffer(buf, pytensor.uint8.code, -1, 0)
+    t = shim.share_buffer(buf, pytensor.uint8, -1, 0, False)
     assert t.untyped_storage().label == "bytearray"
     with pytest.raises(BufferError):
         buf.append(1)  # exported: cannot be resized under the tensor
@@ -186,10 +186,10 @@ def test_share_buffer_holds_the_export_and_releases_it_once():
 @needs_buffer_api
 def test_share_buffer_declines_object_arrays_and_non_contiguous_buffers():
     objs = np.array([object(), object()])
-    assert shim.share_buffer(objs, pytensor.uint8.code, -1, 0) is None
+    assert shim.share_buffer(objs, pytensor.uint8, -1, 0, False) is None
     assert pytensor.frombuffer(objs, dtype=pytensor.uint8).is_readonly()
     strided = memoryview(bytearray(8))[::2]
-    assert shim.share_buffer(strided, pytensor.uint8.code, -1, 0) is None
+    assert shim.share_buffer(strided, pytensor.uint8, -1, 0, False) is None
     with pytest.raises(RuntimeError):
         pytensor.frombuffer(strided, dtype=pytensor.uint8)
 
