@@ -159,8 +159,11 @@ typedef enum lt_provenance {
 } lt_provenance;
 
 /* Allocates nbytes (0 allowed) aligned to 64 bytes, zero-filled when zero is
- * non-zero. Blocks of 2 MiB and more are advised to use transparent huge
- * pages. Fails with LT_ENOMEM.
+ * non-zero; otherwise the contents are unspecified (and untouched pages may
+ * read as zero later). Blocks of 2 MiB and more are mapped 2 MiB-aligned and
+ * advised to use transparent huge pages; when zero is 0 they may reuse a
+ * block from the cache of freed blocks (see lt_storage_trim), which saves
+ * the kernel's page faults. Thread-safe. Fails with LT_ENOMEM.
  * Returns a new reference in *out: release it with lt_storage_release. */
 lt_status lt_storage_new(lt_storage **out, size_t nbytes, int zero);
 
@@ -209,6 +212,18 @@ void lt_storage_bump_version(lt_storage *storage);
 /* Number of storages alive in this process (created and not yet freed).
  * For leak tests. */
 int64_t lt_storage_live_count(void);
+
+/* Unmaps every block in the cache of freed large blocks and returns how many
+ * bytes that gave back to the system. When the last reference to a storage
+ * from lt_storage_new of 2 MiB or more goes, its pages are kept in this
+ * cache (at most 4 blocks and 256 MiB, newest first, marked MADV_FREE so the
+ * kernel may reclaim them under memory pressure) for the next lt_storage_new
+ * of a similar size. The cache belongs to libtensor and holds no storage, so
+ * it never shows in lt_storage_live_count; it is reachable until exit, when
+ * the system unmaps it. Call this to return the memory sooner. Thread-safe;
+ * returns 0 without waiting if another thread is using the cache.
+ * Takes and returns no references; the cache is libtensor's alone. */
+size_t lt_storage_trim(void);
 
 /* Memory-mapped files.
  * LT_MAP_SHARED:   MAP_SHARED, read-write; writes reach the file. A missing

@@ -295,6 +295,20 @@ static void import_release(void *ctx)
     free(o);
 }
 
+/* Writes v in decimal at p and returns the end: the import's label without
+ * snprintf, which costs as much as the rest of the import. */
+static char *put_u32(char *p, uint32_t v)
+{
+    char digits[10];
+    int n = 0;
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        *p++ = digits[--n];
+    return p;
+}
+
 static lt_status adopt(lt_storage **out, const import_plan *p, void *managed, int versioned)
 {
     import_owner *o = malloc(sizeof *o);
@@ -310,9 +324,11 @@ static lt_status adopt(lt_storage **out, const import_plan *p, void *managed, in
     o->armed = 1;
     lt_storage_set_device(s, p->device.device_type, p->device.device_id);
     if (versioned) {
-        char label[64];
         const DLPackVersion *v = &((DLManagedTensorVersioned *)managed)->version;
-        snprintf(label, sizeof label, "DLPack v%" PRIu32 ".%" PRIu32, v->major, v->minor);
+        char label[32] = "DLPack v", *end = label + 8;
+        end = put_u32(end, v->major);
+        *end++ = '.';
+        *put_u32(end, v->minor) = '\0';
         lt_storage_set_label(s, label);
     } else {
         lt_storage_set_label(s, "DLPack (legacy)");

@@ -1,6 +1,8 @@
 /* test_storage.c: refcounts, the deleter runs exactly once (also from other
- * threads and on failed wraps), alignment, flags, labels, versions. */
+ * threads and on failed wraps), alignment, flags, labels, versions, and the
+ * cache of freed large blocks (reuse, zeroing, bounds, trim, threads). */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -25,6 +27,108 @@ static void *retain_release_many(void *arg)
         lt_storage_release(s);
     }
     return NULL;
+}
+
+#define MIB ((size_t)1 << 20)
+
+static void *churn_large_blocks(void *arg)
+{
+    /* Each thread stamps its blocks and checks the stamps before releasing:
+     * a block handed to two live storages at once would show a foreign one. */
+    uintptr_t id = (uintptr_t)arg;
+    int bad = 0;
+    for (int i = 0; i < 200; i++) {
+        lt_storage *s = NULL;
+        size_t nbytes = (2 + (id + i) % 3) * MIB;
+        if (lt_storage_new(&s, nbytes, (i % 5) == 0) != LT_OK)
+            return (void *)1;
+        unsigned char *p = lt_storage_data(s);
+        memset(p, (int)id, 64);
+        memset(p + nbytes - 64, (int)id, 64);
+        sched_yield();
+        bad += p[0] != id || p[63] != id || p[nbytes - 1] != id;
+        lt_storage_release(s);
+    }
+    return (void *)(uintptr_t)bad;
+}
+
+/* Large blocks: a freed one is reused for the next similar request unless
+ * zeroing is asked for, the cache stays bounded, and trim empties it. */
+static void test_large_block_cache(int64_t live0)
+{
+    lt_storage *s = NULL, *t = NULL;
+    lt_storage_trim(); /* start empty: earlier checks may have cached blocks */
+    CHECK_INT(lt_storage_trim(), 0);
+
+    CHECK_INT(lt_storage_new(&s, 4 * MIB, 0), LT_OK);
+    void *first = lt_storage_data(s);
+    memset(first, 0xab, 4 * MIB);
+    lt_storage_release(s);
+    CHECK_INT(lt_storage_live_count(), live0); /* a cached block is not a live storage */
+    CHECK_INT(lt_storage_new(&s, 4 * MIB - 100, 0), LT_OK); /* same whole huge pages: reused */
+    CHECK(lt_storage_data(s) == first);
+    CHECK_INT(lt_storage_nbytes(s), 4 * MIB - 100);
+    lt_storage_release(s);
+
+    /* zero = 1 never sees old bytes */
+    CHECK_INT(lt_storage_new(&s, 4 * MIB, 1), LT_OK);
+    CHECK(lt_storage_data(s) != first); /* the cached block is still mapped */
+    const unsigned char *z = lt_storage_data(s);
+    size_t nonzero = 0;
+    for (size_t i = 0; i < 4 * MIB; i += 4093)
+        nonzero += z[i] != 0;
+    CHECK_INT(nonzero + z[4 * MIB - 1], 0);
+    CHECK_INT((uintptr_t)z % (2 * MIB), 0);
+    lt_storage_release(s); /* now two 4 MiB blocks are cached */
+    CHECK_INT(lt_storage_trim(), 8 * MIB);
+    CHECK_INT(lt_storage_trim(), 0);
+
+    /* a block serves a smaller request only if it wastes at most a quarter */
+    CHECK_INT(lt_storage_new(&s, 10 * MIB, 0), LT_OK);
+    first = lt_storage_data(s);
+    lt_storage_release(s);
+    CHECK_INT(lt_storage_new(&s, 4 * MIB, 0), LT_OK);
+    CHECK(lt_storage_data(s) != first);
+    CHECK_INT(lt_storage_new(&t, 8 * MIB + 1, 0), LT_OK); /* 10 MiB of huge pages: a fit */
+    CHECK(lt_storage_data(t) == first);
+    ((char *)lt_storage_data(t))[8 * MIB] = 1;
+    lt_storage_release(s);
+    lt_storage_release(t);
+    CHECK_INT(lt_storage_trim(), 14 * MIB);
+
+    /* bounds: at most 4 blocks and 256 MiB; newest kept; larger never cached
+     * (the blocks are never touched, so this costs address space only) */
+    lt_storage *many[6];
+    for (int i = 0; i < 6; i++)
+        CHECK_INT(lt_storage_new(&many[i], 2 * MIB, 0), LT_OK);
+    for (int i = 0; i < 6; i++)
+        lt_storage_release(many[i]);
+    CHECK_INT(lt_storage_trim(), 8 * MIB);
+    for (int i = 0; i < 3; i++)
+        CHECK_INT(lt_storage_new(&many[i], 100 * MIB, 0), LT_OK);
+    void *newest = lt_storage_data(many[2]);
+    for (int i = 0; i < 3; i++)
+        lt_storage_release(many[i]);
+    CHECK_INT(lt_storage_new(&s, 100 * MIB, 0), LT_OK);
+    CHECK(lt_storage_data(s) == newest); /* the oldest was evicted, the newest kept */
+    lt_storage_release(s);
+    CHECK_INT(lt_storage_trim(), 200 * MIB);
+    CHECK_INT(lt_storage_new(&s, 300 * MIB, 0), LT_OK);
+    lt_storage_release(s);
+    CHECK_INT(lt_storage_trim(), 0);
+
+    /* threads: allocations and releases racing through the cache */
+    pthread_t th[4];
+    for (uintptr_t i = 0; i < 4; i++)
+        pthread_create(&th[i], NULL, churn_large_blocks, (void *)(i + 1));
+    for (int i = 0; i < 4; i++) {
+        void *bad = NULL;
+        pthread_join(th[i], &bad);
+        CHECK_INT((uintptr_t)bad, 0);
+    }
+    CHECK_INT(lt_storage_live_count(), live0);
+    CHECK(lt_storage_trim() <= 4 * 4 * MIB);
+    CHECK_INT(lt_storage_trim(), 0);
 }
 
 int main(void)
@@ -119,6 +223,7 @@ int main(void)
     CHECK_INT(lt_storage_device_id(s), 1);
     lt_storage_release(s);
 
+    test_large_block_cache(live0);
     CHECK_INT(lt_storage_live_count(), live0);
     MT_DONE();
 }
