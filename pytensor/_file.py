@@ -5,14 +5,14 @@ import operator
 import os
 
 from . import dtypes as _dt
-from ._ffi import ffi, lib
-from ._storage import UntypedStorage
+from ._ffi import lib, shim
 from .errors import check
 from .tensor import Tensor, device as _device
 
 __all__ = ["from_file"]
 
-_MODE_NAMES = {lib.LT_MAP_SHARED: "shared", lib.LT_MAP_PRIVATE: "private", lib.LT_MAP_READONLY: "read-only"}
+_SHARED, _PRIVATE, _READONLY = lib.LT_MAP_SHARED, lib.LT_MAP_PRIVATE, lib.LT_MAP_READONLY
+_MODE_NAMES = {_SHARED: "shared", _PRIVATE: "private", _READONLY: "read-only"}
 _INT64_MAX = 2**63 - 1
 
 
@@ -55,15 +55,14 @@ def from_file(filename: str | bytes | os.PathLike, shared: bool | None = None, s
     if requires_grad and not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     nbytes = _mapping_nbytes(size, dt)
-    mode = lib.LT_MAP_SHARED if shared else lib.LT_MAP_PRIVATE
-    out = ffi.new("lt_storage **")
+    mode = _SHARED if shared else _PRIVATE
     cpath = os.fsencode(path)
-    rc = lib.lt_storage_map_file(out, cpath, mode, nbytes)
-    if rc != 0 and mode == lib.LT_MAP_SHARED and _may_only_read(path):
-        mode = lib.LT_MAP_READONLY  # a file we may only read gives a read-only tensor
-        rc = lib.lt_storage_map_file(out, cpath, mode, nbytes)
-    check(rc)
-    storage = UntypedStorage._adopt(out[0])
+    storage = shim.map_file(cpath, mode, nbytes)  # a storage, or the failing status
+    if storage.__class__ is int and mode == _SHARED and _may_only_read(path):
+        mode = _READONLY  # a file we may only read gives a read-only tensor
+        storage = shim.map_file(cpath, mode, nbytes)
+    if storage.__class__ is int:
+        check(storage)
     storage._file = (path, _MODE_NAMES[mode])
     if size is None:
         total = storage.nbytes()

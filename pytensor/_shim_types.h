@@ -368,11 +368,33 @@ static PyObject *storage_adopt(PyObject *self, PyObject *addr)
     return storage_object(s);
 }
 
+/* map_file(path: bytes, mode, nbytes) -> UntypedStorage over the mapped
+ * file, or the failing lt_status as an int (lt_last_error() keeps the
+ * message), so that from_file can retry read-only before it raises. The
+ * system calls run without the GIL. */
+static PyObject *map_file(PyObject *self, PyObject *args)
+{
+    const char *path;
+    int mode;
+    long long nbytes;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "yiL", &path, &mode, &nbytes))
+        return NULL;
+    lt_storage *s = NULL;
+    PyThreadState *ts = PyEval_SaveThread();
+    lt_status rc = lt_storage_map_file(&s, path, (lt_map_mode)mode, (int64_t)nbytes);
+    PyEval_RestoreThread(ts);
+    if (rc != LT_OK)
+        return PyLong_FromLong((long)rc);
+    return storage_object(s);
+}
+
 #define SHIM_TYPES_METHODS                                                                         \
     {"register", register_types, METH_VARARGS, "Hand the shim the Python classes it instantiates."}, \
     {"make_tensor", (PyCFunction)(void (*)(void))make_tensor, METH_FASTCALL, "Tensor._make."},    \
     {"storage_new", storage_new, METH_VARARGS, "A storage of new bytes."},                         \
-    {"storage_adopt", storage_adopt, METH_O, "Wrap an lt_storage reference handed over."},
+    {"storage_adopt", storage_adopt, METH_O, "Wrap an lt_storage reference handed over."},      \
+    {"map_file", map_file, METH_VARARGS, "Map a file into a new storage."},
 
 /* Adds StorageBase and TensorBase to module m. Returns 0, or -1 with an exception. */
 static int add_types(PyObject *m)
