@@ -11,10 +11,8 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from . import dtypes as _dt
-from ._ffi import ffi, lib, shim
-from ._storage import UntypedStorage
-from .errors import error_for, DLPackError, PytensorError
+from ._ffi import lib, shim
+from .errors import DLPackError, PytensorError
 from .tensor import Tensor
 
 __all__ = ["from_dlpack", "DLDeviceType"]

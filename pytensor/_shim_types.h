@@ -354,20 +354,6 @@ static PyObject *storage_new(PyObject *self, PyObject *args)
     return storage_object(s);
 }
 
-/* storage_adopt(addr) -> UntypedStorage taking over the reference to the
- * lt_storage at addr (made by a cffi call such as lt_storage_map_file). */
-static PyObject *storage_adopt(PyObject *self, PyObject *addr)
-{
-    (void)self;
-    lt_storage *s = PyLong_AsVoidPtr(addr);
-    if (!s) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "NULL storage");
-        return NULL;
-    }
-    return storage_object(s);
-}
-
 /* map_file(path: bytes, mode, nbytes) -> UntypedStorage over the mapped
  * file, or the failing lt_status as an int (lt_last_error() keeps the
  * message), so that from_file can retry read-only before it raises. The
@@ -393,7 +379,6 @@ static PyObject *map_file(PyObject *self, PyObject *args)
     {"register", register_types, METH_VARARGS, "Hand the shim the Python classes it instantiates."}, \
     {"make_tensor", (PyCFunction)(void (*)(void))make_tensor, METH_FASTCALL, "Tensor._make."},    \
     {"storage_new", storage_new, METH_VARARGS, "A storage of new bytes."},                         \
-    {"storage_adopt", storage_adopt, METH_O, "Wrap an lt_storage reference handed over."},      \
     {"map_file", map_file, METH_VARARGS, "Map a file into a new storage."},
 
 /* Adds StorageBase and TensorBase to module m. Returns 0, or -1 with an exception. */

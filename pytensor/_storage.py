@@ -8,7 +8,7 @@ attribute, so a DLPack consumer that outlives every wrapper stays valid.
 from __future__ import annotations
 
 from ._ffi import ffi, lib, shim
-from .errors import check, error_for, ReadOnlyError, DeviceError
+from .errors import ReadOnlyError, DeviceError
 
 _PROVENANCE = {
     lib.LT_PROV_OWNED: "owned", lib.LT_PROV_BUFFER: "buffer", lib.LT_PROV_NUMPY: "numpy",
@@ -27,11 +27,6 @@ class UntypedStorage(shim.StorageBase):
     # reference itself) live in the C base, which releases the reference when
     # the wrapper dies: a constructor makes this object in one C call.
     __slots__ = ()
-
-    @staticmethod
-    def _adopt(ptr):
-        """Wrap an ``lt_storage *`` (cffi pointer) whose reference the caller hands over."""
-        return shim.storage_adopt(int(ffi.cast("uintptr_t", ptr)))
 
     @staticmethod
     def _new(nbytes, zero=False):
