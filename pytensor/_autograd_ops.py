@@ -217,7 +217,7 @@ _VIEWS = {
     "unsqueeze": "UnsqueezeBackward0", "expand": "ExpandBackward0", "expand_as": "ExpandBackward0",
     "narrow": "SliceBackward0", "select": "SelectBackward0", "unfold": "UnfoldBackward0",
     "as_strided": "AsStridedBackward0", "diagonal": "DiagonalBackward0",
-    "__getitem__": lambda self, out, args, kwargs: _getitem_name(args[0]),
+    "_getitem": lambda self, out, args, kwargs: _getitem_name(args[0]),  # behind t[index]
 }
 _VIEW_PROPERTIES = {"T": "PermuteBackward0", "mT": "TransposeBackward0"}
 _MULTI = {"split": "SplitBackward0", "chunk": "SplitBackward0", "unbind": "UnbindBackward0"}

@@ -105,6 +105,8 @@ def _apply(t, index):
             except TypeError:
                 raise TypeError(f"only integers, slices (`:`), ellipsis (`...`), None, bools and integer or "
                                 f"bool tensors are valid indices (got {type(item).__name__})") from None
+            if not -2**63 <= i < 2**63:
+                raise ValueError("Overflow when unpacking long long")  # torch's parse of an int64 index
             size = view.shape[d]
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")

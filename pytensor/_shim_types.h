@@ -284,8 +284,12 @@ static PyMemberDef tensor_members[] = {
     {NULL, 0, 0, 0, NULL},
 };
 
+/* t[index]: defined in _shim_view.h. */
+static PyObject *tensor_subscript(PyObject *self, PyObject *index);
+
 static PyType_Slot tensor_slots[] = {
     {Py_tp_dealloc, tensor_dealloc},
+    {Py_mp_subscript, tensor_subscript},
     {Py_tp_traverse, tensor_traverse},
     {Py_tp_clear, tensor_clear},
     {Py_tp_members, tensor_members},

@@ -725,23 +725,10 @@ class Tensor(shim.TensorBase):
         from ._indexing import setitem
         setitem(self, index, value)
 
-    def __getitem__(self, index):
-        # Fast paths for the two commonest indices, t[i] and t[a:b:c] on dim 0;
-        # everything else (and every error) goes through the general indexer.
-        cls = index.__class__
-        if self._shape and (cls is int or (cls is slice and (index.step is None or index.step.__class__ is int
-                                                              and index.step > 0))):
-            n, s0 = self._shape[0], self._strides[0]
-            if cls is int:
-                i = index + n if index < 0 else index
-                if 0 <= i < n:
-                    return Tensor._make(self._storage, self._dtype, self._shape[1:], self._strides[1:],
-                                        self._offset + i * s0)
-            else:
-                start, stop, step = index.indices(n)
-                length = len(range(start, stop, step))
-                return Tensor._make(self._storage, self._dtype, (length,) + self._shape[1:],
-                                    (s0 * step,) + self._strides[1:], self._offset + start * s0)
+    # t[index] is the C base's subscript slot (_shim_view.h): t[i] and t[a:b:c]
+    # on dim 0 of a tensor that does not require grad are built there; every
+    # other index, and every error, comes here.
+    def _getitem(self, index):
         from ._indexing import getitem
         return getitem(self, index)
 

@@ -380,3 +380,50 @@ def test_dlpack_round_trip_through_the_c_paths_keeps_refcounts():
     gc.collect()
     assert sys.getrefcount(a) == base
     assert lib.lt_storage_live_count() == live
+
+
+# ---------------------------------------------------------------- t[index]
+
+@settings(max_examples=300, deadline=None)
+@given(shape=st.lists(st.integers(0, 5), min_size=1, max_size=3), transpose=st.booleans(),
+       index=st.one_of(st.integers(-7, 7),
+                       st.builds(slice, st.none() | st.integers(-8, 8), st.none() | st.integers(-8, 8),
+                                 st.none() | st.integers(1, 4))))
+def test_subscript_slot_matches_the_python_indexer_and_torch(shape, transpose, index):
+    torch = require_module("torch")
+    base = pytensor.arange(max(1, int(np.prod(shape))), dtype=pytensor.int16)[:int(np.prod(shape))].view(shape)
+    t = base.transpose(0, -1) if transpose and len(shape) > 1 else base
+    tt = torch.as_strided(torch.arange(256, dtype=torch.int16), t.shape, t.stride(), t.storage_offset())
+    try:
+        want = tt[index]
+    except IndexError:
+        with pytest.raises(IndexError):
+            t[index]
+        with pytest.raises(IndexError):
+            t._getitem(index)
+        return
+    for got in (t[index], t._getitem(index)):
+        assert (tuple(got.shape), got.stride(), got.storage_offset()) == \
+            (tuple(want.shape), want.stride(), want.storage_offset())
+        assert got.untyped_storage() is t.untyped_storage() and got.dtype is t.dtype
+        assert got.tolist() == want.tolist()
+
+
+def test_subscript_slot_leaves_graphs_and_odd_indices_to_python():
+    x = pytensor.arange(6.0).requires_grad_()
+    assert x[1:].grad_fn.name() == "SliceBackward0" and x[2].grad_fn.name() == "SelectBackward0"
+    with pytensor.no_grad():
+        assert x[1:].grad_fn is None
+    t = pytensor.arange(6)
+    assert t[np.int64(2)].item() == 2 and t[True].shape == (1, 6) and t[None].shape == (1, 6)
+    assert t[...].data_ptr() == t.data_ptr() and t[...] is not t
+    with pytest.raises(ValueError):
+        t[::0]
+    with pytest.raises(ValueError):
+        t[::-1]  # torch refuses negative steps
+    with pytest.raises(IndexError):
+        t[6]
+    with pytest.raises(IndexError):
+        pytensor.tensor(1.0)[0]
+    with pytest.raises(ValueError):
+        t[2**70]  # beyond int64, as torch
