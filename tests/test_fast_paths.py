@@ -427,3 +427,71 @@ def test_subscript_slot_leaves_graphs_and_odd_indices_to_python():
         pytensor.tensor(1.0)[0]
     with pytest.raises(ValueError):
         t[2**70]  # beyond int64, as torch
+
+
+# ---------------------------------------------------------------- DLPack C exchange API (torch)
+
+def _torch_cases(torch):
+    base = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4)
+    yield base
+    yield base[:, 1:, ::2]
+    yield base.transpose(0, 2)
+    yield base[1, 2, 3]  # 0-d
+    yield base[:, :0]  # empty
+    for dt in (torch.bool, torch.uint8, torch.int16, torch.int64, torch.float16, torch.bfloat16,
+               torch.float64, torch.complex64):
+        yield torch.ones(3, 2, dtype=dt)[::2]
+
+
+def test_exchange_api_import_matches_the_dlpack_capsule_path():
+    torch = require_module("torch")
+    assert hasattr(torch.Tensor, "__dlpack_c_exchange_api__")  # torch 2.13 publishes it
+    for t in _torch_cases(torch):
+        fast = shim.import_dlpack(t)  # the exchange table
+        slow = pytensor.from_dlpack(t.__dlpack__(max_version=(1, 3)))  # a capsule
+        assert isinstance(fast, Tensor)
+        assert (fast.dtype, fast.shape, fast.stride(), fast.storage_offset(), fast.data_ptr()) == \
+            (slow.dtype, slow.shape, slow.stride(), slow.storage_offset(), slow.data_ptr())
+        assert fast.data_ptr() == t.data_ptr() or t.numel() == 0
+        assert fast.untyped_storage().provenance == "dlpack"
+        if t.dtype is not torch.bfloat16:
+            np.testing.assert_array_equal(fast.numpy(), t.numpy())
+
+
+def test_exchange_api_import_shares_memory_and_frees_the_producer_once():
+    torch = require_module("torch")
+    src = torch.zeros(4)
+    base = sys.getrefcount(src)
+    live = lib.lt_storage_live_count()
+    for _ in range(300):
+        t = pytensor.from_dlpack(src)
+        t[1] = 5.0
+        del t
+    gc.collect()
+    assert src[1].item() == 5.0
+    assert sys.getrefcount(src) == base and lib.lt_storage_live_count() == live
+    keep = pytensor.from_dlpack(torch.arange(3.0))  # the producer's only owner is now our storage
+    gc.collect()
+    assert keep.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_exchange_api_keeps_torch_refusals_and_subclass_overrides():
+    torch = require_module("torch")
+    with pytest.raises(BufferError):  # torch's C export would take it; its __dlpack__ refuses
+        pytensor.from_dlpack(torch.ones(2, requires_grad=True))
+    with pytest.raises(BufferError):  # the conjugate bit: the memory holds unconjugated values
+        pytensor.from_dlpack(torch.tensor([1 + 2j]).conj())
+    assert pytensor.from_dlpack(torch.tensor([1 + 2j]).conj().resolve_conj()).tolist() == [1 - 2j]
+    with pytest.raises(BufferError):
+        pytensor.from_dlpack(torch.ones(2).to_sparse())
+
+    calls = []
+
+    class Sub(torch.Tensor):
+        def __dlpack__(self, *args, **kwargs):
+            calls.append(kwargs)
+            return super().__dlpack__(*args, **kwargs)
+
+    s = torch.arange(3.0).as_subclass(Sub)
+    assert pytensor.from_dlpack(s).tolist() == [0.0, 1.0, 2.0]
+    assert calls == [{"max_version": (1, 3)}]  # the override ran: no inherited table was used
