@@ -30,27 +30,6 @@ static void capsule_destructor_versioned(PyObject *cap)
     }
 }
 
-/* Reads a tuple of Python ints into out[0..n). Returns n, or -1 with an
- * exception set. */
-static Py_ssize_t int64_tuple(PyObject *tup, int64_t *out, Py_ssize_t cap)
-{
-    if (!PyTuple_Check(tup)) {
-        PyErr_SetString(PyExc_TypeError, "shape and strides must be tuples");
-        return -1;
-    }
-    Py_ssize_t n = PyTuple_Size(tup);
-    if (n > cap) {
-        PyErr_Format(PyExc_ValueError, "%zd dimensions exceed the maximum of %zd", n, cap);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        out[i] = PyLong_AsLongLong(PyTuple_GetItem(tup, i));
-        if (out[i] == -1 && PyErr_Occurred())
-            return -1;
-    }
-    return n;
-}
-
 static PyObject *wrap_managed(void *managed, int versioned)
 {
     PyObject *cap = PyCapsule_New(managed, versioned ? CAP_VERSIONED : CAP_LEGACY,
@@ -129,10 +108,7 @@ static PyObject *from_capsule(PyObject *self, PyObject *cap)
         lt_storage_release(s);
         return NULL;
     }
-    PyObject *dt = dtype_by_code[dtype];
-    Py_XINCREF(dt);
-    return tensor_steal(storage_object(s), dt, int_tuple(shape, ndim), int_tuple(strides, ndim),
-                        PyLong_FromLongLong(offset));
+    return tensor_over(s, dtype, shape, strides, ndim, offset);
 }
 
 /* ---------------------------------------------------------------- C exchange API
@@ -249,10 +225,7 @@ static PyObject *exchange_import(PyObject *obj)
             mt->deleter(mt);
         return raise_last(rc);
     }
-    PyObject *dt = dtype_by_code[dtype];
-    Py_XINCREF(dt);
-    return tensor_steal(storage_object(s), dt, int_tuple(shape, ndim), int_tuple(strides, ndim),
-                        PyLong_FromLongLong(offset));
+    return tensor_over(s, dtype, shape, strides, ndim, offset);
 }
 
 /* import_dlpack(obj) -> from_dlpack(obj) with no device or copy asked for:

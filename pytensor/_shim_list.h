@@ -138,10 +138,7 @@ static PyObject *pack_nest(PyObject *self, PyObject *const *args, Py_ssize_t nar
         strides[d] = acc;
         acc *= info.shape[d];
     }
-    PyObject *dt = dtype_by_code[code];
-    Py_XINCREF(dt);
-    return tensor_steal(storage_object(s), dt, int_tuple(info.shape, info.nd), int_tuple(strides, info.nd),
-                        PyLong_FromLong(0));
+    return tensor_over(s, (int)code, info.shape, strides, info.nd, 0);
 }
 
 #define SHIM_LIST_METHODS \

@@ -69,23 +69,6 @@ static int np_dtype_code(char kind, int itemsize)
     return -1;
 }
 
-/* A tuple of n Python ints. */
-static PyObject *int_tuple(const int64_t *v, Py_ssize_t n)
-{
-    PyObject *tup = PyTuple_New(n);
-    if (!tup)
-        return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *x = PyLong_FromLongLong(v[i]);
-        if (!x) {
-            Py_DECREF(tup);
-            return NULL;
-        }
-        PyTuple_SetItem(tup, i, x);
-    }
-    return tup;
-}
-
 /* share_numpy(arr, min_ndim) -> Tensor sharing arr's memory (from_numpy's
  * rules), or None. min_ndim 1 leaves 0-d arrays to the caller (asarray
  * copies them). */
@@ -145,10 +128,7 @@ static PyObject *share_numpy(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (rc != LT_OK)
         return raise_last(rc);
     lt_storage_set_label(s, "numpy.ndarray");
-    PyObject *dt = dtype_by_code[code];
-    Py_XINCREF(dt);
-    return tensor_steal(storage_object(s), dt, int_tuple(shape, nd), int_tuple(strides, nd),
-                        PyLong_FromLong(0));
+    return tensor_over(s, code, shape, strides, nd, 0);
 }
 
 #if defined(Py_LIMITED_API) && Py_LIMITED_API + 0 < 0x030B0000
@@ -168,7 +148,8 @@ static void release_buffer_deleter(void *ctx)
 }
 
 /* The label of a buffer storage: its exporter's type name. PyType_GetName
- * builds a new str for static types, so the last one is remembered. */
+ * builds a new str for static types, so the last one is remembered (in
+ * statics guarded by the GIL, as are all the shim's caches). */
 static const char *buffer_label(PyObject *obj)
 {
     static PyTypeObject *last_type;
@@ -234,10 +215,8 @@ static PyObject *share_buffer(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (rc != LT_OK) /* the deleter already released the export */
         return raise_last(rc);
     lt_storage_set_label(s, buffer_label(obj));
-    PyObject *dt = dtype_by_code[code];
-    Py_INCREF(dt);
     int64_t one = 1;
-    return tensor_steal(storage_object(s), dt, int_tuple(&n, 1), int_tuple(&one, 1), PyLong_FromLong(0));
+    return tensor_over(s, code, &n, &one, 1, 0);
 }
 #define SHIM_BUFFER_METHODS \
     {"share_buffer", (PyCFunction)(void (*)(void))share_buffer, METH_FASTCALL, "frombuffer's common case."},

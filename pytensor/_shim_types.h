@@ -216,6 +216,56 @@ static PyObject *tensor_steal(PyObject *storage, PyObject *dtype, PyObject *shap
     return (PyObject *)t;
 }
 
+/* A tuple of n Python ints. */
+static PyObject *int_tuple(const int64_t *v, Py_ssize_t n)
+{
+    PyObject *tup = PyTuple_New(n);
+    if (!tup)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyLong_FromLongLong(v[i]);
+        if (!x) {
+            Py_DECREF(tup);
+            return NULL;
+        }
+        PyTuple_SetItem(tup, i, x);
+    }
+    return tup;
+}
+
+/* Reads a tuple of Python ints into out[0..n). Returns n, or -1 with an
+ * exception set. */
+static Py_ssize_t int64_tuple(PyObject *tup, int64_t *out, Py_ssize_t cap)
+{
+    if (!PyTuple_Check(tup)) {
+        PyErr_SetString(PyExc_TypeError, "shape and strides must be tuples");
+        return -1;
+    }
+    Py_ssize_t n = PyTuple_Size(tup);
+    if (n > cap) {
+        PyErr_Format(PyExc_ValueError, "%zd dimensions exceed the maximum of %zd", n, cap);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = PyLong_AsLongLong(PyTuple_GetItem(tup, i));
+        if (out[i] == -1 && PyErr_Occurred())
+            return -1;
+    }
+    return n;
+}
+
+/* A new Tensor of dtype code over the storage reference s (stolen), with
+ * shape and strides (elements) of nd dims and an offset in elements: how
+ * every constructor in the shim ends. */
+static PyObject *tensor_over(lt_storage *s, int code, const int64_t *shape, const int64_t *strides,
+                             Py_ssize_t nd, int64_t offset)
+{
+    PyObject *dt = dtype_by_code[code];
+    Py_XINCREF(dt);
+    return tensor_steal(storage_object(s), dt, int_tuple(shape, nd), int_tuple(strides, nd),
+                        PyLong_FromLongLong(offset));
+}
+
 /* make_tensor(storage, dtype, shape, strides, offset) -> Tensor (Tensor._make).
  * shape and strides are tuples; callers inside pytensor guarantee it. */
 static PyObject *make_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

@@ -36,24 +36,6 @@ static Py_ssize_t read_sizes(PyObject *args, int64_t *out)
     return n;
 }
 
-/* Fills shape[] of a tensor field tuple; returns its length or -1. */
-static Py_ssize_t read_tuple(PyObject *tup, int64_t *out)
-{
-    Py_ssize_t n = PyTuple_Size(tup);
-    if (n < 0 || n > LT_MAX_NDIM) {
-        PyErr_Clear();
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        out[i] = PyLong_AsLongLong(PyTuple_GetItem(tup, i));
-        if (out[i] == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            return -1;
-        }
-    }
-    return n;
-}
-
 /* torch's computeStride: strides that express new_shape over the elements of
  * (old_shape, old_strides) without a copy. Returns 0 when none exist. */
 static int view_strides(const int64_t *old_shape, const int64_t *old_strides, Py_ssize_t old_nd,
@@ -104,9 +86,11 @@ static PyObject *reshape_view(PyObject *self, PyObject *const *args, Py_ssize_t 
         Py_RETURN_NONE;
     TensorObject *t = (TensorObject *)args[0];
     int64_t old_shape[LT_MAX_NDIM], old_strides[LT_MAX_NDIM], shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
-    Py_ssize_t old_nd = read_tuple(t->shape, old_shape), nd = read_sizes(args[1], shape);
-    if (old_nd < 0 || nd < 0 || read_tuple(t->strides, old_strides) != old_nd)
+    Py_ssize_t old_nd = int64_tuple(t->shape, old_shape, LT_MAX_NDIM), nd = read_sizes(args[1], shape);
+    if (old_nd < 0 || nd < 0 || int64_tuple(t->strides, old_strides, LT_MAX_NDIM) != old_nd) {
+        PyErr_Clear(); /* fields a caller replaced with something odd: the Python path decides */
         Py_RETURN_NONE;
+    }
     int64_t numel = 1, rest = 1;
     Py_ssize_t infer = -1;
     for (Py_ssize_t i = 0; i < old_nd; i++)
