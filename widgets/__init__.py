@@ -25,9 +25,10 @@ def inspect(*tensors_or_arrays, names=None, **kwargs):
     ``names`` defaults to the variable names in the caller's scope. Extra
     keyword arguments (``poll_ms``, ``preview_bytes``) go to ``Inspector``.
     """
+    frame = sys._getframe(1)
     if names is None:
-        names = _guess_names(tensors_or_arrays, sys._getframe(1))
-    return Inspector(*tensors_or_arrays, names=names, **kwargs)
+        names = _guess_names(tensors_or_arrays, frame)
+    return Inspector(*tensors_or_arrays, names=names, _namespace=frame.f_globals, **kwargs)
 
 
 def write_html(path, *tensors_or_arrays, names=None, title="pytensor memory inspector"):

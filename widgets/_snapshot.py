@@ -76,26 +76,33 @@ def _extents(shape, bstrides):
     return lo_ext, hi_ext
 
 
-def elements_in_window(shape, bstrides, itemsize, base, lo, hi, limit=1 << 16):
+class Elements(list):
+    """``(index, byte_start)`` pairs; ``truncated`` is True when a limit stopped the walk early."""
+    truncated = False
+
+
+def elements_in_window(shape, bstrides, itemsize, base, lo, hi, limit=1 << 16, budget=1 << 20):
     """Elements whose bytes meet ``[lo, hi)``, as ``(index, byte_start)`` pairs.
 
-    Work is proportional to the answer, not to ``numel``: each dimension's
-    index range is cut to the part whose sub-block can still reach the window.
-    Stops after ``limit`` pairs; the caller can tell by the length.
+    Each dimension's index range is cut to the part whose sub-block can still
+    reach the window, so the work usually follows the answer, not ``numel``.
+    Not always: a block can reach the window with none of its elements in it
+    (stride 0 over a gappy inner dimension), so every visited index also
+    counts against ``budget``. The walk stops after ``limit`` pairs or
+    ``budget`` visits and then sets ``truncated`` on the result.
 
     >>> elements_in_window((4,), (8,), 4, 0, 8, 20)
     [((1,), 8), ((2,), 16)]
     """
+    out = Elements()
     if 0 in shape or hi <= lo:
-        return []
+        return out
     lo_ext, hi_ext = _extents(shape, bstrides)
-    out = []
     nd = len(shape)
     idx = [0] * nd
+    left = [budget]
 
     def walk(d, off):
-        if len(out) >= limit:
-            return
         if d == nd:
             if off < hi and off + itemsize > lo:
                 out.append((tuple(idx), off))
@@ -110,12 +117,13 @@ def elements_in_window(shape, bstrides, itemsize, base, lo, hi, limit=1 << 16):
             i0, i1 = b // s + 1, -((-a) // s) - 1
         else:
             i0, i1 = (0, n - 1) if a < 0 < b else (1, 0)
-        i0, i1 = max(i0, 0), min(i1, n - 1)
-        for i in range(i0, i1 + 1):
+        for i in range(max(i0, 0), min(i1, n - 1) + 1):
+            if len(out) >= limit or left[0] <= 0:
+                out.truncated = True
+                return
+            left[0] -= 1
             idx[d] = i
             walk(d + 1, off + i * s)
-            if len(out) >= limit:
-                return
 
     walk(0, base)
     return out
@@ -291,26 +299,34 @@ def _device_str(dev):
     return _HOST if s in ("cpu", "cpu:0") else s
 
 
-def resolve(obj):
-    """Describe one tensor, ndarray or buffer as a plain dict (no references kept).
+def resolve(obj, holds=None):
+    """Describe one tensor, ndarray or buffer as a plain dict (the dict keeps no references).
 
     The dict has the view's layout in bytes (``addr0``, ``bstrides``), its
     ``source`` (the memory owner that keeps its bytes alive, with badges) and
     the span ``[span_lo, span_hi)`` of absolute addresses that owner covers.
+
+    A buffer object's address is only valid while someone holds an export
+    of it (a ``bytearray`` can be resized and an ``mmap`` closed the moment
+    nobody does). ``holds``, a list, receives the exports made here: keep it
+    until the bytes have been read, and they cannot move meanwhile.
     """
+    if holds is None:
+        holds = []
     if _is_pytensor(obj) or (hasattr(obj, "untyped_storage") and hasattr(obj, "storage_offset")):
         return _resolve_tensor(obj)
     np = sys.modules.get("numpy")
     if np is None:
         import numpy as np
     if isinstance(obj, np.ndarray):
-        return _resolve_ndarray(obj, "ndarray")
+        return _resolve_ndarray(obj, "ndarray", holds)
     try:
         arr = _buffer_array(obj)
     except (TypeError, ValueError, BufferError) as e:
         raise TypeError(f"the inspector draws pytensor tensors, NumPy arrays and buffer objects "
                         f"(bytes, bytearray, memoryview, array.array, mmap), not {type(obj).__name__}: {e}") from None
-    d = _resolve_ndarray(arr, "buffer", owner=_exporter(obj))
+    holds.append(arr)
+    d = _resolve_ndarray(arr, "buffer", holds, owner=_exporter(obj))
     d["type"] = type(obj).__name__
     return d
 
@@ -396,7 +412,7 @@ def _exporter(obj):
     return obj
 
 
-def _resolve_ndarray(arr, kind, owner=None):
+def _resolve_ndarray(arr, kind, holds, owner=None):
     ai = arr.__array_interface__
     addr0 = int(ai["data"][0])
     readonly = bool(ai["data"][1])
@@ -415,6 +431,8 @@ def _resolve_ndarray(arr, kind, owner=None):
             ob = _buffer_array(owner) if not hasattr(owner, "__array_interface__") else None
         except (TypeError, ValueError, BufferError):
             ob = None
+        if ob is not None:
+            holds.append(ob)
         if ob is not None and ob.size:
             lo = int(ob.__array_interface__["data"][0])
             hi = lo + ob.nbytes
@@ -576,7 +594,8 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
             src = items[i][2]["source"]
             sources.setdefault(src["key"], dict(src, offset=items[i][2]["span_lo"] - r_lo,
                                                 nbytes=items[i][2]["span_hi"] - items[i][2]["span_lo"]))
-            if dev == _HOST:
+            # only spans whose owner the caller holds right now may be read
+            if dev == _HOST and items[i][2].get("span_live", True):
                 known.append([items[i][2]["span_lo"] - r_lo, items[i][2]["span_hi"] - r_lo])
         known = _union(known)
         rviews = []
@@ -673,14 +692,19 @@ def _view_dict(vid, name, it, r_lo, rid):
         "dense": bool(exact and hits <= 1 and touched == hi - lo),
         "contiguous": it["contiguous"], "readonly": it["readonly"], "version": it["version"],
         "tags": idiom_tags(shape, bstrides, isz, hits) + ([] if exact else ["maybe overlapping"]),
-        "tracked": it.get("tracked", True),
+        # "temporary": the view object is gone and its bytes are not; drawn from its layout record
+        "status": it.get("status", "live"),
+        "note": it.get("note", ""),
     }
 
 
 def snapshot(*objs, names=None, windows=None, preview_bytes=PREVIEW_BYTES):
     """One-shot model of ``objs``: ``(snapshot dict, previews bytes)``; keeps no reference."""
     names = list(names) if names is not None else [f"#{i}" for i in range(len(objs))]
-    items = [(f"v{i}", names[i], resolve(o)) for i, o in enumerate(objs)]
+    if len(names) != len(objs):
+        raise ValueError(f"got {len(objs)} objects but {len(names)} names")
+    holds = []      # buffer exports, held until build() has read the bytes
+    items = [(f"v{i}", names[i], resolve(o, holds)) for i, o in enumerate(objs)]
     return build(items, windows=windows, preview_bytes=preview_bytes)
 
 

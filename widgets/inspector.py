@@ -1,10 +1,12 @@
-"""The live inspector widget: synced traitlets, ``refresh()``, weak references only.
+"""The live inspector widget: synced traitlets, ``refresh()``, no strong references.
 
-The widget never holds a strong reference to what it shows: each inspected
-object is a ``weakref.ref`` plus a ``weakref.finalize`` that only sets a flag
-(finalizers run at awkward moments, so they never talk to the front end).
-``bytes`` and ``bytearray`` cannot be weakly referenced; they are drawn from
-the first snapshot for as long as a tracked alias keeps the same memory alive.
+Each inspected object becomes an entry: its last layout record, a watch on
+the object and watches on the owners of its bytes (``_lifetime``). A lane
+is *live* while the object exists, *temporary* while only its memory does
+(``inspect(t, t[::2])``: the slice dies at once, the storage does not), and
+*gone* once the memory is freed, resized or closed. A ``weakref.finalize``
+on each object only sets a flag (finalizers run at awkward moments, so they
+never talk to the front end).
 
 How live redraw works:
 
@@ -25,7 +27,8 @@ import weakref
 from pathlib import Path
 
 from ._export import asset, to_html, to_text
-from ._snapshot import PREVIEW_BYTES, build, elements_in_window, read_memory, resolve, weakrefable
+from ._lifetime import Watch, module_of, owners, span_of
+from ._snapshot import PREVIEW_BYTES, build, elements_in_window, footprint, read_memory, resolve
 
 try:
     import anywidget
@@ -44,21 +47,34 @@ MAX_RANGES = 64                # changed byte ranges sent per region
 
 
 class _Entry:
-    """One inspected object: a weak reference, or a frozen description when none is possible."""
+    """One inspected object: its last layout record and watches on it and on the owners of its bytes."""
 
-    __slots__ = ("vid", "name", "ref", "finalizer", "alive", "frozen", "anchors", "note")
+    __slots__ = ("vid", "name", "me", "finalizer", "owners", "record", "state", "note")
 
-    def __init__(self, vid, name):
+    def __init__(self, vid, name, obj, module):
         self.vid, self.name = vid, name
-        self.ref = self.finalizer = self.frozen = None
-        self.alive, self.anchors, self.note = True, (), ""
+        self.me = Watch(obj, module)
+        self.finalizer = None
+        self.owners = [Watch(o, module) for o in owners(obj) if not self.me.same(o)]
+        self.record = None
+        self.state, self.note = "live", ""
 
 
-def _mark_dead(wself, vid):
+def _mark_dead(wself):
     """Finalizer callback: flag only (it may run inside any allocation, on any thread)."""
     self = wself()
     if self is not None:
         self._dirty = True
+
+
+def _kind_of(owner):
+    t = type(owner)
+    mod = t.__module__.split(".")[0]
+    return t.__name__ if mod in ("builtins", "mmap", "array") else f"{mod}.{t.__name__}"
+
+
+def _gone_note(e):
+    return f"was {_describe(e.record)}; its memory was freed, resized or closed"
 
 
 def _after_cell(*_args):
@@ -102,7 +118,7 @@ def _ranges(old, new, base):
 
 
 def _signature(items):
-    keys = ("addr0", "shape", "bstrides", "span_lo", "span_hi", "readonly", "version", "dtype")
+    keys = ("addr0", "shape", "bstrides", "span_lo", "span_hi", "readonly", "version", "dtype", "status")
     return tuple((vid, tuple(d[k] for k in keys), d["source"]["key"], d["source"].get("refcount"))
                  for vid, _, d in items)
 
@@ -114,8 +130,11 @@ class Inspector(_Base):
     """A live picture of which tensors and arrays share which bytes.
 
     ``Inspector(a, b, names=["a", "b"])`` draws each distinct buffer once,
-    one lane per view. It keeps weak references only, so it never extends a
-    lifetime or changes a refcount it shows. ``refresh()`` redraws now;
+    one lane per view. A view is drawn for as long as its bytes exist: when
+    the view object itself dies (``Inspector(t, t[::2])``) its lane stays,
+    marked temporary, until the memory is freed. It holds no strong
+    reference to anything it shows, so it never extends a lifetime or
+    changes a refcount it shows (see ``_lifetime``). ``refresh()`` redraws now;
     ``to_html()``/``save_html()`` and ``to_text()`` give kernel-free outputs.
     """
 
@@ -127,10 +146,12 @@ class Inspector(_Base):
         changes = traitlets.Dict().tag(sync=True)
         poll_ms = traitlets.Int(300).tag(sync=True)
 
-    def __init__(self, *objs, names=None, poll_ms=300, preview_bytes=PREVIEW_BYTES, **kwargs):
+    def __init__(self, *objs, names=None, poll_ms=300, preview_bytes=PREVIEW_BYTES, _namespace=None, **kwargs):
         if _MISSING is not None:
             raise ImportError("the live inspector needs anywidget and ipywidgets: "
                               "pip install 'pytensor-mem[widgets]'") from _MISSING
+        if _namespace is None:      # where bytes/bytearray objects are looked up again by identity
+            _namespace = sys._getframe(1).f_globals
         if names is None:
             names = _guess_names(objs, sys._getframe(1))
         names = list(names)
@@ -147,82 +168,118 @@ class Inspector(_Base):
         self._generation = 0
         self._tick = 0
         self.on_msg(self._on_custom_msg)
-        self.add(*objs, names=names)
+        self.add(*objs, names=names, _namespace=_namespace)
         _LIVE.add(self)
         _install_hook()
 
     # ---------------------------------------------------------------- tracking
-    def add(self, *objs, names=None):
-        """Inspect more objects (weakly) and redraw."""
-        names = list(names) if names is not None else _guess_names(objs, sys._getframe(1))
+    def add(self, *objs, names=None, _namespace=None):
+        """Inspect more objects and redraw. Nothing here keeps them, or their memory, alive."""
+        frame = sys._getframe(1)
+        names = list(names) if names is not None else _guess_names(objs, frame)
         if len(names) != len(objs):
             raise ValueError(f"got {len(objs)} objects but {len(names)} names")
-        descs = [resolve(obj) for obj in objs]  # TypeError for what we cannot draw, before anything is kept
-        frozen = []
+        module = module_of(_namespace if _namespace is not None else frame.f_globals)
+        del frame
+        holds = []
+        descs = [resolve(obj, holds) for obj in objs]  # TypeError for what we cannot draw, before anything is kept
         for obj, name, desc in zip(objs, names, descs):
-            e = _Entry(f"v{len(self._entries)}", str(name))
-            e.note = f"was {_describe(desc)}"
-            if weakrefable(obj):
-                e.ref = weakref.ref(obj)
-                e.finalizer = weakref.finalize(obj, _mark_dead, weakref.ref(self), e.vid)
+            e = _Entry(f"v{len(self._entries)}", str(name), obj, module)
+            e.record = desc
+            if e.me.kind == "weak":
+                e.finalizer = weakref.finalize(obj, _mark_dead, weakref.ref(self))
                 e.finalizer.atexit = False
-            else:
-                desc["tracked"] = False
-                e.frozen = desc
-                e.note = f"{type(obj).__name__} cannot be weakly referenced; drawn while an alias keeps it alive"
-                frozen.append(e)
             self._entries.append(e)
-        for e in frozen:
-            e.anchors = tuple(x.vid for x in self._live_entries_covering(e.frozen))
-        self.refresh()
+        # objs are still held here, so this first picture shows every one of them as live
+        self.refresh(self._resolve_live(holds))
         return self
 
-    def _live_entries_covering(self, desc):
-        out = []
-        for e in self._entries:
-            obj = e.ref() if e.ref is not None else None
-            if obj is None:
-                continue
-            d = resolve(obj)
-            del obj
-            if d["device"] == desc["device"] and d["span_lo"] <= desc["span_lo"] and desc["span_hi"] <= d["span_hi"]:
-                out.append(e)
-        return out
+    def _resolve_live(self, holds):
+        """``(vid, name, description)`` of every entry whose bytes still exist; marks the rest gone.
 
-    def _resolve_live(self):
-        """``(vid, name, description)`` of every object still alive; marks the dead ones."""
-        items, alive = [], set()
+        Strong references to the objects and exports that keep those bytes
+        alive go to ``holds``: keep it until the bytes have been read.
+        """
+        items, orphans = [], []
         for e in self._entries:
-            if e.ref is None:
+            if e.state == "gone":
                 continue
-            obj = e.ref()
-            if obj is None:
-                if e.alive:
-                    e.alive = False
-                    self._dirty = True
-                continue
-            items.append((e.vid, e.name, resolve(obj)))
-            alive.add(e.vid)
-            del obj
-        for e in self._entries:
-            if e.frozen is not None:
-                ok = bool(e.anchors) and any(a in alive for a in e.anchors)
-                if ok:
-                    items.append((e.vid, e.name, dict(e.frozen)))
-                elif e.alive:
-                    e.alive = False
-                    self._dirty = True
+            obj = e.me.get()
+            if obj is not None:
+                d = resolve(obj, holds)
+                holds.append(obj)
+                if e.record is None or d["source"]["key"] != e.record["source"]["key"]:
+                    e.owners = [Watch(o, self._module_of_entry(e)) for o in owners(obj) if not e.me.same(o)]
+                e.record, state, note = d, "live", ""
+                del obj
+            else:
+                d, note = self._from_owner(e, holds)
+                state = "temporary"
+                if d is None:
+                    orphans.append(e)
+                    continue
+            if (state, note) != (e.state, e.note):
+                e.state, e.note = state, note
+                self._dirty = True
+            items.append((e.vid, e.name, dict(d, status=state, note=note)))
+        for e in orphans:
+            d = self._anchored(e, items)
+            if d is None:
+                e.state, e.note = "gone", _gone_note(e)
+                self._dirty = True
+            else:
+                items.append((e.vid, e.name, d))
         order = {e.vid: k for k, e in enumerate(self._entries)}
         items.sort(key=lambda it: order[it[0]])
         return items
 
+    @staticmethod
+    def _module_of_entry(e):
+        mod = e.me._module() if e.me._module is not None else None
+        return mod
+
+    @staticmethod
+    def _from_owner(e, holds):
+        """The entry's layout record, if an owner of its bytes is alive and still spans them."""
+        rec = e.record
+        lo, hi = footprint(rec["shape"], rec["bstrides"], rec["itemsize"], rec["addr0"])
+        for w in e.owners:
+            owner = w.get()
+            if owner is None:
+                continue
+            span = span_of(owner, holds)
+            if span is None or span[0] != rec["device"] or not (span[1] <= lo and hi <= span[2]):
+                continue                                   # resized, reallocated or closed: not these bytes
+            holds.append(owner)
+            d = dict(rec, span_lo=span[1], span_hi=span[2])
+            if hasattr(owner, "refcount") and hasattr(owner, "version"):   # a pytensor storage: fresh counters
+                d["source"] = dict(rec["source"], refcount=owner.refcount, version=owner.version)
+                d["version"] = owner.version
+            return d, f"temporary: the view object is gone, its memory ({_kind_of(owner)}) is alive"
+        return None, ""
+
+    @staticmethod
+    def _anchored(e, items):
+        """A ``bytes``/``bytearray`` we cannot find again, drawn while a live alias borrows its memory."""
+        rec = e.record
+        if e.me.kind == "weak" or rec is None:
+            return None
+        for vid, name, d in items:
+            src = d["source"]
+            if d.get("span_live", True) and src["kind"] == "storage" and src["provenance"] == "buffer" \
+                    and rec["span_lo"] <= d["span_lo"] and d["span_hi"] <= rec["span_hi"]:
+                note = f"{rec['type']} cannot be watched directly; drawn while {name} borrows its memory"
+                return dict(rec, status="live", note=note, span_live=False)
+        return None
+
     # ---------------------------------------------------------------- redraw
     def refresh(self, _items=None):
         """Rebuild the snapshot now and send it to every view of this widget."""
-        items = self._resolve_live() if _items is None else _items
-        gone = [{"name": e.name, "note": e.note}
-                for e in self._entries if not e.alive]
+        holds = []
+        items = self._resolve_live(holds) if _items is None else _items
+        gone = [{"name": e.name, "note": e.note} for e in self._entries if e.state == "gone"]
         snap, blob = build(items, windows=self._windows, preview_bytes=self._preview_bytes, gone=gone)
+        del holds
         self._generation += 1
         snap["generation"] = self._generation
         changes = self._changes(snap, blob) if self.snapshot else None
@@ -239,9 +296,11 @@ class Inspector(_Base):
         """Redraw if anything changed since the last snapshot; returns True when it redrew.
 
         Cheap: re-resolves the live objects (attribute reads) and re-reads the
-        preview windows, which lie inside memory those objects keep alive.
+        preview windows, which lie inside memory the objects in ``holds``
+        keep alive until this returns.
         """
-        items = self._resolve_live()
+        holds = []
+        items = self._resolve_live(holds)
         if self._dirty or _signature(items) != self._sig:
             self.refresh(items)
             return True
