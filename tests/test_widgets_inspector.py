@@ -42,7 +42,7 @@ def test_state_is_synced_and_previews_travel_as_bytes():
     base = pytensor.arange(12, dtype=pytensor.int32)
     grid = base.view(3, 4)
     w = inspect(base, grid[:, 1])
-    assert [v["name"] for v in w.snapshot["views"]] == ["base", "#1"]   # names from the caller's scope
+    assert [v["name"] for v in w.snapshot["views"]] == ["base", "grid[:, 1]"]   # names as typed at the call
     state = w.get_state()
     assert "_esm" in state and "export function renderSvg" in w._esm
     assert isinstance(w.previews, bytes) and w.previews[:8] == b"\x00\x00\x00\x00\x01\x00\x00\x00"
@@ -204,6 +204,18 @@ def test_bad_input_is_refused_before_anything_is_tracked():
         Inspector(pytensor.arange(2), pytensor.arange(3), names=["t"])
 
 
+# The lanes each inspect() call of examples/memory_tour.ipynb must draw, in order.
+TOUR_LANES = [
+    ["base", "grid", "col", "gT"],
+    ["base", "grid[0:1].expand(3, 4)", "base[:1].expand(6)", "win"],
+    ["a", "t", "a[::-1]", "c"],
+    ["buf", "lo", "hi", "frozen"],
+    ["src", "d", "d[::2]", "pytensor.from_dlpack(src[::-1])"],
+    ["m", "m[4:8]", "words"],
+    ["big", "big[::1024]", "big[2**27:]"],
+]
+
+
 def test_tour_notebook_runs_headless(tmp_path):
     """Every cell of examples/memory_tour.ipynb runs in a real kernel (no browser)."""
     nbformat = require_module("nbformat")
@@ -219,5 +231,13 @@ def test_tour_notebook_runs_headless(tmp_path):
     widgets = [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert len(widgets) == 7
     assert all(o["data"]["text/plain"].startswith("pytensor memory inspector") for o in widgets)
+    # every lane a section's text names is drawn, temporaries included, and none is called freed
+    # while its bytes are alive
+    for o, names in zip(widgets, TOUR_LANES):
+        text = o["data"]["text/plain"]
+        lanes = [line.split(" |")[0].strip() for line in text.splitlines() if line.endswith("|")]
+        assert lanes == names, text
+        assert "freed:" not in text, text
     printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
-    assert "freed: tmp" in printed
+    assert "base[3:6] |" in printed and "temporary" in printed
+    assert "freed: scratch (" in printed and "freed: scratch[1:] (" in printed

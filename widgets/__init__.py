@@ -12,31 +12,53 @@ pytensor memory inspector: 2 views of 1 buffer
 """
 import sys
 
-from ._export import to_html, to_text
-from ._snapshot import snapshot
-from .inspector import Inspector, _guess_names
+from pathlib import Path
 
-__all__ = ["inspect", "Inspector", "snapshot", "to_text", "to_html", "write_html"]
+from ._export import to_html, to_html_page, to_text
+from ._names import guess_names
+from ._snapshot import snapshot
+from .inspector import Inspector
+
+__all__ = ["inspect", "Inspector", "snapshot", "to_text", "to_html", "write_html", "figure", "write_page"]
 
 
 def inspect(*tensors_or_arrays, names=None, **kwargs):
     """A live :class:`Inspector` of the given tensors, NumPy arrays or buffers.
 
-    ``names`` defaults to the variable names in the caller's scope. Extra
+    ``names`` defaults to the argument expressions as written at the call
+    (``inspect(t, t[::2])`` names its lanes ``t`` and ``t[::2]``). Extra
     keyword arguments (``poll_ms``, ``preview_bytes``) go to ``Inspector``.
     """
     frame = sys._getframe(1)
     if names is None:
-        names = _guess_names(tensors_or_arrays, frame)
+        names = guess_names(tensors_or_arrays, frame)
     return Inspector(*tensors_or_arrays, names=names, _namespace=frame.f_globals, **kwargs)
 
 
 def write_html(path, *tensors_or_arrays, names=None, title="pytensor memory inspector"):
     """Write a self-contained HTML picture of the objects to ``path`` (no widget libraries needed)."""
-    from pathlib import Path
     if names is None:
-        names = _guess_names(tensors_or_arrays, sys._getframe(1))
+        names = guess_names(tensors_or_arrays, sys._getframe(1), skip=1)
     snap, blob = snapshot(*tensors_or_arrays, names=names)
     path = Path(path)
     path.write_text(to_html(snap, blob, title=title), encoding="utf-8")
+    return path
+
+
+def figure(heading, *tensors_or_arrays, names=None, text=""):
+    """A picture of the objects as they are now, with a heading and prose, for ``write_page``.
+
+    It is a plain dict (the snapshot and its preview bytes): it keeps no
+    reference to the objects, so temporaries can be drawn and then die.
+    """
+    if names is None:
+        names = guess_names(tensors_or_arrays, sys._getframe(1), skip=1)
+    snap, blob = snapshot(*tensors_or_arrays, names=names)
+    return {"heading": heading, "text": text, "snapshot": snap, "previews": blob}
+
+
+def write_page(path, figures, title="pytensor memory inspector"):
+    """Write several ``figure()`` pictures as one self-contained HTML page; returns the path."""
+    path = Path(path)
+    path.write_text(to_html_page(figures, title=title), encoding="utf-8")
     return path

@@ -8,15 +8,20 @@ summary is what terminals, ``repr`` and GitHub's notebook viewer show.
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import json
 import secrets
+import textwrap
 from pathlib import Path
 
-__all__ = ["to_html", "to_text", "asset"]
+__all__ = ["to_html", "to_html_page", "to_text", "asset"]
 
 _HERE = Path(__file__).resolve().parent
-BAR = 48  # characters in a text lane
+BAR = 48             # characters in a text lane
+BAR_BUDGET = 1 << 12  # element-walk steps per character before it is drawn as '~' (unknown)
+WIDTH = 100          # columns of the text summary
+_PROSE = "font-family: system-ui, sans-serif; color: #212529"
 
 
 def asset(name):
@@ -26,23 +31,39 @@ def asset(name):
 
 def to_html(snap, previews, title="pytensor memory inspector", fragment=False):
     """A self-contained HTML document (or a ``<div>`` fragment) drawing ``snap``."""
-    uid = secrets.token_hex(4)
-    data = json.dumps(snap, separators=(",", ":")).replace("</", "<\\/")
-    b64 = base64.b64encode(previews).decode("ascii")
-    body = (f'<div class="pti-static" id="pti-{uid}"></div>\n'
-            f'<style>{asset("inspector.css")}</style>\n'
-            '<script type="module">\n'
-            f'{asset("inspector.js")}\n'
-            f'mountStatic(document.getElementById("pti-{uid}"), {data}, "{b64}");\n'
-            '</script>\n'
-            f'<noscript><pre>{html.escape(to_text(snap, previews))}</pre></noscript>\n')
+    return to_html_page([{"snapshot": snap, "previews": previews}], title=title, fragment=fragment)
+
+
+def to_html_page(figures, title="pytensor memory inspector", fragment=False):
+    """One self-contained page of several pictures, the renderer inlined once.
+
+    ``figures`` are dicts with ``snapshot`` and ``previews`` (``snapshot()``'s
+    pair) and optionally ``heading`` and ``text`` (plain text; blank lines
+    separate paragraphs), as ``figure()`` makes them.
+    """
+    parts, mounts = [], []
+    for fig in figures:
+        uid = secrets.token_hex(4)
+        snap, previews = fig["snapshot"], fig["previews"]
+        parts.append('<section class="pti-figure">\n')
+        if fig.get("heading"):
+            parts.append(f'<h3 style="{_PROSE}; font-weight: 600">{html.escape(fig["heading"])}</h3>\n')
+        for para in [p for p in fig.get("text", "").split("\n\n") if p.strip()]:
+            parts.append(f'<p style="{_PROSE}; max-width: 52em">{html.escape(para.strip())}</p>\n')
+        parts.append(f'<div class="pti-static" id="pti-{uid}"></div>\n'
+                     f'<noscript><pre>{html.escape(to_text(snap, previews))}</pre></noscript>\n</section>\n')
+        data = json.dumps(snap, separators=(",", ":")).replace("</", "<\\/")
+        b64 = base64.b64encode(previews).decode("ascii")
+        mounts.append(f'mountStatic(document.getElementById("pti-{uid}"), {data}, "{b64}");\n')
+    body = ("".join(parts) + f'<style>{asset("inspector.css")}</style>\n<script type="module">\n'
+            f'{asset("inspector.js")}\n{"".join(mounts)}</script>\n')
     if fragment:
         return body
     return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<title>{html.escape(title)}</title>\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             '</head>\n<body style="margin: 12px; background: #fff">\n'
-            f'<h3 style="font-family: system-ui, sans-serif; font-weight: 600">{html.escape(title)}</h3>\n'
+            f'<h2 style="{_PROSE}; font-weight: 600">{html.escape(title)}</h2>\n'
             f'{body}</body>\n</html>\n')
 
 
@@ -90,7 +111,7 @@ def _values(view, region, previews, count=6):
 
 
 def _bar(view, nbytes):
-    """One text lane: '#' touched, '.' inside the footprint but skipped, ' ' outside."""
+    """One text lane: '#' touched, '.' inside the footprint but skipped, ' ' outside, '~' too costly to tell."""
     from ._snapshot import elements_in_window
     chars = []
     width = min(BAR, max(1, nbytes))
@@ -99,49 +120,71 @@ def _bar(view, nbytes):
         a, b = nbytes * k // width, nbytes * (k + 1) // width
         if b <= lo or a >= hi:
             chars.append(" ")
-        elif elements_in_window(view["shape"], view["bstrides"], view["itemsize"], view["offset"], a, b, limit=1):
+            continue
+        if view["dense"]:
             chars.append("#")
-        else:
-            chars.append(".")
+            continue
+        els = elements_in_window(view["shape"], view["bstrides"], view["itemsize"], view["offset"], a, b,
+                                 limit=1, budget=BAR_BUDGET)
+        chars.append("#" if els else "~" if els.truncated else ".")
     return "".join(chars)
 
 
-def to_text(snap, previews):
-    """A plain-text account of ``snap``: one block per buffer, one line per view."""
+def _fmt_value(x):
+    """A value as a learner reads it: floats to 6 significant digits (float32's own precision)."""
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    if isinstance(x, complex):
+        return f"{x.real:.6g}{x.imag:+.6g}j"
+    return str(x)
+
+
+def _index_text(idx):
+    return f"[{','.join(map(str, idx))}]"      # no spaces: the line wrapper never splits an index
+
+
+def to_text(snap, previews, width=WIDTH):
+    """A plain-text account of ``snap``: one block per buffer, a few lines per view, ``width`` columns."""
     vmap = {v["id"]: v for v in snap["views"]}
     nv, nr = len(snap["views"]), len(snap["regions"])
     lines = [f"pytensor memory inspector: {nv} view{'s' * (nv != 1)} of {nr} buffer{'s' * (nr != 1)}"]
-    width = max([len(v["name"]) for v in snap["views"]] + [4])
+    name_w = max([len(v["name"]) for v in snap["views"]] + [4])
+    wrap = functools.partial(textwrap.wrap, width=width, initial_indent="      ", subsequent_indent="        ",
+                             break_on_hyphens=False)
     for k, r in enumerate(snap["regions"]):
         badges = ", ".join(b["text"] for b in r["badges"])
-        lines.append(f"buffer {k + 1}: {_fmt_bytes(r['nbytes'])} at {r['addr']}"
-                     f"{'' if r['host'] else ' on ' + r['device']} [{badges}]")
+        lines += textwrap.wrap(f"buffer {k + 1}: {_fmt_bytes(r['nbytes'])} at {r['addr']}"
+                               f"{'' if r['host'] else ' on ' + r['device']} [{badges}]",
+                               width=width, subsequent_indent="    ")
         p = r["preview"]
         if p["length"]:
             head = previews[p["pos"]:p["pos"] + min(p["length"], 24)]
             lines.append(f"  bytes {p['start']}..: {head.hex(' ')}{' ...' if p['length'] > 24 else ''}")
         for vid in r["views"]:
             v = vmap[vid]
-            shape = f"{v['dtype']}[{', '.join(map(str, v['shape']))}]"
             lo, hi = v["footprint"]
-            extra = []
+            strides = tuple(v["strides"]) if v["strides"] is not None else f"{tuple(v['bstrides'])} bytes"
+            about = [f"{v['dtype']}[{', '.join(map(str, v['shape']))}], strides {strides}, bytes [{lo}, {hi}), "
+                     f"{', '.join(v['tags'])}"]
+            if v.get("status") == "temporary" or v.get("note"):
+                about.append(v.get("note") or "temporary")
             if v["max_hits"] > 1:
-                extra.append(f"reads bytes up to {v['max_hits']}x")
+                about.append(f"reads bytes up to {v['max_hits']}x")
             shares = []
             for o in snap["overlaps"]:
                 if v["id"] in (o["a"], o["b"]) and o["shared_bytes"] != 0:
                     other = vmap[o["b"] if o["a"] == v["id"] else o["a"]]["name"]
-                    shares.append(f"{other} {'?' if o['shared_bytes'] is None else o['shared_bytes']} B")
+                    shares.append(f"{'?' if o['shared_bytes'] is None else o['shared_bytes']} B with {other}")
             if shares:
-                extra.append("shares with " + ", ".join(shares))
+                about.append("shares " + ", ".join(shares))
             if v["readonly"]:
-                extra.append("read-only")
+                about.append("read-only")
             vals = _values(v, r, previews)
-            shown = "" if not vals else " = " + ", ".join(f"{list(i) if len(i) != 1 else i[0]}:{x}"
-                                                          for i, x in vals[:4])
-            lines.append(f"  {v['name']:<{width}} |{_bar(v, r['nbytes'])}| bytes [{lo}, {hi}) {shape} "
-                         f"strides={v['strides'] if v['strides'] is not None else v['bstrides']} "
-                         f"({', '.join(v['tags'])}){'; ' if extra else ''}{'; '.join(extra)}{shown}")
+            if vals:
+                about.append("values " + ", ".join(f"{_index_text(i)}={_fmt_value(x)}" for i, x in vals[:4])
+                             + (" ..." if len(vals) > 4 else ""))
+            lines.append(f"  {v['name']:<{name_w}} |{_bar(v, r['nbytes'])}|")
+            lines += wrap("; ".join(about))
     for g in snap.get("gone", []):
-        lines.append(f"freed: {g['name']} ({g['note']})")
+        lines += textwrap.wrap(f"freed: {g['name']} ({g['note']})", width=width, subsequent_indent="    ")
     return "\n".join(lines)

@@ -445,6 +445,8 @@ def _resolve_ndarray(arr, kind, holds, owner=None):
         if type(owner).__module__ not in ("builtins", "mmap", None):
             tname = f"{type(owner).__module__.split('.')[0]}.{tname}"
         label = tname
+        if tname == "PyCapsule":      # np.from_dlpack's base: the producer's memory, held by the capsule
+            label = "capsule"
         if getattr(root, "filename", None):       # np.memmap knows its file and mode
             label = f"{root.filename} ({getattr(root, 'mode', '?')})"
         src = {"key": f"owner:{lo:x}:{id(owner):x}", "kind": "owner", "provenance": _owner_provenance(owner),
@@ -509,7 +511,10 @@ def _badges(src):
         text = {"buffer": label + (" (read-only)" if src["readonly"] else ""),
                 "file": f"file {label}" if label != src["type"] else f"{label} (mapped file)",
                 "dlpack": f"DLPack {label}"}.get(prov, label)
-        out.append({"kind": prov, "text": text, "title": f"owner object: {src['type']}"})
+        title = f"owner object: {src['type']}"
+        if src["type"] == "PyCapsule":
+            title += " (a DLPack capsule: it keeps the producer's memory alive for as long as this array lives)"
+        out.append({"kind": prov, "text": text, "title": title})
     return out
 
 

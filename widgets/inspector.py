@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ._export import asset, to_html, to_text
 from ._lifetime import Watch, module_of, owners, span_of
+from ._names import guess_names
 from ._snapshot import PREVIEW_BYTES, build, elements_in_window, footprint, read_memory, resolve
 
 try:
@@ -49,7 +50,7 @@ MAX_RANGES = 64                # changed byte ranges sent per region
 class _Entry:
     """One inspected object: its last layout record and watches on it and on the owners of its bytes."""
 
-    __slots__ = ("vid", "name", "me", "finalizer", "owners", "record", "state", "note")
+    __slots__ = ("vid", "name", "me", "finalizer", "owners", "record", "state", "note", "covered_by", "lent_to")
 
     def __init__(self, vid, name, obj, module):
         self.vid, self.name = vid, name
@@ -58,6 +59,9 @@ class _Entry:
         self.owners = [Watch(o, module) for o in owners(obj) if not self.me.same(o)]
         self.record = None
         self.state, self.note = "live", ""
+        # Other entries that held this one's bytes when both were alive, for when its own owners
+        # cannot be watched: a DLPack or buffer storage hides the producer it keeps alive.
+        self.covered_by, self.lent_to = (), ()
 
 
 def _mark_dead(wself):
@@ -153,7 +157,7 @@ class Inspector(_Base):
         if _namespace is None:      # where bytes/bytearray objects are looked up again by identity
             _namespace = sys._getframe(1).f_globals
         if names is None:
-            names = _guess_names(objs, sys._getframe(1))
+            names = guess_names(objs, sys._getframe(1))
         names = list(names)
         if len(names) != len(objs):
             raise ValueError(f"got {len(objs)} objects but {len(names)} names")
@@ -176,7 +180,7 @@ class Inspector(_Base):
     def add(self, *objs, names=None, _namespace=None):
         """Inspect more objects and redraw. Nothing here keeps them, or their memory, alive."""
         frame = sys._getframe(1)
-        names = list(names) if names is not None else _guess_names(objs, frame)
+        names = list(names) if names is not None else guess_names(objs, frame)
         if len(names) != len(objs):
             raise ValueError(f"got {len(objs)} objects but {len(names)} names")
         module = module_of(_namespace if _namespace is not None else frame.f_globals)
@@ -190,6 +194,7 @@ class Inspector(_Base):
                 e.finalizer = weakref.finalize(obj, _mark_dead, weakref.ref(self))
                 e.finalizer.atexit = False
             self._entries.append(e)
+        self._note_anchors()
         # objs are still held here, so this first picture shows every one of them as live
         self.refresh(self._resolve_live(holds))
         return self
@@ -258,18 +263,42 @@ class Inspector(_Base):
             return d, f"temporary: the view object is gone, its memory ({_kind_of(owner)}) is alive"
         return None, ""
 
+    def _note_anchors(self):
+        """For every entry, which others held its bytes (``covered_by``) or borrowed them (``lent_to``)."""
+        recs = [(x.vid, x.record) for x in self._entries if x.state != "gone" and x.record is not None]
+        for e in self._entries:
+            rec = e.record
+            if e.state == "gone" or rec is None:
+                continue
+            lo, hi = footprint(rec["shape"], rec["bstrides"], rec["itemsize"], rec["addr0"])
+            same = [(vid, r) for vid, r in recs if vid != e.vid and r["device"] == rec["device"]]
+            e.covered_by = tuple(vid for vid, r in same if r["span_lo"] <= lo and hi <= r["span_hi"])
+            e.lent_to = tuple(vid for vid, r in same if e.me.kind != "weak" and r["source"]["kind"] == "storage"
+                              and r["source"]["provenance"] == "buffer"
+                              and rec["span_lo"] <= r["span_lo"] and r["span_hi"] <= rec["span_hi"])
+
     @staticmethod
     def _anchored(e, items):
-        """A ``bytes``/``bytearray`` we cannot find again, drawn while a live alias borrows its memory."""
+        """An entry whose owners are gone or unwatchable, drawn while another live entry holds its bytes.
+
+        ``covered_by``: a live entry still spans its bytes (a DLPack import's producer); the lane is
+        temporary. ``lent_to``: a ``bytes``/``bytearray`` we cannot find again, while a storage
+        borrows part of it; that is the bytearray itself, alive.
+        """
         rec = e.record
-        if e.me.kind == "weak" or rec is None:
-            return None
+        lo, hi = footprint(rec["shape"], rec["bstrides"], rec["itemsize"], rec["addr0"])
         for vid, name, d in items:
-            src = d["source"]
-            if d.get("span_live", True) and src["kind"] == "storage" and src["provenance"] == "buffer" \
-                    and rec["span_lo"] <= d["span_lo"] and d["span_hi"] <= rec["span_hi"]:
+            if not d.get("span_live", True):
+                continue
+            covers = vid in e.covered_by and d["span_lo"] <= lo and hi <= d["span_hi"]
+            lent = vid in e.lent_to and rec["span_lo"] <= d["span_lo"] and d["span_hi"] <= rec["span_hi"]
+            if (covers or lent) and e.me.kind != "weak":
+                # whoever borrows a bytes/bytearray holds an export of it, so the object itself lives
                 note = f"{rec['type']} cannot be watched directly; drawn while {name} borrows its memory"
                 return dict(rec, status="live", note=note, span_live=False)
+            if covers:
+                return dict(rec, status="temporary", span_live=False,
+                            note=f"temporary: the view object is gone, its bytes are alive in {name}")
         return None
 
     # ---------------------------------------------------------------- redraw
@@ -391,21 +420,3 @@ class Inspector(_Base):
                 e.finalizer.detach()
         _LIVE.discard(self)
         super().close()
-
-
-def _guess_names(objs, frame):
-    """Variable names of ``objs`` in the caller's scope (by identity), else ``#i``."""
-    try:
-        scopes = [frame.f_locals, frame.f_globals] if frame is not None else []
-        names = []
-        for i, o in enumerate(objs):
-            found = None
-            for scope in scopes:
-                cands = [k for k, v in list(scope.items()) if v is o and not k.startswith("_")]
-                if cands:
-                    found = min(cands, key=lambda k: (len(k), k))
-                    break
-            names.append(found or f"#{i}")
-        return names
-    finally:
-        del frame

@@ -1,0 +1,71 @@
+"""Lane names: what the user typed at the call site, else a variable bound to the object.
+
+``inspect(o, o[::2], o[1:3])`` should label its lanes ``o``, ``o[::2]`` and
+``o[1:3]``: the expressions are the best names a teacher could give them, and
+the temporaries have no variable at all. The call's own source text is found
+through the calling instruction's position (``co_positions``, Python 3.11+)
+and the file's lines (``linecache``, which IPython fills with each cell).
+Anything that cannot be read that way (no source, ``*args``, an odd frame)
+falls back to a variable bound to the same object, then to ``#i``.
+"""
+from __future__ import annotations
+
+import ast
+import linecache
+
+__all__ = ["guess_names"]
+
+MAX_NAME = 32   # characters; longer expressions are cut with an ellipsis
+
+
+def guess_names(objs, frame, skip=0):
+    """A name per object in ``objs``, the ``skip``-th and later positional arguments of ``frame``'s current call."""
+    try:
+        exprs = _call_arguments(frame, skip, len(objs)) if frame is not None else None
+        scopes = [frame.f_locals, frame.f_globals] if frame is not None else []
+        names = []
+        for i, o in enumerate(objs):
+            name = exprs[i] if exprs else None
+            if name is None:
+                for scope in scopes:
+                    cands = [k for k, v in list(scope.items()) if v is o and not k.startswith("_")]
+                    if cands:
+                        name = min(cands, key=lambda k: (len(k), k))
+                        break
+            names.append(name or f"#{i}")
+        return names
+    finally:
+        del frame
+
+
+def _call_arguments(frame, skip, count):
+    """Source text of the positional arguments of the call running in ``frame``, or None."""
+    try:
+        positions = list(frame.f_code.co_positions())[frame.f_lasti // 2]
+    except (AttributeError, IndexError, ValueError):
+        return None
+    line0, line1, col0, col1 = positions
+    if None in positions:
+        return None
+    lines = linecache.getlines(frame.f_code.co_filename, frame.f_globals)
+    if not lines or line1 > len(lines):
+        return None
+    chunk = lines[line0 - 1:line1]
+    chunk[-1] = chunk[-1][:col1]
+    chunk[0] = chunk[0][col0:]
+    text = "".join(chunk)
+    try:
+        call = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    args = call.args[skip:]
+    if len(args) != count:
+        return None
+    return [_short(ast.get_source_segment(text.strip(), a) or ast.unparse(a)) for a in args]
+
+
+def _short(text):
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_NAME else text[:MAX_NAME - 1] + "\u2026"
