@@ -6,7 +6,7 @@ the temporaries have no variable at all. The call's own source text is found
 through the calling instruction's position (``co_positions``, Python 3.11+)
 and the file's lines (``linecache``, which IPython fills with each cell).
 Anything that cannot be read that way (no source, ``*args``, an odd frame)
-falls back to a variable bound to the same object, then to ``#i``.
+falls back to a module-level variable bound to the same object, then to ``#i``.
 """
 from __future__ import annotations
 
@@ -22,7 +22,10 @@ def guess_names(objs, frame, skip=0):
     """A name per object in ``objs``, the ``skip``-th and later positional arguments of ``frame``'s current call."""
     try:
         exprs = _call_arguments(frame, skip, len(objs)) if frame is not None else None
-        scopes = [frame.f_locals, frame.f_globals] if frame is not None else []
+        # Only a module's namespace is searched: reading a function frame's f_locals makes CPython
+        # (before 3.13) cache a dict of its locals on the frame, a strong reference to every object
+        # we were handed that outlives this call.
+        scopes = [frame.f_globals] if frame is not None else []
         names = []
         for i, o in enumerate(objs):
             name = exprs[i] if exprs else None

@@ -211,7 +211,12 @@ class Inspector(_Base):
                 continue
             obj = e.me.get()
             if obj is not None:
-                d = resolve(obj, holds)
+                try:
+                    d = resolve(obj, holds)
+                except TypeError:           # alive but no longer readable: a closed mmap
+                    e.state, e.note = "gone", f"was {_describe(e.record)}; its memory was closed"
+                    self._dirty = True
+                    continue
                 holds.append(obj)
                 if e.record is None or d["source"]["key"] != e.record["source"]["key"]:
                     e.owners = [Watch(o, self._module_of_entry(e)) for o in owners(obj) if not e.me.same(o)]

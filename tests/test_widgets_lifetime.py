@@ -1,0 +1,239 @@
+"""The live inspector draws a view for as long as its bytes exist, and never longer.
+
+A view object that dies while its memory lives (``inspect(t, t[::2])``) keeps
+its lane, marked temporary; memory that is freed, resized or closed ends the
+lane, and nothing is read from it afterwards. Observing extends no lifetime:
+refcounts, C refcounts and live-storage counts are the same with and without
+an inspector. Crashes are run in a subprocess.
+"""
+import gc
+import linecache
+import mmap
+import subprocess
+import sys
+import textwrap
+import types
+
+import numpy as np
+import pytest
+
+from support import require_module
+
+import pytensor
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _anywidget():
+    require_module("anywidget")
+    require_module("ipywidgets")
+
+
+def lanes(w):
+    return [(v["name"], v["status"]) for v in w.snapshot["views"]]
+
+
+def gone(w):
+    return [g["name"] for g in w.snapshot["gone"]]
+
+
+def test_temporary_views_of_a_tensor_stay_drawn_until_the_storage_is_freed(live_baseline):
+    from pytensor.widgets import inspect
+    o = pytensor.arange(6, dtype=pytensor.int32)
+    w = inspect(o, o[::2], o[1:3])
+    gc.collect()
+    w.check()
+    assert lanes(w) == [("o", "live"), ("o[::2]", "temporary"), ("o[1:3]", "temporary")]
+    assert len(w.snapshot["regions"]) == 1 and w.snapshot["gone"] == []
+    v = {x["name"]: x for x in w.snapshot["views"]}
+    assert v["o[::2]"]["footprint"] == [0, 20] and v["o[1:3]"]["footprint"] == [4, 12]
+    o[2] = -5                                   # a write is still seen through the temporary's lane
+    assert w.check() is True
+    assert set(w.changes["views"]) == {v["o"]["id"], v["o[::2]"]["id"], v["o[1:3]"]["id"]}
+    del o
+    gc.collect()
+    w.check()
+    assert w.snapshot["views"] == [] and gone(w) == ["o", "o[::2]", "o[1:3]"]
+    assert "freed: o[::2]" in w.to_text()
+    w.close()
+
+
+def test_temporary_numpy_view_is_drawn_while_its_base_lives():
+    from pytensor.widgets import inspect
+    a = np.arange(6, dtype=np.int32)
+    w = inspect(a, a[::-1])
+    gc.collect()
+    w.check()
+    assert lanes(w) == [("a", "live"), ("a[::-1]", "temporary")]
+    flipped = w.snapshot["views"][1]
+    assert flipped["bstrides"] == [-4] and flipped["tags"] == ["flipped"]
+    assert flipped["footprint"] == [0, 24] and flipped["offset"] == 20
+    del a
+    gc.collect()
+    w.check()
+    assert w.snapshot["views"] == [] and gone(w) == ["a", "a[::-1]"]
+    w.close()
+
+
+def test_a_view_of_a_bytearray_that_moved_is_dropped_not_read():
+    mod = _module("pti_fake_notebook_moved", """
+        import numpy as np
+        from pytensor.widgets import inspect
+        buf = bytearray(range(64))
+        w = inspect(buf, np.frombuffer(buf, np.uint8)[::2])
+    """)
+    try:
+        gc.collect()
+        mod.w.check()
+        assert lanes(mod.w) == [("buf", "live"), ("np.frombuffer(buf, np.uint8)[::2]", "temporary")]
+        old = mod.w.snapshot["regions"][0]["addr"]
+        mod.buf.extend(bytes(1 << 24))            # no export is held: the bytes move to a new block
+        mod.w.check()
+        assert mod.w.snapshot["regions"][0]["addr"] != old
+        assert lanes(mod.w) == [("buf", "live")] and gone(mod.w) == ["np.frombuffer(buf, np.uint8)[::2]"]
+    finally:
+        mod.w.close()
+        del sys.modules[mod.__name__]
+
+
+def test_dlpack_import_that_died_is_drawn_while_its_producer_holds_the_bytes():
+    from pytensor.widgets import inspect
+    src = np.linspace(0, 1, 8, dtype=np.float32)
+    w = inspect(src, pytensor.from_dlpack(src[::-1]))
+    gc.collect()
+    w.check()
+    assert lanes(w) == [("src", "live"), ("pytensor.from_dlpack(src[::-1])", "temporary")]
+    assert "alive in src" in w.snapshot["views"][1]["note"]
+    del src
+    gc.collect()
+    w.check()
+    assert w.snapshot["views"] == []
+    w.close()
+
+
+def _module(name, source):
+    """Run ``source`` as a module's top level, as a notebook cell runs in ``__main__``."""
+    mod = types.ModuleType(name)
+    sys.modules[name] = mod
+    source = textwrap.dedent(source)
+    filename = f"<cell {name}>"              # IPython registers each cell's source the same way
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), mod.__dict__)
+    return mod
+
+
+@pytest.mark.parametrize("make", ["bytearray(range(16))", "b'0123456789abcdef'"])
+def test_bytes_and_bytearray_bound_in_a_namespace_stay_live_without_a_reference(make):
+    mod = _module(f"pti_fake_notebook_{len(make)}", f"""
+        from pytensor.widgets import inspect
+        buf = {make}
+        w = inspect(buf)
+    """)
+    try:
+        before = sys.getrefcount(mod.buf)
+        for _ in range(3):
+            mod.w.check()
+        after = sys.getrefcount(mod.buf)
+        assert after == before                   # found again by identity, never held
+        assert lanes(mod.w) == [("buf", "live")] and mod.w.snapshot["regions"][0]["nbytes"] == 16
+        assert bytes(mod.w.previews[:4]) == bytes(mod.buf[:4])
+        if isinstance(mod.buf, bytearray):
+            mod.buf.extend(b"!")                  # no export is left behind: resizing works
+            mod.w.check()
+            assert mod.w.snapshot["regions"][0]["nbytes"] == 17
+        mod.other = mod.buf                        # a rename keeps it
+        del mod.buf
+        mod.w.check()
+        assert lanes(mod.w) == [("buf", "live")]
+        del mod.other
+        gc.collect()
+        mod.w.check()
+        assert mod.w.snapshot["views"] == [] and gone(mod.w) == ["buf"]
+    finally:
+        mod.w.close()
+        del sys.modules[mod.__name__]
+
+
+def test_the_tour_bytearray_section_is_one_live_buffer():
+    mod = _module("pti_fake_notebook_tour", """
+        import pytensor
+        from pytensor.widgets import inspect
+        buf = bytearray(range(16))
+        lo = pytensor.frombuffer(buf, dtype=pytensor.int16, count=4)
+        hi = pytensor.frombuffer(buf, dtype=pytensor.int32, offset=8)
+        w = inspect(buf, lo, hi)
+    """)
+    try:
+        mod.w.check()
+        assert lanes(mod.w) == [("buf", "live"), ("lo", "live"), ("hi", "live")]
+        assert len(mod.w.snapshot["regions"]) == 1 and mod.w.snapshot["gone"] == []
+    finally:
+        mod.w.close()
+        del sys.modules[mod.__name__]
+
+
+def test_closed_mmap_ends_its_lanes_and_is_never_read():
+    from pytensor.widgets import inspect
+    mm = mmap.mmap(-1, 4096)
+    mm[:4] = b"\x01\x02\x03\x04"
+    w = inspect(mm, np.frombuffer(mm, dtype=np.uint8)[::2])
+    gc.collect()
+    w.check()
+    assert lanes(w) == [("mm", "live"), ("np.frombuffer(mm, dtype=np.uint\u2026", "temporary")]
+    mm.close()                                   # allowed: the inspector holds no export between checks
+    w.check()
+    assert w.snapshot["views"] == [] and len(gone(w)) == 2
+    w.close()
+
+
+def test_observing_changes_no_refcount_of_any_kind():
+    from pytensor.widgets import inspect
+    t = pytensor.arange(8, dtype=pytensor.float32)
+    st = t.untyped_storage()
+    a = np.arange(4.0)
+    arr_view = a[1:]
+    mm = mmap.mmap(-1, 64)
+    gc.collect()
+    objs = (t, st, a, arr_view, mm)
+    before = [sys.getrefcount(x) for x in objs] + [st.refcount, pytensor.live_storages()]
+    w = inspect(t, t[::2], a, arr_view, mm)
+    for _ in range(2):
+        w.check()
+    gc.collect()
+    after = [sys.getrefcount(x) for x in objs] + [st.refcount, pytensor.live_storages()]
+    assert after == before
+    w.close()
+
+
+CLOSE_DURING_SNAPSHOT = """
+import mmap, sys
+import numpy as np
+from pytensor.widgets import snapshot
+
+mm = mmap.mmap(-1, 1 << 20)
+buf = bytearray(1 << 20)
+
+class Sneaky:
+    # resolving this argument closes the mmap and resizes the bytearray given before it
+    @property
+    def untyped_storage(self):
+        for what, act in (("close", mm.close), ("resize", lambda: buf.extend(b"x" * (1 << 22)))):
+            try:
+                act()
+            except BufferError:
+                print("refused:", what)
+        raise AttributeError("untyped_storage")
+
+try:
+    snapshot(mm, buf, Sneaky())
+except TypeError as e:
+    print("TypeError:", e)
+print("survived")
+"""
+
+
+def test_snapshot_holds_the_exports_until_the_bytes_are_read():
+    """Issue 15: a buffer closed or resized while a later argument is resolved was read after free."""
+    run = subprocess.run([sys.executable, "-c", CLOSE_DURING_SNAPSHOT], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "refused: close" in run.stdout and "refused: resize" in run.stdout and "survived" in run.stdout
