@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from support import require_module, require_program
+from tour_expectations import TOUR_NOTEBOOK, TOUR_PAGE, check_lanes
 
 ROOT = Path(__file__).resolve().parent.parent
 TOUR = ROOT / "examples" / "memory_tour.ipynb"
@@ -153,7 +154,19 @@ def test_tour_notebook_redraws_after_writes_through_aliases(lab, page, artifacts
     assert panel.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
                          has_text="Error").count() == 0
     printed = panel.locator(".jp-OutputArea-output", has_text="pytensor memory inspector").last
-    assert "freed: tmp" in printed.inner_text()
+    assert "freed: scratch (" in printed.inner_text() and "base[3:6]" in printed.inner_text()
+    # every section draws each lane its text names, on the right buffer, temporaries included
+    for k, (heading, expected) in enumerate(TOUR_NOTEBOOK):
+        check_lanes(heading, expected, svgs.nth(k).locator("g.pti-lane").evaluate_all(LANES_JS))
+        assert svgs.nth(k).locator(".pti-gone").count() == 0, heading
+    # the lowest lane's tooltip is not clipped by the widget or by JupyterLab's output area
+    lowest = svgs.nth(4).locator("g.pti-lane").last          # from_dlpack(src[::-1]), a negative stride
+    lowest.scroll_into_view_if_needed()
+    lowest.locator(".pti-el").first.hover()
+    tip = page.locator(".pti-tip:visible")
+    expect(tip).to_have_count(1)
+    expect(tip).to_contain_text("pytensor.from_dlpack(src[::-1])")
+    assert tip.evaluate(TIP_CLIPPED_BY) == []
 
     views = svgs.nth(0)                            # inspect(base, grid, col, gT)
     expect(views.locator(".pti-val[data-view='v0'][data-index='2']")).to_have_text("-1")   # col[:] = -1 ran
@@ -222,4 +235,106 @@ def test_static_export_renders_hovers_and_zooms_without_a_kernel(page, artifacts
     expect(big_region).to_have_class("pti-region pti-detail")
     expect(big_region.locator(".pti-val[data-view='v3'][data-index='0']")).to_have_text("1.5")
     page.screenshot(path=str(artifacts / "static_export.png"), full_page=True)
+    assert not page.errors, page.errors
+
+
+# ---------------------------------------------------------------- the tour's own page
+LANES_JS = "(ls) => ls.map((l) => [l.dataset.name, l.dataset.region])"
+
+# Every ancestor that could clip the tooltip, and whether the tooltip lies inside it and the viewport.
+TIP_CLIPPED_BY = """(tip) => {
+  const r = tip.getBoundingClientRect(), out = [];
+  if (r.width === 0 || r.height === 0) out.push("tooltip has no size");
+  if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) out.push("viewport");
+  for (let el = tip.parentElement; el; el = el.parentElement) {
+    const s = getComputedStyle(el);
+    if ([s.overflow, s.overflowX, s.overflowY].some((o) => o !== "visible")) {
+      const b = el.getBoundingClientRect();
+      if (r.left < b.left - 0.5 || r.top < b.top - 0.5 || r.right > b.right + 0.5 || r.bottom > b.bottom + 0.5)
+        out.push(el.className || el.tagName);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def tour_page(tmp_path_factory):
+    """The README's first command, run as a newcomer would: it prints the tour and writes the page."""
+    require_module("numpy")
+    out = tmp_path_factory.mktemp("tour")
+    run = subprocess.run([sys.executable, str(ROOT / "examples" / "memory_tour.py")], cwd=out,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    page = out / "memory_tour.html"
+    assert page.exists(), run.stdout[-2000:]
+    return page, run.stdout
+
+
+def test_tour_prints_in_100_columns_and_computes_its_verdicts(tour_page):
+    _, printed = tour_page
+    lines = printed.splitlines()
+    assert max(map(len, lines)) <= 100, max(lines, key=len)
+    assert "copy it with .clone() to write" in printed      # the read-only error, whole
+    verdicts = [line for line in lines if " SHARES " in line or " copies " in line]
+    assert len(verdicts) >= 25
+    assert "PyCapsule" not in printed and "DLPack capsule" in printed
+
+
+def test_tour_page_draws_every_section_in_chromium(page, tour_page, artifacts):
+    from playwright.sync_api import expect
+    path, _ = tour_page
+    t0 = time.monotonic()
+    page.goto(path.as_uri())
+    svgs = page.locator("svg.pti-svg")
+    expect(svgs).to_have_count(len(TOUR_PAGE), timeout=5_000)     # a hang (issue 14) never gets here
+    rendered_s = time.monotonic() - t0
+    figures = page.locator("section.pti-figure")
+    expect(figures).to_have_count(len(TOUR_PAGE))
+    for k, (heading, expected) in enumerate(TOUR_PAGE):
+        fig = figures.nth(k)
+        expect(fig.locator("h3")).to_contain_text(heading)
+        check_lanes(heading, expected, fig.locator("g.pti-lane").evaluate_all(LANES_JS))
+        assert fig.locator(".pti-gone").count() == 0, heading
+    page.screenshot(path=str(artifacts / "memory_tour_page.png"), full_page=True)
+    assert rendered_s < 5, rendered_s
+    assert not page.errors, page.errors
+
+
+def test_tour_page_tooltips_of_the_lowest_lanes_are_not_clipped(page, tour_page):
+    from playwright.sync_api import expect
+    path, _ = tour_page
+    page.set_viewport_size({"width": 1100, "height": 700})
+    page.goto(path.as_uri())
+    expect(page.locator("svg.pti-svg")).to_have_count(len(TOUR_PAGE), timeout=5_000)
+    for k in range(len(TOUR_PAGE)):
+        fig = page.locator("section.pti-figure").nth(k)
+        lane = fig.locator("g.pti-lane").last
+        target = lane.locator(".pti-el, .pti-run").first
+        target.scroll_into_view_if_needed()
+        target.hover()
+        tip = page.locator(".pti-tip:visible")
+        expect(tip).to_have_count(1)
+        expect(tip).to_contain_text(lane.get_attribute("data-name"))
+        assert tip.evaluate(TIP_CLIPPED_BY) == [], k
+        # the byte strip's lowest row of the same buffer too
+        byte = fig.locator(".pti-byte, .pti-bucket").last
+        byte.hover()
+        expect(page.locator(".pti-tip:visible")).to_have_count(1)
+        assert page.locator(".pti-tip:visible").evaluate(TIP_CLIPPED_BY) == [], k
+    assert not page.errors, page.errors
+
+
+def test_overlap_hatching_survives_when_another_picture_is_removed(page, tour_page):
+    from playwright.sync_api import expect
+    path, _ = tour_page
+    page.goto(path.as_uri())
+    expect(page.locator("svg.pti-svg")).to_have_count(len(TOUR_PAGE), timeout=5_000)
+    ids = page.locator("svg.pti-svg pattern").evaluate_all("(ps) => ps.map((p) => p.id)")
+    assert len(ids) == len(set(ids)), "pattern ids repeat across pictures"
+    page.locator("section.pti-figure").first.evaluate("(s) => s.remove()")
+    dangling = page.evaluate("""() => [...document.querySelectorAll('svg.pti-svg [fill^="url(#"]')]
+        .map((n) => n.getAttribute('fill').slice(5, -1)).filter((id) => !document.getElementById(id))""")
+    assert dangling == []
+    assert page.locator("svg.pti-svg .pti-ovl").count() > 0
     assert not page.errors, page.errors

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from support import require_module
+from tour_expectations import TOUR_NOTEBOOK, check_lanes
 
 import pytensor
 from pytensor.widgets import Inspector, inspect
@@ -204,18 +205,6 @@ def test_bad_input_is_refused_before_anything_is_tracked():
         Inspector(pytensor.arange(2), pytensor.arange(3), names=["t"])
 
 
-# The lanes each inspect() call of examples/memory_tour.ipynb must draw, in order.
-TOUR_LANES = [
-    ["base", "grid", "col", "gT"],
-    ["base", "grid[0:1].expand(3, 4)", "base[:1].expand(6)", "win"],
-    ["a", "t", "a[::-1]", "c"],
-    ["buf", "lo", "hi", "frozen"],
-    ["src", "d", "d[::2]", "pytensor.from_dlpack(src[::-1])"],
-    ["m", "m[4:8]", "words"],
-    ["big", "big[::1024]", "big[2**27:]"],
-]
-
-
 def test_tour_notebook_runs_headless(tmp_path):
     """Every cell of examples/memory_tour.ipynb runs in a real kernel (no browser)."""
     nbformat = require_module("nbformat")
@@ -233,10 +222,15 @@ def test_tour_notebook_runs_headless(tmp_path):
     assert all(o["data"]["text/plain"].startswith("pytensor memory inspector") for o in widgets)
     # every lane a section's text names is drawn, temporaries included, and none is called freed
     # while its bytes are alive
-    for o, names in zip(widgets, TOUR_LANES):
+    for o, (heading, expected) in zip(widgets, TOUR_NOTEBOOK):
         text = o["data"]["text/plain"]
-        lanes = [line.split(" |")[0].strip() for line in text.splitlines() if line.endswith("|")]
-        assert lanes == names, text
+        drawn, buffer = [], None
+        for line in text.splitlines():
+            if line.startswith("buffer "):
+                buffer = line.split(":")[0]
+            elif line.endswith("|"):
+                drawn.append((line.split(" |")[0].strip(), buffer))
+        check_lanes(heading, expected, drawn)
         assert "freed:" not in text, text
     printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "base[3:6] |" in printed and "temporary" in printed

@@ -182,7 +182,7 @@ def to_text(snap, previews, width=WIDTH):
             vals = _values(v, r, previews)
             if vals:
                 about.append("values " + ", ".join(f"{_index_text(i)}={_fmt_value(x)}" for i, x in vals[:4])
-                             + (" ..." if len(vals) > 4 else ""))
+                             + ("\u2026" if len(vals) > 4 else ""))
             lines.append(f"  {v['name']:<{name_w}} |{_bar(v, r['nbytes'])}|")
             lines += wrap("; ".join(about))
     for g in snap.get("gone", []):
