@@ -338,3 +338,70 @@ def test_overlap_hatching_survives_when_another_picture_is_removed(page, tour_pa
     assert dangling == []
     assert page.locator("svg.pti-svg .pti-ovl").count() > 0
     assert not page.errors, page.errors
+
+
+# ---------------------------------------------------------------- one picture, three outputs
+def _teaching_cases(tmp_path):
+    """The layouts a teacher shows first, each as (title, objects, names)."""
+    import numpy as np
+    import pytensor
+    t = pytensor.arange(12, dtype=pytensor.int32)
+    a = np.arange(6, dtype=np.int32)
+    buf = bytearray(range(24))
+    path = tmp_path / "weights.bin"
+    np.arange(8, dtype=np.float32).tofile(path)
+    m = pytensor.from_file(str(path), shared=True, dtype=pytensor.float32)
+    return [
+        ("flipped", [a, a[::-1]], ["a", "a[::-1]"]),
+        ("transposed", [t, t.view(3, 4).T], ["t", "t.view(3, 4).T"]),
+        ("expanded", [t, t[:1].expand(6)], ["t", "t[:1].expand(6)"]),
+        ("negative-stride DLPack import", [a, pytensor.from_dlpack(a[::-1])], ["a", "from_dlpack(a[::-1])"]),
+        ("one bytearray, two offsets", [buf, pytensor.frombuffer(buf, dtype=pytensor.int16, count=4),
+                                        pytensor.frombuffer(buf, dtype=pytensor.int32, offset=8)],
+         ["buf", "lo", "hi"]),
+        ("from_file at an offset", [m, m[3:6]], ["m", "m[3:6]"]),
+    ]
+
+
+def test_static_export_live_widget_and_text_agree_on_the_teaching_layouts(page, tmp_path):
+    """The text summary, the live widget's model and the static page draw the same lanes and bytes."""
+    from playwright.sync_api import expect
+    require_module("anywidget")
+    from pytensor.widgets import Inspector, figure, snapshot, to_text, write_page
+    from pytensor.widgets._snapshot import elements_in_window
+    cases = _teaching_cases(tmp_path)
+    figures, expected = [], []
+    for title, objs, names in cases:
+        snap, blob = snapshot(*objs, names=names)
+        w = Inspector(*objs, names=names)
+        live = w.snapshot
+        w.close()
+        keys = ("name", "region", "shape", "bstrides", "offset", "footprint", "touched_bytes", "tags")
+        assert [[v[k] for k in keys] for v in live["views"]] == [[v[k] for k in keys] for v in snap["views"]], title
+        text = to_text(snap, blob)
+        assert text.count(" |") >= len(names) and all(f"  {n} " in text for n in names), title
+        figures.append(figure(title, *objs, names=names))
+        # every element of every view, as (lane, index, first byte): what the page must draw
+        # every element of every view, grouped by first byte (one cell per start, its first index and
+        # how many indices read it): what the page must draw
+        drawn = {}
+        for v in snap["views"]:
+            for idx, start in elements_in_window(v["shape"], v["bstrides"], v["itemsize"], v["offset"],
+                                                 0, v["footprint"][1] + 1):
+                drawn.setdefault((v["name"], start), []).append(",".join(map(str, idx)))
+        drawn = {key: (idxs[0], len(idxs)) for key, idxs in drawn.items()}
+        expected.append((title, snap, drawn))
+    path = write_page(tmp_path / "teaching.html", figures, title="teaching layouts")
+    page.goto(path.as_uri())
+    expect(page.locator("svg.pti-svg")).to_have_count(len(cases), timeout=5_000)
+    for k, (title, snap, drawn) in enumerate(expected):
+        fig = page.locator("section.pti-figure").nth(k)
+        lanes = fig.locator("g.pti-lane").evaluate_all(LANES_JS)
+        assert [n for n, _ in lanes] == [v["name"] for v in snap["views"]], title
+        assert len({r for _, r in lanes}) == len(snap["regions"]), title
+        got = fig.locator("g.pti-lane").evaluate_all("""(ls) => ls.flatMap((l) =>
+            [...l.querySelectorAll('.pti-el')].map((e) =>
+              [l.dataset.name, +e.dataset.start, e.dataset.index, +e.dataset.hits]))""")
+        assert {(n, s): (i, h) for n, s, i, h in got} == drawn, title
+        assert len(got) == len(drawn), title
+    assert not page.errors, page.errors
