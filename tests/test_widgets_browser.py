@@ -192,7 +192,7 @@ def test_tour_notebook_redraws_after_writes_through_aliases(lab, page, artifacts
 
     # hover a byte: the tooltip names every reader
     views.locator(".pti-byte[data-off='0']").hover()
-    tip = panel.locator(".pti-tip").nth(0)
+    tip = page.locator(".pti-tip:visible")
     expect(tip).to_contain_text("base[0]")
     expect(tip).to_contain_text("gT[0, 0]")
 
@@ -242,12 +242,19 @@ def test_static_export_renders_hovers_and_zooms_without_a_kernel(page, artifacts
 LANES_JS = "(ls) => ls.map((l) => [l.dataset.name, l.dataset.region])"
 
 # Every ancestor that could clip the tooltip, and whether the tooltip lies inside it and the viewport.
+# A fixed-position tooltip escapes every ancestor's overflow except one that makes itself the
+# containing block of fixed descendants (transform, filter, perspective, contain: paint/layout).
 TIP_CLIPPED_BY = """(tip) => {
   const r = tip.getBoundingClientRect(), out = [];
   if (r.width === 0 || r.height === 0) out.push("tooltip has no size");
   if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) out.push("viewport");
-  for (let el = tip.parentElement; el; el = el.parentElement) {
+  let fixed = getComputedStyle(tip).position === "fixed";
+  for (let el = tip.parentElement; el && el !== document.body; el = el.parentElement) {
     const s = getComputedStyle(el);
+    const contains = s.transform !== "none" || s.filter !== "none" || s.perspective !== "none"
+        || /paint|layout|strict|content/.test(s.contain);
+    if (fixed && !contains) continue;
+    fixed = false;
     if ([s.overflow, s.overflowX, s.overflowY].some((o) => o !== "visible")) {
       const b = el.getBoundingClientRect();
       if (r.left < b.left - 0.5 || r.top < b.top - 0.5 || r.right > b.right + 0.5 || r.bottom > b.bottom + 0.5)

@@ -112,11 +112,13 @@ def test_geometry_matches_brute_force_on_random_layouts():
 
 
 def test_element_walk_stops_at_its_budget_instead_of_looping():
-    # Stride 0 over a gappy inner dimension: every outer index reaches the window, none lands in it.
-    els = S.elements_in_window((10_000_000, 2), (0, 1000), 4, 0, 10, 20, budget=50_000)
+    # Stride 0 over a gappy inner dimension is walked once: exact, and cheap.
+    els = S.elements_in_window((10_000_000, 2), (0, 1000), 4, 0, 10, 20, budget=50)
+    assert els == [] and not els.truncated
+    # A huge dimension whose every block reaches the window but holds none of it: the budget stops it.
+    els = S.elements_in_window((10_000_000, 2), (1, 100_000_000), 4, 0, 50_000_000, 50_000_004, budget=50_000)
     assert els == [] and els.truncated
-    # the same walk with room enough gives the exact (empty) answer
-    small = S.elements_in_window((1000, 2), (0, 1000), 4, 0, 10, 20)
+    small = S.elements_in_window((1000, 2), (1, 100_000_000), 4, 0, 50_000_000, 50_000_004)
     assert small == [] and not small.truncated
 
 

@@ -85,11 +85,12 @@ def elements_in_window(shape, bstrides, itemsize, base, lo, hi, limit=1 << 16, b
     """Elements whose bytes meet ``[lo, hi)``, as ``(index, byte_start)`` pairs.
 
     Each dimension's index range is cut to the part whose sub-block can still
-    reach the window, so the work usually follows the answer, not ``numel``.
-    Not always: a block can reach the window with none of its elements in it
-    (stride 0 over a gappy inner dimension), so every visited index also
-    counts against ``budget``. The walk stops after ``limit`` pairs or
-    ``budget`` visits and then sets ``truncated`` on the result.
+    reach the window, and a zero-stride dimension is walked once, so the work
+    usually follows the answer, not ``numel``. Not always: a block can reach
+    the window with none of its elements in it (a huge dimension over a
+    gappy inner one), so every visited index also counts against ``budget``.
+    The walk stops after ``limit`` pairs or ``budget`` visits and then sets
+    ``truncated`` on the result.
 
     >>> elements_in_window((4,), (8,), 4, 0, 8, 20)
     [((1,), 8), ((2,), 16)]
@@ -117,6 +118,21 @@ def elements_in_window(shape, bstrides, itemsize, base, lo, hi, limit=1 << 16, b
             i0, i1 = b // s + 1, -((-a) // s) - 1
         else:
             i0, i1 = (0, n - 1) if a < 0 < b else (1, 0)
+        if s == 0 and i0 <= 0 <= i1 and n > 1:
+            # every index of a zero-stride dimension covers the same bytes: walk the block once and
+            # repeat what it found under each index
+            first = len(out)
+            idx[d] = 0
+            left[0] -= 1
+            walk(d + 1, off)
+            found = out[first:]
+            for i in range(1, n if found else 0):
+                for sub, start in found:
+                    if len(out) >= limit:
+                        out.truncated = True
+                        return
+                    out.append((sub[:d] + (i,) + sub[d + 1:], start))
+            return
         for i in range(max(i0, 0), min(i1, n - 1) + 1):
             if len(out) >= limit or left[0] <= 0:
                 out.truncated = True

@@ -6,19 +6,37 @@
 // `state` is the Python snapshot dict plus each region's preview bytes as a
 // Uint8Array (attachPreviews). Nothing here talks to a kernel except through
 // the `send` callback that the live view passes in.
+//
+// Every frame is bounded: index walks count the nodes they visit against a
+// budget, and a lane whose walk would cost too much is drawn as an overview
+// of its footprint instead. A layout can make the walk visit many indices
+// that yield nothing, so work proportional to the answer is not enough.
 
-export const LIMITS = { detailBytes: 512, laneElems: 4096, hoverReaders: 32, buckets: 240 };
-const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
-const W_DEFAULT = 980, LABEL_W = 210, PAD = 10;
+export const LIMITS = {
+  detailBytes: 512, laneElems: 4096, hoverReaders: 32, buckets: 240,
+  walkBudget: 250000,      // index nodes one elementsInWindow call may visit
+  frameBudget: 2000000,    // index nodes one renderSvg (or one hover) may visit, all lanes together
+  frameCells: 40000,       // element cells and runs one renderSvg may draw
+  lanes: 256,              // lanes drawn per frame; the rest are counted in one line
+  laneOverlaps: 16,        // overlap rects drawn one by one per lane; more are merged into pixel runs
+};
+export const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
+const W_DEFAULT = 980, LABEL_W = 210, PAD = 10, CHAR_W = 6.2;
 
 // ------------------------------------------------------------------ layout arithmetic
-function floorDiv(a, b) {
+/**
+ * floor(a / b) for integers of either sign below 2^53 in magnitude, b !== 0.
+ * The rounded double quotient can land on the wrong side of an integer, but
+ * never by more than one: the remainder's sign says which way to step.
+ */
+export function floorDiv(a, b) {
   let q = Math.floor(a / b);
-  while (q * b > a) q -= 1;
-  while ((q + 1) * b <= a) q += 1;
+  const r = a - q * b;               // exact floor leaves 0 <= r < b (b > 0) or b < r <= 0 (b < 0)
+  if (b > 0 ? r < 0 : r > 0) q -= 1;
+  else if (b > 0 ? r >= b : r <= b) q += 1;
   return q;
 }
-const ceilDiv = (a, b) => -floorDiv(-a, b);
+export const ceilDiv = (a, b) => -floorDiv(-a, b);
 
 /** Half-open byte range [lo, hi) a view can touch; `base` is element 0's byte offset. */
 export function footprint(shape, bstrides, itemsize, base = 0) {
@@ -31,9 +49,21 @@ export function footprint(shape, bstrides, itemsize, base = 0) {
   return [lo, hi + itemsize];
 }
 
-/** Elements whose bytes meet [lo, hi): [{index, start}], work proportional to the answer. */
-export function elementsInWindow(shape, bstrides, itemsize, base, lo, hi, limit = 65536) {
+/**
+ * Elements whose bytes meet [lo, hi), as an array of {index, start}.
+ *
+ * Each dimension's index range is cut to the sub-blocks that can still reach
+ * the window, but some layouts still visit many indices that yield nothing, so
+ * the walk also stops after `budget` visited index nodes. The array carries:
+ * `truncated` (true when elements may be missing: more than `limit` exist, or
+ * the budget ran out), `outOfBudget` (the budget ran out) and `visited`
+ * (nodes visited, for charging a caller's own budget).
+ */
+export function elementsInWindow(shape, bstrides, itemsize, base, lo, hi, limit = 65536, budget = LIMITS.walkBudget) {
   const out = [];
+  out.truncated = false;
+  out.outOfBudget = false;
+  out.visited = 0;
   if (hi <= lo || shape.some((n) => n === 0)) return out;
   const nd = shape.length, loExt = new Array(nd + 1).fill(0), hiExt = new Array(nd + 1).fill(0);
   for (let d = nd - 1; d >= 0; d--) {
@@ -42,13 +72,19 @@ export function elementsInWindow(shape, bstrides, itemsize, base, lo, hi, limit 
     hiExt[d] = hiExt[d + 1] + Math.max(0, reach);
   }
   const idx = new Array(nd).fill(0);
+  let visits = 0, stop = false;
   const walk = (d, off) => {
-    if (out.length >= limit) return;
+    if (visits >= budget) { out.outOfBudget = stop = true; return; }
+    visits++;
     if (d === nd) {
-      if (off < hi && off + itemsize > lo) out.push({ index: idx.slice(), start: off });
+      if (off < hi && off + itemsize > lo) {
+        if (out.length >= limit) { out.truncated = stop = true; return; }
+        out.push({ index: idx.slice(), start: off });
+      }
       return;
     }
     const n = shape[d], s = bstrides[d];
+    // the block under index i covers [off + i*s + loExt, off + i*s + hiExt + itemsize)
     const a = lo - itemsize - hiExt[d + 1] - off;   // need i*s > a
     const b = hi - loExt[d + 1] - off;              // need i*s < b
     let i0, i1;
@@ -57,9 +93,17 @@ export function elementsInWindow(shape, bstrides, itemsize, base, lo, hi, limit 
     else if (a < 0 && b > 0) { i0 = 0; i1 = n - 1; }
     else { i0 = 1; i1 = 0; }
     i0 = Math.max(i0, 0); i1 = Math.min(i1, n - 1);
-    for (let i = i0; i <= i1 && out.length < limit; i++) { idx[d] = i; walk(d + 1, off + i * s); }
+    for (let i = i0; i <= i1 && !stop; i++) {
+      idx[d] = i;
+      const before = out.length;
+      walk(d + 1, off + i * s);
+      // A zero stride repeats one sub-block over the same bytes: if its first copy meets nothing, none will.
+      if (s === 0 && out.length === before) break;
+    }
   };
   walk(0, base);
+  out.visited = visits;
+  out.truncated = out.truncated || out.outOfBudget;
   return out;
 }
 
@@ -108,6 +152,41 @@ export function decode(bytes, pos, dtype, endian = "<") {
   }
 }
 function cplx(re, im) { return `${fmtNumber(re)}${im < 0 || Object.is(im, -0) ? "-" : "+"}${fmtNumber(Math.abs(im))}j`; }
+
+// "1.2300e+6" -> "1.23e6": the short spelling of one toPrecision/toExponential result.
+function compactNum(s) {
+  let [m, e] = s.split("e");
+  if (m.includes(".")) m = m.replace(/0+$/, "").replace(/\.$/, "");
+  return e === undefined ? m : `${m}e${Number(e)}`;
+}
+
+/**
+ * `text` in at most `room` characters, so a narrow cell still says something:
+ * a number loses significant digits first (1234567 -> 1.2e6), anything else
+ * keeps its head and a trailing ellipsis. The hover always has the full text.
+ */
+export function abbreviate(text, room) {
+  text = String(text);
+  if (text.length <= room) return text;
+  if (room < 1) return "";
+  const x = /^[-+]?[\d.]+(e[-+]?\d+)?$/i.test(text) ? Number(text) : NaN;
+  if (Number.isFinite(x)) {
+    for (let p = Math.min(room, 17); p >= 1; p--) {
+      for (const s of [x.toPrecision(p), x.toExponential(p - 1)]) {
+        const c = compactNum(s);
+        if (c.length <= room) return c;
+      }
+    }
+  }
+  return room >= 2 ? text.slice(0, room - 1) + "\u2026" : "\u2026";
+}
+
+/** A cell's label in `room` characters; a repeated element keeps its "×n" while there is room for it. */
+function cellLabel(val, hits, room) {
+  if (hits <= 1) return abbreviate(val, room);
+  const suffix = `\u00d7${hits}`;
+  return room >= suffix.length + 2 ? abbreviate(val, room - suffix.length) + suffix : abbreviate(val, room);
+}
 
 // ------------------------------------------------------------------ state helpers
 /** Python's snapshot dict + the previews blob -> renderable state (each region gets `.bytes`). */
@@ -164,11 +243,32 @@ export function fmtBytes(n) {
   return `${x} ${units[k]}`;
 }
 
+const TICK_UNITS = [["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]];
+const distinctNeighbours = (labels) => labels.every((l, k) => k === 0 || l !== labels[k - 1]);
+
+/**
+ * Labels for ascending byte offsets in which no two neighbours read the same:
+ * rounded sizes while they differ ("1 GiB"), then the largest unit with more
+ * decimals, then exact offsets grouped by thin spaces ("10 813 440").
+ */
+export function tickLabels(offs) {
+  const size = (o, f) => (o === 0 ? "0" : f(o));
+  let labels = offs.map((o) => size(o, fmtBytes));
+  if (distinctNeighbours(labels)) return labels;
+  const top = Math.max(...offs.map(Math.abs));
+  const unit = TICK_UNITS.find(([, u]) => top >= u);
+  for (const d of unit ? [2, 3] : []) {
+    labels = offs.map((o) => size(o, (x) => `${(x / unit[1]).toFixed(d)} ${unit[0]}`));
+    if (distinctNeighbours(labels)) return labels;
+  }
+  return offs.map((o) => String(o).replace(/\B(?=(\d{3})+(?!\d))/g, "\u2009"));
+}
+
 export function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
 
-const regionViews = (state, r) => r.views.map((id) => state.viewById[id]).filter(Boolean);
+const regionViews = (state, r) => (r.views || []).map((id) => state.viewById[id]).filter(Boolean);
 
 /** The visible byte range of a region: the user's zoom, else all of it. */
 export function visibleRange(region, ui = {}) {
@@ -178,29 +278,41 @@ export function visibleRange(region, ui = {}) {
 }
 
 function shapeText(v) { return `${v.dtype}[${v.shape.join(", ")}]`; }
+const isTemporary = (v) => v.status === "temporary";
 
 // ------------------------------------------------------------------ hover descriptions (pure)
-/** Every (view, index) that reads byte `off` of region `rid`, with values. */
+/**
+ * Every (view, index) that reads byte `off` of region `rid`, with values.
+ * Bounded like a frame: at most LIMITS.hoverReaders readers in all, and
+ * `truncated` says some view was not searched to the end.
+ */
 export function describeByte(state, rid, off) {
   const r = state.regions.find((x) => x.id === rid);
   if (!r) return null;
   const readers = [];
+  let left = LIMITS.frameBudget, truncated = false;
   for (const v of regionViews(state, r)) {
-    for (const e of elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, off, off + 1, LIMITS.hoverReaders)) {
+    if (v.footprint && (off < v.footprint[0] || off >= v.footprint[1])) continue;
+    const room = LIMITS.hoverReaders - readers.length;
+    if (room <= 0 || left <= 0) { truncated = true; break; }
+    const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, off, off + 1, room, Math.min(LIMITS.walkBudget, left));
+    left -= els.visited;
+    truncated = truncated || els.truncated;
+    for (const e of els) {
       readers.push({ view: v.id, name: v.name, index: e.index, start: e.start, byteInElement: off - e.start,
         value: valueAt(r, v, e.start) });
     }
   }
   const b = byteAt(r, off);
   return { region: rid, offset: off, byte: b, hex: b == null ? null : b.toString(16).padStart(2, "0"),
-    address: addrPlus(r.addr, off), readers };
+    address: addrPlus(r.addr, off), readers, truncated };
 }
 
 function addrPlus(hex, off) {
   try { return "0x" + (BigInt(hex) + BigInt(off)).toString(16); } catch { return `${hex}+${off}`; }
 }
 
-/** What a hover over a view shows: layout, contiguity, idiom tags, overlaps. */
+/** What a hover over a view shows: layout, contiguity, idiom tags, overlaps, whether the object is gone. */
 export function describeView(state, vid) {
   const v = state.viewById[vid];
   if (!v) return null;
@@ -211,8 +323,9 @@ export function describeView(state, vid) {
   return {
     name: v.name, type: v.type, dtype: v.dtype, itemsize: v.itemsize, shape: v.shape,
     strides: v.strides, bstrides: v.bstrides, storage_offset: v.storage_offset, offset: v.offset,
-    footprint: v.footprint, contiguous: v.contiguous, tags: v.tags, numel: v.numel,
+    footprint: v.footprint, contiguous: v.contiguous, tags: v.tags || [], numel: v.numel,
     touched: v.touched_bytes, max_hits: v.max_hits, readonly: v.readonly, overlaps,
+    status: v.status || "live", note: v.note || "",
   };
 }
 
@@ -221,18 +334,26 @@ function tipForByte(d) {
   const rows = d.readers.map((x) => `<tr><td><b>${esc(x.name)}</b>[${x.index.join(", ")}]</td>` +
     `<td>${x.value == null ? "<i>not in preview</i>" : esc(x.value)}</td>` +
     `<td class="pti-dim">byte ${x.byteInElement} of element</td></tr>`).join("");
+  const more = d.truncated ? `<div class="pti-dim">more readers not listed (too many to search in one hover)</div>` : "";
   return `<div class="pti-tip-h">byte ${d.offset} <span class="pti-dim">(${esc(d.address)})</span>` +
     ` = ${d.hex == null ? "?" : "0x" + d.hex}</div>` +
-    (rows ? `<table>${rows}</table>` : `<div class="pti-dim">no inspected view reads this byte</div>`);
+    (rows ? `<table>${rows}</table>` : d.truncated ? "" : `<div class="pti-dim">no inspected view reads this byte</div>`) + more;
 }
+
+const MAX_TIP_OVERLAPS = 12;
 
 function tipForView(d) {
   if (!d) return "";
   const strides = d.strides ? `(${d.strides.join(", ")}) elements = (${d.bstrides.join(", ")}) bytes`
     : `(${d.bstrides.join(", ")}) bytes`;
-  const ov = d.overlaps.map((o) => `<li>${esc(o.with)}: bytes [${o.lo}, ${o.hi})` +
-    `${o.shared == null ? " (footprints meet)" : `, ${o.shared} B shared`}</li>`).join("");
-  return `<div class="pti-tip-h"><b>${esc(d.name)}</b> ${esc(d.type)}</div><table>` +
+  const ov = d.overlaps.slice(0, MAX_TIP_OVERLAPS).map((o) => `<li>${esc(o.with)}: bytes [${o.lo}, ${o.hi})` +
+    `${o.shared == null ? " (footprints meet)" : `, ${o.shared} B shared`}</li>`).join("") +
+    (d.overlaps.length > MAX_TIP_OVERLAPS ? `<li>and ${d.overlaps.length - MAX_TIP_OVERLAPS} more</li>` : "");
+  const status = d.status === "temporary"
+    ? `<tr><td>status</td><td><span class="pti-tag pti-tag-temp">temporary</span> ` +
+      `${d.note ? esc(d.note) : "the Python object is gone; its bytes are alive, drawn from the layout recorded when it was inspected"}</td></tr>`
+    : d.note ? `<tr><td>note</td><td>${esc(d.note)}</td></tr>` : "";
+  return `<div class="pti-tip-h"><b>${esc(d.name)}</b> ${esc(d.type)}</div><table>` + status +
     `<tr><td>shape</td><td>(${d.shape.join(", ")})</td></tr>` +
     `<tr><td>strides</td><td>${strides}</td></tr>` +
     `<tr><td>offset</td><td>${d.storage_offset} elements, byte ${d.offset} of the buffer</td></tr>` +
@@ -268,28 +389,69 @@ function zoomButtons(rid, x, y) {
 }
 
 function ticks(z0, z1, x0, w, y) {
-  const parts = [];
-  const n = 4;
-  for (let k = 0; k <= n; k++) {
-    const off = Math.round(z0 + ((z1 - z0) * k) / n);
-    const x = x0 + (w * k) / n;
+  const span = z1 - z0, n = Math.min(4, span);     // fewer ticks than bytes would repeat an offset
+  const offs = n > 0 ? Array.from({ length: n + 1 }, (_, k) => Math.round(z0 + (span * k) / n)) : [z0];
+  return tickLabels(offs).map((label, k) => {
+    const x = n > 0 ? x0 + (w * k) / n : x0;
     const anchor = k === 0 ? "start" : k === n ? "end" : "middle";
-    parts.push(`<text class="pti-tick" x="${x.toFixed(1)}" y="${y}" text-anchor="${anchor}">${off === 0 ? "0" : fmtBytes(off)}</text>`);
-  }
-  return parts.join("");
+    return `<text class="pti-tick" x="${x.toFixed(1)}" y="${y}" text-anchor="${anchor}">${label}</text>`;
+  }).join("");
 }
 
-/** Count, per byte of [z0, z1), how many views touch it (detail mode). */
-function coverage(state, r, z0, z1) {
-  const count = new Uint16Array(z1 - z0), perView = {};
-  for (const v of regionViews(state, r)) {
-    const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, z0, z1, LIMITS.laneElems);
+/** Element cells are opaque tints of the view's colour, so their text reads the same on any theme. */
+export function tint(hex, a = 0.55) {
+  const c = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return "#" + c.map((x) => Math.round(x * a + 255 * (1 - a)).toString(16).padStart(2, "0")).join("");
+}
+
+const SPENT = "this picture's work budget is spent";
+
+/**
+ * Count, per byte of [z0, z1), how many views touch it (detail mode).
+ * `perView[id]` is the walk's elements; where the walk was not made or ran out
+ * of budget it is a string saying why, and the view counts its whole
+ * footprint, as its overview draws it.
+ */
+function coverage(views, walkable, z0, z1, work) {
+  const n = z1 - z0, count = new Uint16Array(n), rough = new Int32Array(n + 1), perView = {};
+  const mine = new Uint8Array(n);
+  for (const v of views) {
+    let els = SPENT;
+    if (walkable(v) && work.left > 0) {
+      els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, z0, z1, LIMITS.laneElems,
+        Math.min(LIMITS.walkBudget, work.left));
+      work.left -= els.visited;
+      if (els.outOfBudget) els = "too many index combinations to search here";
+    }
     perView[v.id] = els;
-    const mine = new Uint8Array(z1 - z0);
-    for (const e of els) for (let b = Math.max(e.start, z0); b < Math.min(e.start + v.itemsize, z1); b++) mine[b - z0] = 1;
-    for (let i = 0; i < mine.length; i++) count[i] += mine[i];
+    if (typeof els !== "string") {
+      mine.fill(0);
+      for (const e of els) for (let b = Math.max(e.start, z0); b < Math.min(e.start + v.itemsize, z1); b++) mine[b - z0] = 1;
+      for (let i = 0; i < n; i++) count[i] += mine[i];
+    } else {
+      const a = Math.max(v.footprint[0], z0) - z0, b = Math.min(v.footprint[1], z1) - z0;
+      if (a < b) { rough[a] += 1; rough[b] -= 1; }
+    }
   }
+  for (let i = 0, run = 0; i < n; i++) { run += rough[i]; count[i] += run; }
   return { count, perView };
+}
+
+/** How many footprints meet each bucket [a_k, b_k): one sweep over sorted ends, not views x buckets. */
+function bucketCounts(views, z0, span, nb) {
+  const starts = [], ends = [];
+  for (const v of views) if (v.footprint[1] > v.footprint[0]) { starts.push(v.footprint[0]); ends.push(v.footprint[1]); }
+  starts.sort((p, q) => p - q);
+  ends.sort((p, q) => p - q);
+  const out = [];
+  let i = 0, j = 0;
+  for (let k = 0; k < nb; k++) {
+    const a = z0 + Math.floor((span * k) / nb), b = z0 + Math.floor((span * (k + 1)) / nb);
+    while (i < starts.length && starts[i] < b) i++;     // footprints that begin before the bucket ends
+    while (j < ends.length && ends[j] <= a) j++;        // ... less those that ended before it began
+    out.push([a, b, i - j]);
+  }
+  return out;
 }
 
 function flashSet(ui, r) {
@@ -297,11 +459,14 @@ function flashSet(ui, r) {
   return f && f.regions && f.regions[r.id] ? f.regions[r.id] : null;
 }
 
-function regionSvg(state, r, k, ui, y0, width) {
+function regionSvg(state, r, k, ui, y0, width, frame) {
   const parts = [], sx = LABEL_W + PAD, sw = width - sx - PAD;
   const [z0, z1] = visibleRange(r, ui);
   const span = Math.max(1, z1 - z0), detail = span <= LIMITS.detailBytes && r.host;
   const views = regionViews(state, r);
+  const drawn = views.slice(0, Math.max(0, frame.work.lanes));
+  frame.work.lanes -= drawn.length;
+  const isDrawn = new Set(drawn);
   let y = y0;
   parts.push(`<g class="pti-region${detail ? " pti-detail" : " pti-summary"}" data-region="${esc(r.id)}" ` +
     `data-start="${z0}" data-end="${z1}" data-nbytes="${r.nbytes}">`);
@@ -321,7 +486,7 @@ function regionSvg(state, r, k, ui, y0, width) {
   if (z0 > 0 || z1 < r.nbytes) {
     const s = sw / Math.max(1, r.nbytes);
     parts.push(`<g class="pti-minimap" data-region="${esc(r.id)}"><rect class="pti-mm-bg" x="${sx}" y="${y}" width="${sw}" height="8"/>`);
-    views.forEach((v) => parts.push(`<rect x="${(sx + v.footprint[0] * s).toFixed(1)}" y="${y + 2}" ` +
+    drawn.forEach((v) => parts.push(`<rect x="${(sx + v.footprint[0] * s).toFixed(1)}" y="${y + 2}" ` +
       `width="${Math.max(1, (v.footprint[1] - v.footprint[0]) * s).toFixed(1)}" height="4" fill="${v.color}" opacity="0.7"/>`));
     parts.push(`<rect class="pti-mm-win" x="${(sx + z0 * s).toFixed(1)}" y="${y - 1}" width="${Math.max(2, span * s).toFixed(1)}" height="10"/></g>`);
     y += 14;
@@ -334,7 +499,7 @@ function regionSvg(state, r, k, ui, y0, width) {
   let perView = {};
   const scale = sw / span;
   if (detail) {
-    const cov = coverage(state, r, z0, z1);
+    const cov = coverage(views, (v) => isDrawn.has(v), z0, z1, frame.work);
     perView = cov.perView;
     const showHex = scale >= 13.5;
     for (let off = z0; off < z1; off++) {
@@ -343,7 +508,8 @@ function regionSvg(state, r, k, ui, y0, width) {
         hit(off, off + 1) ? "pti-flash" : ""].filter(Boolean).join(" ");
       const x = sx + (off - z0) * scale;
       parts.push(`<rect class="${cls}" data-region="${esc(r.id)}" data-off="${off}" x="${x.toFixed(2)}" y="${y}" ` +
-        `width="${Math.max(0.5, scale - (scale > 4 ? 1 : 0)).toFixed(2)}" height="22"/>`);
+        `width="${Math.max(0.5, scale - (scale > 4 ? 1 : 0)).toFixed(2)}" height="22"` +
+        `${b == null ? ` fill="url(#${frame.ids.unk})"` : ""}/>`);
       if (showHex && b != null) {
         parts.push(`<text class="pti-hex" data-region="${esc(r.id)}" data-off="${off}" x="${(x + scale / 2).toFixed(2)}" ` +
           `y="${y + 15}" text-anchor="middle">${b.toString(16).padStart(2, "0")}</text>`);
@@ -353,129 +519,207 @@ function regionSvg(state, r, k, ui, y0, width) {
   } else {
     const nb = Math.max(1, Math.min(LIMITS.buckets, span));
     const bw = sw / nb;
-    for (let k2 = 0; k2 < nb; k2++) {
-      const a = z0 + Math.floor((span * k2) / nb), b = z0 + Math.floor((span * (k2 + 1)) / nb);
-      const c = views.filter((v) => v.footprint[0] < b && a < v.footprint[1]).length;
+    bucketCounts(views, z0, span, nb).forEach(([a, b, c], k2) => {
       parts.push(`<rect class="pti-bucket ${c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0"}${hit(a, b) ? " pti-flash" : ""}" ` +
         `data-region="${esc(r.id)}" data-off="${a}" data-end="${b}" x="${(sx + k2 * bw).toFixed(2)}" y="${y}" ` +
         `width="${Math.max(0.5, bw).toFixed(2)}" height="16"/>`);
-    }
+    });
     y += 20;
   }
   // one lane per view
-  const changedViews = new Set((ui && ui.flash && ui.flash.views) || []);
-  for (const v of views) {
-    parts.push(laneSvg(state, r, v, { z0, z1, sx, sw, y, detail, scale, els: perView[v.id], flash: changedViews.has(v.id), hit }));
+  for (const v of drawn) {
+    parts.push(laneSvg(state, r, v, { z0, z1, sx, sw, y, detail, scale, els: perView[v.id],
+      flash: frame.changedViews.has(v.id), hit }, frame));
     y += 32;
+  }
+  if (drawn.length < views.length) {
+    const more = views.length - drawn.length;
+    parts.push(`<text class="pti-dim pti-more" x="${PAD}" y="${y + 12}">and ${more} more view${more === 1 ? "" : "s"} ` +
+      `of this buffer, not drawn (more than ${LIMITS.lanes} lanes in one picture); hovering a byte still lists them</text>`);
+    y += 20;
   }
   parts.push(`</g>`);
   return [parts.join(""), y + 10];
 }
 
-function laneSvg(state, r, v, o) {
-  const { z0, z1, sx, sw, y, detail, scale } = o;
-  const parts = [];
-  const cls = ["pti-lane", v.self_overlap ? "pti-selfovl" : "", v.in_bounds === false ? "pti-oob" : "",
-    o.flash ? "pti-flash" : ""].filter(Boolean).join(" ");
-  parts.push(`<g class="${cls}" data-view="${esc(v.id)}">`);
-  const tags = v.tags.join(" \u00b7 ");
-  const mark = v.max_hits > 1 ? ` \u27f2\u00d7${v.max_hits}` : v.self_overlap === null ? " \u27f2?" : "";
-  parts.push(`<g class="pti-label" data-view="${esc(v.id)}"><title>${esc(v.name)}: ${esc(shapeText(v))}</title>` +
-    `<rect class="pti-swatch" x="${PAD}" y="${y + 2}" width="6" height="22" fill="${v.color}"/>` +
-    `<text class="pti-name" x="${PAD + 10}" y="${y + 11}">${esc(clip(v.name, 14))} ` +
-    `<tspan class="pti-dim">${esc(clip(shapeText(v), 22))}</tspan></text>` +
+function laneSvg(state, r, v, o, frame) {
+  const { z0, z1, sx, y, detail, scale } = o;
+  const parts = [], temp = isTemporary(v), color = v.color || PALETTE[0];
+  const tags = (v.tags || []).join(" \u00b7 ");
+  const mark = v.max_hits > 1 ? ` \u27f2\u00d7${abbreviate(String(v.max_hits), 5)}` : v.self_overlap === null ? " \u27f2?" : "";
+  const name = clip(String(v.name), 14);
+  const shapeRoom = Math.max(6, 32 - name.length - (temp ? 10 : 0));
+  const title = `${v.name}: ${shapeText(v)}${temp ? ` (temporary${v.note ? `: ${v.note}` : ""})` : v.note ? ` (${v.note})` : ""}`;
+  parts.push(`<g class="pti-label" data-view="${esc(v.id)}"><title>${esc(title)}</title>` +
+    `<rect class="pti-swatch${temp ? " pti-swatch-temp" : ""}" x="${PAD}" y="${y + 2}" width="6" height="22" fill="${color}"` +
+    `${temp ? ` stroke="${color}"` : ""}/>` +
+    `<text class="pti-name" x="${PAD + 10}" y="${y + 11}">${esc(name)}` +
+    `${temp ? ` <tspan class="pti-temp-tag">temporary</tspan>` : ""} ` +
+    `<tspan class="pti-dim">${esc(clip(shapeText(v), shapeRoom))}</tspan></text>` +
     (v.readonly ? lockSvg(LABEL_W - 8, y + 1) : "") +
-    `<text class="pti-tags" x="${PAD + 10}" y="${y + 23}">${esc(clip(tags, 26))}` +
+    `<text class="pti-tags" x="${PAD + 10}" y="${y + 23}">${esc(clip(tags, 31 - mark.length))}` +
     `<tspan class="pti-mark">${mark}</tspan></text></g>`);
   const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
   const [f0, f1] = v.footprint;
   if (f1 > z0 && f0 < z1 && f1 > f0) {
     parts.push(`<rect class="pti-fp" data-view="${esc(v.id)}" x="${x(f0).toFixed(2)}" y="${y + 2}" ` +
-      `width="${Math.max(1, x(f1) - x(f0)).toFixed(2)}" height="24" stroke="${v.color}"/>`);
+      `width="${Math.max(1, x(f1) - x(f0)).toFixed(2)}" height="24" stroke="${color}"/>`);
   }
-  for (const ov of state.overlaps || []) {
-    if ((ov.a !== v.id && ov.b !== v.id) || ov.shared_bytes === 0) continue;
-    if (ov.hi <= z0 || ov.lo >= z1) continue;
-    const other = state.viewById[ov.a === v.id ? ov.b : ov.a];
-    parts.push(`<rect class="pti-ovl" x="${x(ov.lo).toFixed(2)}" y="${y + 2}" width="${Math.max(1, x(ov.hi) - x(ov.lo)).toFixed(2)}" ` +
-      `height="24"><title>overlaps ${esc(other ? other.name : "?")}: bytes [${ov.lo}, ${ov.hi})` +
-      `${ov.shared_bytes == null ? "" : `, ${ov.shared_bytes} B shared`}</title></rect>`);
-  }
-  if (detail) {
-    const els = o.els || [];
-    const byStart = new Map();
-    for (const e of els) { if (!byStart.has(e.start)) byStart.set(e.start, []); byStart.get(e.start).push(e.index); }
-    for (const [start, idxs] of byStart) {
-      const x0 = x(start), x1 = x(start + v.itemsize), w = Math.max(1, x1 - x0 - 1);
-      const val = valueAt(r, v, start);
-      const multi = idxs.length > 1;
-      const ecls = ["pti-el", multi ? "pti-multi" : "", o.hit(start, start + v.itemsize) ? "pti-flash" : ""].filter(Boolean).join(" ");
-      const index = idxs[0].join(",");
-      parts.push(`<rect class="${ecls}" data-view="${esc(v.id)}" data-index="${index}" data-start="${start}" ` +
-        `data-hits="${idxs.length}" x="${(x0 + 0.5).toFixed(2)}" y="${y + 5}" width="${w.toFixed(2)}" height="18" ` +
-        `fill="${v.color}"/>`);
-      const label = val == null ? null : multi ? `${val}\u00d7${idxs.length}` : val;
-      if (label != null && label.length * 6.2 + 3 <= w) {
-        parts.push(`<text class="pti-val" data-view="${esc(v.id)}" data-index="${index}" x="${(x0 + w / 2 + 0.5).toFixed(2)}" ` +
-          `y="${y + 18}" text-anchor="middle">${esc(label)}</text>`);
-      }
-    }
-    if (els.length >= LIMITS.laneElems) parts.push(`<text class="pti-dim" x="${sx + sw}" y="${y + 12}" text-anchor="end">\u2026</text>`);
-  } else if (f1 > z0 && f0 < z1 && v.numel) {
-    parts.push(summaryLane(v, o, x));
-  }
-  parts.push(`</g>`);
-  return parts.join("");
+  // Hatching goes over the opaque cells (it would hide under them) and under their values.
+  const body = detail ? detailCells(r, v, o, frame, x) : summaryLane(v, o, x, frame);
+  parts.push(body.svg, overlapRects(state, v, frame, x, y, z0, z1), body.labels || "");
+  const cls = ["pti-lane", v.self_overlap ? "pti-selfovl" : "", v.in_bounds === false ? "pti-oob" : "",
+    temp ? "pti-temp" : "", body.overview ? "pti-overview" : "", o.flash ? "pti-flash" : ""].filter(Boolean).join(" ");
+  return `<g class="${cls}" data-view="${esc(v.id)}" data-name="${esc(v.name)}" data-region="${esc(r.id)}">` +
+    parts.join("") + `</g>`;
 }
 
-function summaryLane(v, o, x) {
+/** Hatched stretches where this view's footprint meets another's; many neighbours merge into pixel runs. */
+function overlapRects(state, v, frame, x, y, z0, z1) {
+  const list = (frame.ovByView.get(v.id) || []).filter((ov) => ov.shared_bytes !== 0 && ov.hi > z0 && ov.lo < z1);
+  const fill = `fill="url(#${frame.ids.hatch})"`;
+  const other = (ov) => { const w = state.viewById[ov.a === v.id ? ov.b : ov.a]; return w ? w.name : "?"; };
+  const rect = (p0, p1, title) => `<rect class="pti-ovl" x="${p0.toFixed(2)}" y="${y + 2}" width="${Math.max(1, p1 - p0).toFixed(2)}" ` +
+    `height="24" ${fill}><title>${esc(title)}</title></rect>`;
+  if (list.length <= LIMITS.laneOverlaps) {
+    return list.map((ov) => rect(x(ov.lo), x(ov.hi), `overlaps ${other(ov)}: bytes [${ov.lo}, ${ov.hi})` +
+      `${ov.shared_bytes == null ? "" : `, ${ov.shared_bytes} B shared`}`)).join("");
+  }
+  const runs = [];
+  for (const ov of [...list].sort((p, q) => p.lo - q.lo)) {
+    const p0 = x(ov.lo), p1 = x(ov.hi), last = runs[runs.length - 1];
+    if (last && p0 <= last.p1 + 0.5) {
+      last.p1 = Math.max(last.p1, p1); last.hi = Math.max(last.hi, ov.hi); last.n += 1;
+      if (last.names.length < 4) last.names.push(other(ov));
+    } else runs.push({ p0, p1, lo: ov.lo, hi: ov.hi, n: 1, names: [other(ov)] });
+  }
+  return runs.map((u) => rect(u.p0, u.p1, `overlaps ${u.names.join(", ")}${u.n > u.names.length ?
+    ` and ${u.n - u.names.length} more` : ""}: bytes [${u.lo}, ${u.hi})`)).join("");
+}
+
+/** A lane's elements in detail mode: one cell per distinct start, its value abbreviated to fit. */
+function detailCells(r, v, o, frame, x) {
+  const els = o.els;
+  const [f0, f1] = v.footprint;
+  const a = Math.max(o.z0, f0), b = Math.min(o.z1, f1);
+  if (typeof els === "string") return b > a && v.numel ? { svg: overviewRun(v, o, x, a, b, els), overview: true } : { svg: "" };
+  const byStart = new Map();
+  for (const e of els) { if (!byStart.has(e.start)) byStart.set(e.start, []); byStart.get(e.start).push(e.index); }
+  if (byStart.size > frame.work.cells) return { svg: overviewRun(v, o, x, a, b, "this picture's drawing budget is spent"), overview: true };
+  frame.work.cells -= byStart.size;
+  const parts = [], labels = [], y = o.y, fill = tint(v.color || PALETTE[0]);
+  for (const [start, idxs] of byStart) {
+    const x0 = x(start), x1 = x(start + v.itemsize), w = Math.max(1, x1 - x0 - 1);
+    const val = valueAt(r, v, start);
+    const multi = idxs.length > 1;
+    const ecls = ["pti-el", multi ? "pti-multi" : "", o.hit(start, start + v.itemsize) ? "pti-flash" : ""].filter(Boolean).join(" ");
+    const index = idxs[0].join(",");
+    parts.push(`<rect class="${ecls}" data-view="${esc(v.id)}" data-index="${index}" data-start="${start}" ` +
+      `data-hits="${idxs.length}" x="${(x0 + 0.5).toFixed(2)}" y="${y + 5}" width="${w.toFixed(2)}" height="18" ` +
+      `fill="${fill}"/>`);
+    const label = val == null ? "" : cellLabel(val, idxs.length, Math.floor((w - 3) / CHAR_W));
+    if (label) {
+      labels.push(`<text class="pti-val" data-view="${esc(v.id)}" data-index="${index}" x="${(x0 + w / 2 + 0.5).toFixed(2)}" ` +
+        `y="${y + 18}" text-anchor="middle">${esc(label)}</text>`);
+    }
+  }
+  if (els.truncated) labels.push(`<text class="pti-dim" x="${o.sx + o.sw}" y="${y + 12}" text-anchor="end">\u2026</text>`);
+  return { svg: parts.join(""), labels: labels.join("") };
+}
+
+/** A lane in overview mode: runs of touched bytes when they are few, else the footprint shaded by density. */
+function summaryLane(v, o, x, frame) {
   const { z0, z1, y } = o;
   const a = Math.max(z0, v.footprint[0]), b = Math.min(z1, v.footprint[1]);
+  const color = v.color || PALETTE[0];
+  if (!(b > a) || !v.numel) return { svg: "" };
   if (v.dense) {
-    return `<rect class="pti-run" x="${x(a).toFixed(2)}" y="${y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" height="18" fill="${v.color}"/>`;
+    return { svg: `<rect class="pti-run" x="${x(a).toFixed(2)}" y="${y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" height="18" fill="${color}"/>` };
   }
-  const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, a, b, LIMITS.laneElems);
-  if (els.length < LIMITS.laneElems) {
-    // merge elements into pixel runs
-    const runs = [];
-    els.sort((p, q) => p.start - q.start);
-    for (const e of els) {
-      const p0 = x(e.start), p1 = Math.max(x(e.start + v.itemsize), p0 + 1);
-      const last = runs[runs.length - 1];
-      if (last && p0 <= last[1] + 0.5) last[1] = Math.max(last[1], p1); else runs.push([p0, p1]);
-    }
-    return runs.map(([p0, p1]) => `<rect class="pti-run" x="${p0.toFixed(2)}" y="${y + 5}" width="${(p1 - p0).toFixed(2)}" height="18" fill="${v.color}"/>`).join("");
+  const work = frame.work;
+  if (work.left <= 0) return { svg: overviewRun(v, o, x, a, b, SPENT), overview: true };
+  const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, a, b, LIMITS.laneElems, Math.min(LIMITS.walkBudget, work.left));
+  work.left -= els.visited;
+  if (els.outOfBudget) return { svg: overviewRun(v, o, x, a, b, "too many index combinations to search at this zoom"), overview: true };
+  if (els.truncated) return { svg: overviewRun(v, o, x, a, b, "too many elements to draw at this zoom"), overview: true };
+  // merge elements into pixel runs
+  const runs = [];
+  els.sort((p, q) => p.start - q.start);
+  for (const e of els) {
+    const p0 = x(e.start), p1 = Math.max(x(e.start + v.itemsize), p0 + 1);
+    const last = runs[runs.length - 1];
+    if (last && p0 <= last[1] + 0.5) last[1] = Math.max(last[1], p1); else runs.push([p0, p1]);
   }
+  if (runs.length > work.cells) return { svg: overviewRun(v, o, x, a, b, "this picture's drawing budget is spent"), overview: true };
+  work.cells -= runs.length;
+  return { svg: runs.map(([p0, p1]) => `<rect class="pti-run" x="${p0.toFixed(2)}" y="${y + 5}" width="${(p1 - p0).toFixed(2)}" height="18" fill="${color}"/>`).join("") };
+}
+
+/** The footprint between bytes a and b, shaded by how much of it the view touches; its title says it is not exact. */
+function overviewRun(v, o, x, a, b, why) {
   const fp = Math.max(1, v.footprint[1] - v.footprint[0]);
-  const density = v.touched_bytes == null ? 0.5 : Math.min(1, v.touched_bytes / fp);
-  return `<rect class="pti-run pti-sparse" x="${x(a).toFixed(2)}" y="${y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" ` +
-    `height="18" fill="${v.color}" opacity="${(0.25 + 0.75 * density).toFixed(2)}"><title>${(density * 100).toFixed(0)}% of the ` +
-    `footprint is touched; zoom in to see elements</title></rect>`;
+  const known = v.touched_bytes != null;
+  const density = known ? Math.min(1, v.touched_bytes / fp) : 0.5;
+  const share = known ? `${(density * 100).toFixed(0)}% of the footprint is touched` : "touched bytes unknown";
+  return `<rect class="pti-run pti-sparse" x="${x(a).toFixed(2)}" y="${o.y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" ` +
+    `height="18" fill="${v.color || PALETTE[0]}" opacity="${(0.25 + 0.75 * density).toFixed(2)}"><title>overview, not exact ` +
+    `(${esc(why)}): ${share}; zoom in to see elements</title></rect>`;
 }
 
 function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
 
-function legendSvg(y, width) {
+// Legend swatches are not bytes (class pti-key, not pti-byte), so `.pti-byte` selects the byte strip only.
+function legendSvg(y, width, ids) {
   const items = [["pti-n1", "read by one view"], ["pti-n2", "shared by several views"], ["pti-unknown", "not in preview"]];
   const parts = [`<g class="pti-legend" transform="translate(${PAD},${y})">`];
   let x = 0;
   for (const [cls, text] of items) {
-    parts.push(`<rect class="pti-byte ${cls}" x="${x}" y="0" width="12" height="12"/><text x="${x + 16}" y="10">${text}</text>`);
+    const fill = cls === "pti-unknown" ? ` fill="url(#${ids.unk})"` : "";
+    parts.push(`<rect class="pti-key ${cls}" x="${x}" y="0" width="12" height="12"${fill}/><text x="${x + 16}" y="10">${text}</text>`);
     x += 30 + text.length * 6;
   }
-  parts.push(`<rect class="pti-ovl" x="${x}" y="0" width="12" height="12"/><text x="${x + 16}" y="10">footprints overlap</text>`);
+  parts.push(`<rect class="pti-ovl" x="${x}" y="0" width="12" height="12" fill="url(#${ids.hatch})"/>` +
+    `<text x="${x + 16}" y="10">footprints overlap</text>`);
   x += 140;
   parts.push(`<text x="${x}" y="10">\u27f2\u00d7n: a view reads a byte n times</text></g>`);
   return parts.join("");
 }
 
-/** The whole picture as an SVG string. `ui`: {zoom: {regionId: [lo, hi]}, flash: changes, width}. */
+/**
+ * What one renderSvg call shares across regions and lanes: the pattern ids
+ * (unique per mounted view, since ids are global to the page and a removed
+ * SVG takes its patterns with it), the work left, and overlaps by view.
+ */
+function frameOf(state, ui) {
+  const uid = ui.uid == null ? "pti" : `pti-${String(ui.uid).replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  const ovByView = new Map();
+  for (const ov of state.overlaps || []) {
+    for (const id of [ov.a, ov.b]) {
+      if (!ovByView.has(id)) ovByView.set(id, []);
+      ovByView.get(id).push(ov);
+    }
+  }
+  return {
+    ids: { hatch: `${uid}-hatch`, unk: `${uid}-unk` },
+    work: { left: LIMITS.frameBudget, cells: LIMITS.frameCells, lanes: LIMITS.lanes },
+    ovByView,
+    changedViews: new Set((ui.flash && ui.flash.views) || []),
+  };
+}
+
+const MAX_GONE = 20;
+
+/**
+ * The whole picture as an SVG string. `ui`: {zoom: {regionId: [lo, hi]}, flash: changes, width, uid}.
+ * Its cost is bounded by LIMITS, whatever the layouts, sizes and number of views.
+ */
 export function renderSvg(state, ui = {}) {
   const width = ui.width || state.width || W_DEFAULT;
+  const frame = frameOf(state, ui);
   const parts = [];
   let y = 8;
   (state.regions || []).forEach((r, k) => {
-    const [svg, next] = regionSvg(state, r, k, ui, y, width);
+    const [svg, next] = regionSvg(state, r, k, ui, y, width, frame);
     parts.push(svg);
     y = next;
   });
@@ -483,27 +727,48 @@ export function renderSvg(state, ui = {}) {
     parts.push(`<text class="pti-title" x="${PAD}" y="${y + 14}">nothing to show: every inspected object has been freed</text>`);
     y += 24;
   }
-  if ((state.gone || []).length) {
-    const text = state.gone.map((g) => `${g.name} (${g.note})`).join(", ");
+  const gone = state.gone || [];
+  if (gone.length) {
+    const text = gone.slice(0, MAX_GONE).map((g) => `${g.name} (${g.note})`).join(", ") +
+      (gone.length > MAX_GONE ? `, and ${gone.length - MAX_GONE} more` : "");
     parts.push(`<text class="pti-gone" x="${PAD}" y="${y + 12}">freed: ${esc(clip(text, 140))}</text>`);
     y += 20;
   }
-  parts.push(legendSvg(y, width));
+  parts.push(legendSvg(y, width, frame.ids));
   y += 22;
   const gen = state.generation ?? 0, tick = (ui.flash && ui.flash.tick) || 0;
   return `<svg class="pti-svg" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" ` +
     `viewBox="0 0 ${width} ${y}" data-generation="${gen}" data-flash="${tick}" role="img" ` +
-    `aria-label="pytensor memory inspector">` + defs() + parts.join("") + `</svg>`;
+    `aria-label="pytensor memory inspector">` + defs(frame.ids) + parts.join("") + `</svg>`;
 }
 
-function defs() {
-  return `<defs><pattern id="pti-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
+function defs(ids) {
+  return `<defs><pattern id="${ids.hatch}" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
     `<rect width="6" height="6" fill="rgba(230,57,70,0.05)"/><line x1="0" y1="0" x2="0" y2="6" stroke="rgba(230,57,70,0.35)" stroke-width="1.2"/></pattern>` +
-    `<pattern id="pti-unk" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
+    `<pattern id="${ids.unk}" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
     `<rect width="4" height="4" fill="#f1f3f5"/><line x1="0" y1="0" x2="0" y2="4" stroke="#ced4da" stroke-width="1"/></pattern></defs>`;
 }
 
 // ------------------------------------------------------------------ interactive view (DOM)
+/**
+ * Where a tooltip of size w x h goes for a pointer at (mx, my) in a vw x vh
+ * viewport: below-right of the pointer, shifted left at the right edge,
+ * flipped above the pointer at the bottom edge, never outside the viewport.
+ */
+export function tipPosition(mx, my, w, h, vw, vh, margin = 4) {
+  let left = mx + 14, top = my + 16;
+  if (left + w > vw - margin) left = vw - margin - w;
+  if (top + h > vh - margin) top = my - 10 - h;
+  left = Math.max(margin, Math.min(left, vw - margin - w));
+  top = Math.max(margin, Math.min(top, vh - margin - h));
+  return { left: Math.max(0, left), top: Math.max(0, top) };
+}
+
+// Pattern ids must differ between every picture on a page, including pictures
+// drawn by separate copies of this module (each static export inlines one).
+const PAGE_TAG = Math.random().toString(36).slice(2, 8);
+let mounted = 0;
+
 function mount(el, opts) {
   const root = document.createElement("div");
   root.className = "pti-root";
@@ -511,12 +776,18 @@ function mount(el, opts) {
   bar.className = "pti-bar";
   const holder = document.createElement("div");
   holder.className = "pti-holder";
+  root.append(bar, holder);
+  el.appendChild(root);
+  // The tooltip lives on <body>, outside every box that clips (the holder's
+  // scroll area, notebook output areas); pti-root gives it the scoped styles.
+  const layer = document.createElement("div");
+  layer.className = "pti-root pti-tip-layer";
   const tip = document.createElement("div");
   tip.className = "pti-tip";
   tip.hidden = true;
-  root.append(bar, holder, tip);
-  el.appendChild(root);
-  const ui = { zoom: {}, flash: null, width: 0 };
+  layer.appendChild(tip);
+  document.body.appendChild(layer);
+  const ui = { zoom: {}, flash: null, width: 0, uid: `${PAGE_TAG}${++mounted}` };
   let state = null, flashTimer = null;
 
   const draw = () => {
@@ -540,20 +811,29 @@ function mount(el, opts) {
   };
 
   const clearHl = () => holder.querySelectorAll(".pti-hl").forEach((n) => n.classList.remove("pti-hl"));
+  const hideTip = () => { tip.hidden = true; };
+  const placeTip = (ev) => {
+    const de = document.documentElement;
+    const vw = de.clientWidth || window.innerWidth, vh = de.clientHeight || window.innerHeight;
+    const box = tip.getBoundingClientRect();
+    const { left, top } = tipPosition(ev.clientX, ev.clientY, box.width, box.height, vw, vh);
+    tip.style.left = `${left}px`;
+    tip.style.top = `${top}px`;
+  };
   const showTip = (html, ev) => {
-    if (!html) { tip.hidden = true; return; }
+    if (!html) { hideTip(); return; }
     tip.innerHTML = html;
     tip.hidden = false;
-    const box = root.getBoundingClientRect();
-    tip.style.left = `${Math.min(ev.clientX - box.left + 14, Math.max(0, box.width - 360))}px`;
-    tip.style.top = `${ev.clientY - box.top + 16}px`;
+    placeTip(ev);
   };
+  const onMove = (ev) => { if (!tip.hidden) placeTip(ev); };
   const onOver = (ev) => {
     const t = ev.target.closest("[data-off],[data-view]");
     clearHl();
-    if (!t || !state) { tip.hidden = true; return; }
+    if (!t || !state) { hideTip(); return; }
     if (t.dataset.off !== undefined && t.dataset.region) {
       const d = describeByte(state, t.dataset.region, +t.dataset.off);
+      if (!d) { hideTip(); return; }
       for (const rd of d.readers) {
         holder.querySelectorAll(`.pti-el[data-view="${rd.view}"][data-start="${rd.start}"]`).forEach((n) => n.classList.add("pti-hl"));
       }
@@ -569,7 +849,7 @@ function mount(el, opts) {
         for (let b = start; b < start + v.itemsize; b++) {
           holder.querySelectorAll(`.pti-byte[data-region="${v.region}"][data-off="${b}"]`).forEach((n) => n.classList.add("pti-hl"));
         }
-        const val = valueAt(r, v, start);
+        const val = r ? valueAt(r, v, start) : null;
         html = `<div class="pti-tip-h"><b>${esc(v.name)}</b>[${t.dataset.index.split(",").join(", ")}] = ` +
           `${val == null ? "?" : esc(val)} <span class="pti-dim">bytes [${start}, ${start + v.itemsize})` +
           `${+t.dataset.hits > 1 ? `, read by ${t.dataset.hits} indices` : ""}</span></div>` + html;
@@ -615,9 +895,13 @@ function mount(el, opts) {
       setZoom(r, Math.floor(c - span / 2), Math.floor(c - span / 2) + span);
     }
   };
+  const onLeave = () => { clearHl(); hideTip(); };
   holder.addEventListener("mouseover", onOver);
-  holder.addEventListener("mouseleave", () => { clearHl(); tip.hidden = true; });
+  holder.addEventListener("mousemove", onMove);
+  holder.addEventListener("mouseleave", onLeave);
   holder.addEventListener("click", onClick);
+  // A fixed tooltip would stay put while the page scrolls under it.
+  window.addEventListener("scroll", hideTip, { capture: true, passive: true });
   return {
     update,
     draw,
@@ -625,7 +909,11 @@ function mount(el, opts) {
     destroy() {
       clearTimeout(flashTimer);
       holder.removeEventListener("mouseover", onOver);
+      holder.removeEventListener("mousemove", onMove);
+      holder.removeEventListener("mouseleave", onLeave);
       holder.removeEventListener("click", onClick);
+      window.removeEventListener("scroll", hideTip, { capture: true });
+      layer.remove();
       root.remove();
     },
   };

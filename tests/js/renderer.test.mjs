@@ -1,16 +1,7 @@
 // node --test of the inspector's pure renderer on a fixed state (no DOM, no kernel).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import { fileURLToPath } from "node:url";
-
-// widgets/inspector.js is an ES module with a .js name and no package.json beside it:
-// import its source as a data: URL so Node treats it as a module without extra files.
-const SRC = fileURLToPath(new URL("../../widgets/inspector.js", import.meta.url));
-const m = await import("data:text/javascript;base64," + Buffer.from(fs.readFileSync(SRC)).toString("base64"));
-
-const i32 = (xs) => new Uint8Array(new Int32Array(xs).buffer);
-const GiB = 2 ** 30;
+import { m, i32, GiB } from "./load.mjs";
 
 function fixedState() {
   const small = i32([0, 1, 2, 3]);
@@ -66,16 +57,19 @@ test("each byte of a small buffer is a cell, shaded by how many views read it", 
   const level = cells.map((c) => (c[1].includes("pti-n2") ? 2 : c[1].includes("pti-n1") ? 1 : 0));
   assert.deepEqual(level, [2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2]);
   assert.match(svg, /<text class="pti-hex" data-region="r1" data-off="4"[^>]*>01<\/text>/);
+  // only the strip's cells are .pti-byte (the legend's swatches are .pti-key), so "the last byte" is a byte
+  assert.equal((svg.match(/class="pti-byte[ "]/g) || []).length, (svg.match(/class="pti-byte[^"]*" data-region="[^"]+" data-off="/g) || []).length);
+  assert.match(svg, /<g class="pti-legend"[^>]*><rect class="pti-key pti-n1"/);
 });
 
 test("lanes show element values, self-overlap and overlap shading", () => {
   const svg = m.renderSvg(fixedState());
   const vals = classesOf(svg, /<text class="pti-val" data-view="v0" data-index="\d+"[^>]*>([^<]*)</g);
   assert.deepEqual(vals, ["0", "1", "2", "3"]);
-  assert.match(svg, /<g class="pti-lane pti-selfovl" data-view="v2">/);
+  assert.match(svg, /<g class="pti-lane pti-selfovl" data-view="v2" data-name="bc" data-region="r1">/);
   assert.match(svg, /<rect class="pti-el pti-multi" data-view="v2" data-index="0,0" data-start="8" data-hits="3"/);
   assert.match(svg, />2×3<\/text>/);
-  const lane1 = svg.split('<g class="pti-lane').find((part) => part.startsWith('" data-view="v1">'));
+  const lane1 = svg.split('<g class="pti-lane').find((part) => part.startsWith('" data-view="v1" '));
   assert.equal((lane1.match(/class="pti-ovl"/g) || []).length, 2);
   assert.match(svg, /t&lt;x&gt;/);                       // names are escaped
   assert.match(svg, /freed: tmp \(was int32\[2\]\)/);
@@ -117,8 +111,8 @@ test("a write flashes the changed bytes and the aliases that saw it", () => {
   assert.match(svg, /data-flash="3"/);
   const flashed = [...svg.matchAll(/<rect class="pti-byte [^"]*pti-flash" data-region="r1" data-off="(\d+)"/g)].map((x) => +x[1]);
   assert.deepEqual(flashed, [4, 5, 6, 7]);
-  assert.match(svg, /<g class="pti-lane pti-flash" data-view="v0">/);
-  assert.match(svg, /<g class="pti-lane" data-view="v1">/);
+  assert.match(svg, /<g class="pti-lane pti-flash" data-view="v0" data-name="t&lt;x&gt;" data-region="r1">/);
+  assert.match(svg, /<g class="pti-lane" data-view="v1" data-name="evens" data-region="r1">/);
 });
 
 test("values decode for every dtype", () => {
