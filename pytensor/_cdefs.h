@@ -83,6 +83,10 @@ lt_status lt_copy(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, con
                   const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape);
 lt_status lt_fill(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *value,
                   lt_dtype value_dtype, int32_t ndim, const int64_t *shape);
+lt_status lt_fill_arange(lt_storage *storage, lt_dtype dtype, int64_t n, const void *start, const void *step,
+                         lt_dtype value_dtype);
+lt_status lt_fill_linspace(lt_storage *storage, lt_dtype dtype, int64_t n, const void *start, const void *end,
+                           lt_dtype value_dtype);
 typedef enum lt_binop {
     LT_OP_ADD = 0, LT_OP_SUB, LT_OP_MUL, LT_OP_DIV, LT_OP_EQ, LT_OP_NE, LT_OP_LT, LT_OP_LE,
     LT_OP_GT, LT_OP_GE

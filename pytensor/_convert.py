@@ -488,11 +488,22 @@ _NP_SUPPORTED = ("float64, float32, float16, complex64, complex128, int64, int32
                  "uint16, uint8, and bool")
 
 
+def plain_ndarray(arr):
+    """``arr`` itself, or for an ndarray subclass a plain ndarray view of the
+    same memory. A subclass can override ``dtype``, ``strides`` or
+    ``__array_interface__`` to describe other memory (a temporary array that
+    dies at once) while only the subclass instance would be kept alive; the
+    view's attributes are NumPy's own, read from the array's C fields."""
+    import numpy as np
+    return arr if type(arr) is np.ndarray else np.ndarray.view(arr, np.ndarray)
+
+
 def from_numpy(arr):
     """A tensor sharing ``arr``'s memory; refuses what torch.from_numpy refuses."""
     import numpy as np
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    keep, arr = arr, plain_ndarray(arr)  # keep holds the memory of the view described below
     d = _dt.from_numpy_dtype(arr.dtype)
     if arr.dtype.byteorder not in ("=", "|") and d is None and arr.dtype.newbyteorder("=").name in \
             ("float64", "float32", "float16", "complex64", "complex128", "int64", "int32", "int16", "uint16",
@@ -518,7 +529,7 @@ def from_numpy(arr):
         nbytes = 0
     else:
         nbytes = (sum((n - 1) * s for n, s in zip(shape, strides)) + 1) * isz
-    storage = UntypedStorage._wrap_object(arr, addr, nbytes, not arr.flags.writeable, "numpy", "numpy.ndarray")
+    storage = UntypedStorage._wrap_object(keep, addr, nbytes, not arr.flags.writeable, "numpy", "numpy.ndarray")
     return Tensor._make(storage, d, shape, strides, 0)
 
 

@@ -139,6 +139,8 @@ def from_dlpack(ext_tensor: Any, *, device: object = None, copy: bool | None = N
     """
     if device is None and copy is None:
         t = shim.import_dlpack(ext_tensor)  # the common case, in C; None: take the full path below
+        if t.__class__ is tuple:  # what __dlpack__ returned, which is no capsule to consume
+            return _consume(t[0])
         if t is not None:
             return t
     if _is_capsule(ext_tensor):

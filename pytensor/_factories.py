@@ -5,10 +5,13 @@ from __future__ import annotations
 import math
 import operator
 import random as _random
+import struct
 from collections.abc import Sequence
 
 from . import dtypes as _dt
 from ._convert import list_to_tensor
+from ._ffi import lib
+from .errors import check
 from .tensor import Tensor, _shape_args, device as _device
 
 __all__ = ["empty", "zeros", "ones", "full", "arange", "linspace", "rand", "randn", "manual_seed",
@@ -133,17 +136,31 @@ def randn_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: s
     return randn(shape, dtype=dt, device=device, requires_grad=requires_grad)
 
 
+# Samples are drawn this many at a time, so a large tensor costs its own
+# memory plus one chunk of Python numbers (1-4 MiB), not a Python list of
+# every sample (8 to 15 times the tensor).
+_SAMPLE_CHUNK = 1 << 15
+
+
 def _random_fill(size, dtype, draw, name):
     size = _check_size(_shape_args(size))
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     if not (dt.is_floating_point or dt.is_complex):
         raise NotImplementedError(f"\"{name}\" not implemented for '{dt.name}'")
+    def samples(count):
+        if dt.is_complex:
+            return list_to_tensor([complex(draw(), draw()) for _ in range(count)], dt)
+        return list_to_tensor([draw() for _ in range(count)], dt)
+
     n = math.prod(size)
-    if dt.is_complex:
-        values = [complex(draw(), draw()) for _ in range(n)]
-    else:
-        values = [draw() for _ in range(n)]
-    return list_to_tensor(values, dt).view(size)
+    if n <= _SAMPLE_CHUNK:
+        return samples(n).view(size)
+    out = Tensor._empty(size, dt)
+    flat = out.view(-1)
+    for first in range(0, n, _SAMPLE_CHUNK):
+        count = min(_SAMPLE_CHUNK, n - first)
+        flat[first:first + count].copy_(samples(count))
+    return out
 
 
 def rand(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
@@ -190,11 +207,25 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: _d
     else:
         dt = _dt.as_dtype(dtype)
     n = max(math.ceil((end - start) / step), 0)
-    if isinstance(start, int) and isinstance(step, int):
-        values = list(range(start, start + n * step, step))
-    else:
-        values = [start + i * step for i in range(n)]
-    return _finish(list_to_tensor(values, dt), device, requires_grad)
+    out = Tensor._empty((n,), dt)
+    if n:
+        start_bytes, step_bytes, code = _arange_operands(start, step, n, dt)
+        check(lib.lt_fill_arange(out._storage._ptr, dt.code, n, start_bytes, step_bytes, code))
+    return _finish(out, device, requires_grad)
+
+
+def _arange_operands(start, step, n, dt):
+    """(start, step, arithmetic dtype) for lt_fill_arange: exact 64-bit
+    integers when start and step are ints (uint64 bits for a uint64 result
+    past int64), else doubles."""
+    if not (isinstance(start, int) and isinstance(step, int)):
+        return struct.pack("d", float(start)), struct.pack("d", float(step)), lib.LT_FLOAT64
+    lo, hi = sorted((start, start + (n - 1) * step))
+    if -2**63 <= lo and hi < 2**63:
+        return struct.pack("q", start), struct.pack("q", step), lib.LT_INT64
+    if dt is _dt.uint64 and 0 <= lo and hi < 2**64:
+        return struct.pack("Q", start), struct.pack("Q", step % 2**64), lib.LT_UINT64
+    raise ValueError("Overflow when unpacking long long")
 
 
 def linspace(start: float, end: float, steps: int, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None,
@@ -209,17 +240,22 @@ def linspace(start: float, end: float, steps: int, *, dtype: _dt.dtype | str | N
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    if steps == 1:
-        values = [start]
-    else:
-        step = (end - start) / (steps - 1) if steps > 1 else 0
-        half = steps // 2
-        # torch fills the first half forward from start and the second half
-        # backward from end, so both endpoints are exact.
-        values = [start + i * step if i < half else end - (steps - 1 - i) * step for i in range(steps)]
-    if dt.kind in ("int", "uint"):
-        values = [int(v) for v in values]
-    return _finish(list_to_tensor(values, dt), device, requires_grad)
+    out = Tensor._empty((steps,), dt)
+    if steps:
+        ends = (start, end)
+        if any(isinstance(v, complex) for v in ends):
+            code, fmt = lib.LT_COMPLEX128, "dd"
+            parts = [complex(v) for v in ends]
+            start_bytes, end_bytes = (struct.pack(fmt, v.real, v.imag) for v in parts)
+        else:
+            code, fmt = lib.LT_FLOAT64, "d"
+            if dt.kind in ("int", "uint") and not all(-2**63 <= v < 2**63 for v in ends):
+                # Integer results pass through int64 (see lt_fill_linspace);
+                # every value lies between the two ends.
+                raise ValueError("Overflow when unpacking long long")
+            start_bytes, end_bytes = (struct.pack(fmt, float(v)) for v in ends)
+        check(lib.lt_fill_linspace(out._storage._ptr, dt.code, steps, start_bytes, end_bytes, code))
+    return _finish(out, device, requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None,

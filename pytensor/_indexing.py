@@ -34,14 +34,30 @@ def setitem(t, index, value):
         return
     out_shape, slots = _advanced_plan(view, adv)
     if not scalar:
-        from ._convert import as_tensor_operand
+        from ._convert import as_tensor_operand, copy_preserving_layout
         value = as_tensor_operand(value, t.dtype)
+        if _reads_storage_of(value, t):
+            # The slots below are written one by one, so a source that aliases
+            # the destination would be read after some of it was overwritten
+            # (a[[1, 2, 3]] = a[0:3] gave [0, 0, 0, 0, ...]). Reading it whole
+            # first gives NumPy's answer.
+            value = copy_preserving_layout(value)
         value = value.expand(out_shape) if tuple(value.shape) != tuple(out_shape) else value
     for out_index, dst in slots:
         if scalar:
             dst.fill_(value)
         else:
             dst.copy_(value[out_index] if out_index else value)
+
+
+def _reads_storage_of(src, dst):
+    """True when the bytes ``src`` reads lie (partly) in ``dst``'s storage,
+    compared by address, so two storages over the same memory count too."""
+    lo, hi = src._byte_range()
+    src_lo, src_hi = src._storage._addr + lo, src._storage._addr + hi
+    dst_lo = dst._storage._addr
+    dst_hi = dst_lo + dst._storage._nbytes
+    return src_lo < src_hi and dst_lo < dst_hi and src_lo < dst_hi and dst_lo < src_hi
 
 
 # ------------------------------------------------------------------ basic part
@@ -84,17 +100,16 @@ def _apply(t, index):
         elif item is Ellipsis:
             d += t.dim() - used
         elif isinstance(item, bool):
-            view = view.unsqueeze(d)
-            if not item:
-                view = view.narrow(d, 0, 0)
-            d += 1
+            view, d = _add_scalar_bool(view, d, item, adv)
         elif isinstance(item, slice):
             view = _slice(view, d, item)
             d += 1
         elif _is_advanced(item):
             from ._convert import as_index_tensor
             idx = as_index_tensor(item)
-            if idx.dtype.kind == "bool":
+            if idx.dtype.kind == "bool" and idx.dim() == 0:
+                view, d = _add_scalar_bool(view, d, idx.item(), adv)
+            elif idx.dtype.kind == "bool":
                 d = _add_mask(view, d, idx, adv)
             else:
                 adv.append((d, idx))
@@ -127,6 +142,17 @@ def _slice(view, d, s):
     offset = view.storage_offset() + start * strides[d]
     strides[d] *= step
     return view._view(shape, strides, offset)
+
+
+def _add_scalar_bool(view, d, value, adv):
+    """A Python bool (or 0-d bool tensor) as torch and NumPy take it: a new
+    dimension of size 1 at ``d``, indexed by ``[0]`` (True) or ``[]`` (False).
+    It is an advanced index, so several of them broadcast into one dimension
+    (``a[True, True]`` adds one, not two) placed by the advanced-index rules."""
+    from ._convert import list_to_tensor
+    from . import dtypes
+    adv.append((d, list_to_tensor([0] if value else [], dtypes.int64)))
+    return view.unsqueeze(d), d + 1
 
 
 def _add_mask(view, d, mask, adv):

@@ -133,45 +133,79 @@ typedef struct {
     void *current_work_stream;
 } dl_exchange_api;
 
-/* The table type tp publishes in its own __dict__, or NULL. Not an inherited
- * one: a subclass may override __dlpack__, and the table would bypass it.
- * *is_torch: tp is torch.Tensor, whose C export skips the refusals of its
- * Python __dlpack__ (see exchange_import). The last type is cached. */
-static const dl_exchange_api *exchange_api_of(PyTypeObject *tp, int *is_torch)
+/* The capsule type tp publishes in its own __dict__ (a new reference), or
+ * NULL. Not an inherited one: a subclass may override __dlpack__, and the
+ * table would bypass it. Read on every call: the attribute can be replaced
+ * or deleted at any time, and its capsule freed with it. */
+static PyObject *exchange_capsule_of(PyTypeObject *tp)
 {
-    static PyTypeObject *last_type; /* strong reference, so the address is not reused */
-    static const dl_exchange_api *last_api;
-    static int last_is_torch;
-    if (tp != last_type) {
-        const dl_exchange_api *api = NULL;
-        int torch = 0;
-        PyObject *dict = PyObject_GetAttrString((PyObject *)tp, "__dict__");
-        PyObject *cap = dict ? PyMapping_GetItemString(dict, "__dlpack_c_exchange_api__") : NULL;
-        if (cap && PyCapsule_IsValid(cap, "dlpack_exchange_api")) {
-            api = PyCapsule_GetPointer(cap, "dlpack_exchange_api");
-            if (api && (api->header.version.major != 1 || !api->managed_tensor_from_py_object_no_sync))
-                api = NULL;
-        }
-        if (api) {
-            PyObject *mod = PyObject_GetAttrString((PyObject *)tp, "__module__");
-            PyObject *name = PyObject_GetAttrString((PyObject *)tp, "__qualname__");
-            torch = mod && name && PyUnicode_Check(mod) && PyUnicode_Check(name) &&
-                    PyUnicode_CompareWithASCIIString(mod, "torch") == 0 &&
-                    PyUnicode_CompareWithASCIIString(name, "Tensor") == 0;
-            Py_XDECREF(mod);
-            Py_XDECREF(name);
-        }
-        Py_XDECREF(cap);
-        Py_XDECREF(dict);
+    static PyObject *attr, *dict_attr; /* interned once: a lookup by C string makes a new str each call */
+    if (!dict_attr && (!(attr = PyUnicode_InternFromString("__dlpack_c_exchange_api__")) ||
+                       !(dict_attr = PyUnicode_InternFromString("__dict__")))) {
         PyErr_Clear();
-        Py_INCREF(tp);
-        Py_XDECREF(last_type);
-        last_type = tp;
-        last_api = api;
-        last_is_torch = torch;
+        return NULL;
     }
+    PyObject *dict = PyObject_GetAttr((PyObject *)tp, dict_attr);
+    PyObject *cap = dict ? PyObject_GetItem(dict, attr) : NULL;
+    Py_XDECREF(dict);
+    if (!cap || !PyCapsule_IsValid(cap, "dlpack_exchange_api")) {
+        Py_XDECREF(cap);
+        PyErr_Clear();
+        return NULL;
+    }
+    return cap;
+}
+
+/* 1 when tp is torch.Tensor, whose C export skips the refusals of its
+ * Python __dlpack__ (see exchange_import). */
+static int is_torch_tensor_type(PyTypeObject *tp)
+{
+    PyObject *mod = PyObject_GetAttrString((PyObject *)tp, "__module__");
+    PyObject *name = PyObject_GetAttrString((PyObject *)tp, "__qualname__");
+    int torch = mod && name && PyUnicode_Check(mod) && PyUnicode_Check(name) &&
+                PyUnicode_CompareWithASCIIString(mod, "torch") == 0 &&
+                PyUnicode_CompareWithASCIIString(name, "Tensor") == 0;
+    Py_XDECREF(mod);
+    Py_XDECREF(name);
+    PyErr_Clear();
+    return torch;
+}
+
+/* The exchange table of tp, or NULL; *keep receives the capsule that owns
+ * the table (a new reference: the caller releases it once done with the
+ * table) and *is_torch whether tp is torch.Tensor. The last (type,
+ * capsule) pair is cached with strong references to both, so the cached
+ * answer cannot outlive the table, and a capsule that is not the cached
+ * one (replaced, deleted) is looked at afresh. */
+static const dl_exchange_api *exchange_api_of(PyTypeObject *tp, PyObject **keep, int *is_torch)
+{
+    static PyTypeObject *last_type;
+    static PyObject *last_capsule;
+    static int last_is_torch;
+    *keep = NULL;
+    PyObject *cap = exchange_capsule_of(tp);
+    if (!cap)
+        return NULL;
+    const dl_exchange_api *api = PyCapsule_GetPointer(cap, "dlpack_exchange_api");
+    if (!api || api->header.version.major != 1 || !api->managed_tensor_from_py_object_no_sync) {
+        PyErr_Clear();
+        Py_DECREF(cap);
+        return NULL;
+    }
+    if (tp != last_type || cap != last_capsule) {
+        int torch = is_torch_tensor_type(tp);
+        PyObject *old_type = (PyObject *)last_type, *old_capsule = last_capsule;
+        Py_INCREF(tp);
+        Py_INCREF(cap);
+        last_type = tp;
+        last_capsule = cap;
+        last_is_torch = torch;
+        Py_XDECREF(old_type); /* after the update: a destructor run here sees a consistent cache */
+        Py_XDECREF(old_capsule);
+    }
+    *keep = cap;
     *is_torch = last_is_torch;
-    return last_api;
+    return api;
 }
 
 /* 1 when obj's attribute name (called when call is set) is True; -1 on error. */
@@ -195,18 +229,22 @@ static int attr_is_true(PyObject *obj, const char *name, int call)
 static PyObject *exchange_import(PyObject *obj)
 {
     int is_torch = 0;
-    const dl_exchange_api *api = exchange_api_of(Py_TYPE(obj), &is_torch);
+    PyObject *keep = NULL; /* the table's capsule, held until the table's last use */
+    const dl_exchange_api *api = exchange_api_of(Py_TYPE(obj), &keep, &is_torch);
     if (!api)
         Py_RETURN_NONE;
     if (is_torch) {
         int grad = attr_is_true(obj, "requires_grad", 0), conj = grad == 0 ? attr_is_true(obj, "is_conj", 1) : 1;
         if (grad != 0 || conj != 0) {
             PyErr_Clear();
+            Py_DECREF(keep);
             Py_RETURN_NONE;
         }
     }
     DLManagedTensorVersioned *mt = NULL;
-    if (api->managed_tensor_from_py_object_no_sync(obj, &mt) != 0 || !mt) {
+    int failed = api->managed_tensor_from_py_object_no_sync(obj, &mt) != 0 || !mt;
+    Py_DECREF(keep);
+    if (failed) {
         PyErr_Clear();
         Py_RETURN_NONE;
     }
@@ -232,9 +270,11 @@ static PyObject *exchange_import(PyObject *obj)
  * a capsule is consumed; an object whose type publishes the C exchange API
  * is imported through it; otherwise obj.__dlpack__(max_version=(1, 3)) is
  * called and its capsule consumed. Returns None, so that the Python path
- * runs instead, for an object without __dlpack__, a producer too old for
- * max_version (TypeError) or an invalid capsule; the producer's other
- * errors propagate as they are. */
+ * runs instead, for an object without __dlpack__ or a producer too old for
+ * max_version (TypeError), and returns (result,) when __dlpack__ gave
+ * something that is not an unconsumed capsule: the Python path reports it
+ * without calling __dlpack__ a second time. The producer's other errors
+ * propagate as they are. */
 static PyObject *import_dlpack(PyObject *self, PyObject *obj)
 {
     static PyObject *kwargs; /* {"max_version": (1, 3)}, made once */
@@ -271,6 +311,10 @@ static PyObject *import_dlpack(PyObject *self, PyObject *obj)
         return NULL;
     }
     t = PyCapsule_CheckExact(cap) ? from_capsule(self, cap) : (Py_INCREF(Py_None), Py_None);
+    if (t == Py_None) {
+        Py_DECREF(t);
+        t = PyTuple_Pack(1, cap);
+    }
     Py_DECREF(cap);
     return t;
 }

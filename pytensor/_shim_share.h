@@ -26,23 +26,151 @@ typedef struct {
 #define NP_WRITEABLE 0x400
 
 /* numpy.ndarray, looked up once numpy is imported (pytensor never imports it
- * here: an object cannot be an ndarray while numpy is not loaded). */
-static PyObject *ndarray_type;
+ * here: an object cannot be an ndarray while numpy is not loaded), and the
+ * getters of a few of ndarray's own attributes. A subclass may override
+ * __array_struct__, dtype or base to describe some other memory (say, a
+ * temporary array's) while only the subclass instance is kept alive;
+ * ndarray's getters, called on the instance, always describe the
+ * instance's own memory, which the instance keeps alive. */
+enum { ND_ARRAY_STRUCT, ND_DTYPE, ND_BASE, ND_ATTR_COUNT };
+static const char *const ndarray_attr_names[ND_ATTR_COUNT] = {"__array_struct__", "dtype", "base"};
+static PyObject *ndarray_type, *ndarray_descr[ND_ATTR_COUNT];
+static descrgetfunc ndarray_getter[ND_ATTR_COUNT];
+
+static int find_ndarray(void)
+{
+    PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"); /* borrowed */
+    if (!np)
+        return 0;
+    PyObject *type = PyObject_GetAttrString(np, "ndarray");
+    PyObject *descr[ND_ATTR_COUNT] = {NULL};
+    descrgetfunc get[ND_ATTR_COUNT] = {NULL};
+    int ok = type != NULL;
+    for (int i = 0; ok && i < ND_ATTR_COUNT; i++) {
+        descr[i] = PyObject_GetAttrString(type, ndarray_attr_names[i]);
+        get[i] = descr[i] ? (descrgetfunc)PyType_GetSlot(Py_TYPE(descr[i]), Py_tp_descr_get) : NULL;
+        ok = get[i] != NULL;
+    }
+    if (!ok) {
+        PyErr_Clear();
+        Py_XDECREF(type);
+        for (int i = 0; i < ND_ATTR_COUNT; i++)
+            Py_XDECREF(descr[i]);
+        return 0;
+    }
+    ndarray_type = type;
+    for (int i = 0; i < ND_ATTR_COUNT; i++) {
+        ndarray_descr[i] = descr[i];
+        ndarray_getter[i] = get[i];
+    }
+    return 1;
+}
 
 static int is_ndarray(PyObject *obj)
 {
-    if (!ndarray_type) {
-        PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"); /* borrowed */
-        if (!np)
-            return 0;
-        ndarray_type = PyObject_GetAttrString(np, "ndarray");
-        if (!ndarray_type) {
-            PyErr_Clear();
-            return 0;
-        }
-    }
+    if (!ndarray_type && !find_ndarray())
+        return 0;
     return Py_TYPE(obj) == (PyTypeObject *)ndarray_type ||
            PyType_IsSubtype(Py_TYPE(obj), (PyTypeObject *)ndarray_type);
+}
+
+/* ndarray's own attribute `which` of arr (an ndarray, checked by is_ndarray):
+ * a new reference, or NULL with an exception. */
+static PyObject *ndarray_attr(PyObject *arr, int which)
+{
+    return ndarray_getter[which](ndarray_descr[which], arr, ndarray_type);
+}
+
+/* 1 when a format string describes Python object pointers ('O', alone or in
+ * a struct), 0 when not, -1 with an exception. */
+static int format_has_objects(PyObject *format)
+{
+    const char *f = format && PyUnicode_Check(format) ? PyUnicode_AsUTF8AndSize(format, NULL) : NULL;
+    if (!f && PyErr_Occurred())
+        return -1;
+    return f && strchr(f, 'O') != NULL;
+}
+
+/* Attribute names used on every call, interned once (a lookup by C string
+ * makes a new str each time). */
+static PyObject *str_format, *str_obj, *str_hasobject;
+
+/* One step of holds_objects: 1 or 0 when node settles it, -1 on error, 2
+ * to go on with *next (a new reference). */
+static int holds_objects_step(PyObject *node, PyObject **next)
+{
+    int found;
+    if (!str_hasobject && (!(str_format = PyUnicode_InternFromString("format")) ||
+                           !(str_obj = PyUnicode_InternFromString("obj")) ||
+                           !(str_hasobject = PyUnicode_InternFromString("hasobject"))))
+        return -1;
+    if (PyMemoryView_Check(node)) {
+        /* memoryview.cast('B') reports 'B' over an object array: its own
+         * format says nothing, the object it views does. */
+        PyObject *format = PyObject_GetAttr(node, str_format);
+        found = format ? format_has_objects(format) : -1;
+        Py_XDECREF(format);
+        if (found != 0)
+            return found;
+        *next = PyObject_GetAttr(node, str_obj);
+        return *next ? 2 : -1;
+    }
+    if (is_ndarray(node)) {
+        PyObject *dtype = ndarray_attr(node, ND_DTYPE);
+        PyObject *has = dtype ? PyObject_GetAttr(dtype, str_hasobject) : NULL;
+        found = has ? PyObject_IsTrue(has) : -1;
+        Py_XDECREF(dtype);
+        Py_XDECREF(has);
+        if (found != 0)
+            return found;
+        *next = ndarray_attr(node, ND_BASE); /* NumPy's base: the array or object owning the memory */
+        return *next ? 2 : -1;
+    }
+    if (PyByteArray_Check(node) || PyBytes_Check(node))
+        return 0; /* bytes are bytes (and the common case) */
+    /* Any other exporter: the format of a fresh export of it. */
+    PyObject *view = PyMemoryView_FromObject(node);
+    if (!view) {
+        PyErr_Clear(); /* not an exporter (an ndarray's base can be any object) */
+        return 0;
+    }
+    PyObject *format = PyObject_GetAttr(view, str_format);
+    found = format ? format_has_objects(format) : -1;
+    Py_XDECREF(format);
+    PyObject *r = PyObject_CallMethod(view, "release", NULL);
+    Py_XDECREF(r);
+    Py_DECREF(view);
+    return found < 0 || !r ? -1 : found;
+}
+
+/* holds_objects(obj) -> bool: whether the bytes obj exports may be Python
+ * object pointers (an object array, seen through memoryviews, casts and
+ * NumPy bases). Such bytes may be read but never written: one bad pointer
+ * crashes the interpreter later. The one home of that rule: frombuffer's C
+ * and Python paths both ask it. */
+static int holds_objects(PyObject *obj)
+{
+    Py_INCREF(obj);
+    for (int depth = 0; depth < 64 && obj != Py_None; depth++) {
+        PyObject *next = NULL;
+        int found = holds_objects_step(obj, &next);
+        Py_DECREF(obj);
+        if (found != 2)
+            return found;
+        obj = next;
+    }
+    /* 64 links (NumPy and memoryview both collapse their chains, so only a
+     * contrived exporter gets here): assume the worst. */
+    int result = obj != Py_None;
+    Py_DECREF(obj);
+    return result;
+}
+
+static PyObject *holds_objects_py(PyObject *self, PyObject *obj)
+{
+    (void)self;
+    int found = holds_objects(obj);
+    return found < 0 ? NULL : PyBool_FromLong(found);
 }
 
 /* The lt_dtype of a NumPy (typekind, itemsize), or -1 for one pytensor's
@@ -83,10 +211,7 @@ static PyObject *share_numpy(PyObject *self, PyObject *const *args, Py_ssize_t n
         return NULL;
     if (!is_ndarray(arr))
         Py_RETURN_NONE;
-    static PyObject *attr; /* interned once: a lookup by C string makes a new str each call */
-    if (!attr && !(attr = PyUnicode_InternFromString("__array_struct__")))
-        return NULL;
-    PyObject *cap = PyObject_GetAttr(arr, attr);
+    PyObject *cap = ndarray_attr(arr, ND_ARRAY_STRUCT); /* not arr's own attribute: see ndarray_attr */
     if (!cap) {
         PyErr_Clear();
         Py_RETURN_NONE;
@@ -198,8 +323,15 @@ static PyObject *share_buffer(PyObject *self, PyObject *const *args, Py_ssize_t 
         }
     }
     int64_t isz = (int64_t)lt_dtype_itemsize((lt_dtype)code), len = view->len, n;
-    /* Object arrays hold PyObject pointers: the Python path makes them read-only. */
+    /* Object arrays hold PyObject pointers: the Python path makes them
+     * read-only. A bytes-like exporter's own format is the whole answer;
+     * memoryviews and arrays may hide an object array (see holds_objects). */
     int objects = view->format && strchr(view->format, 'O') != NULL;
+    if (!objects && (PyMemoryView_Check(obj) || is_ndarray(obj)) && (objects = holds_objects(obj)) < 0) {
+        PyBuffer_Release(view);
+        free(view);
+        return NULL;
+    }
     if (count < 0)
         n = (len - offset) % isz ? -1 : (len - offset) / isz;
     else
@@ -223,5 +355,6 @@ static PyObject *share_buffer(PyObject *self, PyObject *const *args, Py_ssize_t 
 #endif
 
 #define SHIM_SHARE_METHODS                                                                             \
+    {"holds_objects", holds_objects_py, METH_O, "Whether a buffer's bytes may be Python object pointers."}, \
     {"share_numpy", (PyCFunction)(void (*)(void))share_numpy, METH_FASTCALL, "from_numpy's common case."}, \
     SHIM_BUFFER_METHODS

@@ -229,8 +229,9 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
                 raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or transform it in a "
                                    "ndarray. ")
             obj = sys.modules["numpy"].asarray(obj)
-        out = _alias_or_convert(_from_numpy(obj), dtype, dev, copy)
-        if obj.ndim == 0 and out.data_ptr() == obj.__array_interface__["data"][0]:
+        shared = _from_numpy(obj)
+        out = _alias_or_convert(shared, dtype, dev, copy)
+        if shared.dim() == 0 and out.data_ptr() == shared.data_ptr():
             # torch copies every 0-d array, even with copy=False (and without an error)
             out = copy_preserving_layout(out)
     elif _is_capsule(obj):
@@ -275,9 +276,7 @@ def _export(buffer):
         if not view.c_contiguous:
             raise RuntimeError("could not retrieve buffer from object: it is not C-contiguous; copy it "
                                "(bytes(m) or arr.copy()) first")
-        # Bytes that are Python object pointers (an object array) may be read,
-        # never written: a bad pointer would crash the interpreter later.
-        holds_objects = "O" in view.format
+        holds_objects = shim.holds_objects(buffer)  # read-only if so (see _shim_share.h)
     finally:
         view.release()
     if holds_objects:

@@ -6,6 +6,7 @@ into one absolute ``storage_offset`` (in elements), so aliasing is always
 """
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from typing import Any
@@ -90,6 +91,20 @@ def wrap_dim(dim, ndim):
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim + n if dim < 0 else dim
+
+
+def _int64_arg(fn, name, value):
+    """An int argument as torch parses one: anything with __index__ except
+    bool (TypeError), and a ValueError past int64."""
+    if isinstance(value, bool):
+        raise TypeError(f"{fn}(): argument '{name}' must be int, not bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{fn}(): argument '{name}' must be int, not {type(value).__name__}") from None
+    if not -2**63 <= value < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    return value
 
 
 def _shape_args(args):
@@ -531,17 +546,23 @@ class Tensor(shim.TensorBase):
         """Sliding windows of ``size`` every ``step`` along ``dimension`` (a view that overlaps itself)."""
         n = self.dim()
         d = wrap_dim(dimension, n)
+        size, step = _int64_arg("unfold", "size", size), _int64_arg("unfold", "step", step)
         extent = self._shape[d] if n else 1
         if size > extent:
             raise RuntimeError(f"maximum size for tensor at dimension {d} is {extent} but size is {size}")
         if step <= 0:
             raise RuntimeError(f"step is {step} but must be > 0")
+        if size < 0:  # else the window count exceeds the extent and the windows have a negative extent
+            raise RuntimeError(f"size is {size} but must be >= 0")
         if n == 0:
             return self._view((size,), (1,))
         shape = list(self._shape)
         strides = list(self._strides)
         shape[d] = (extent - size) // step + 1
-        strides[d] = self._strides[d] * step
+        strides[d] = self._strides[d] * step  # the windows' stride: step windows along, in elements
+        if not -2**63 <= strides[d] < 2**63:
+            raise RuntimeError(f"unfold(): step {step} times stride {self._strides[d]} of dimension {d} does not "
+                               "fit in int64; use a smaller step")
         return self._view(shape + [size], strides + [self._strides[d]])
 
     def as_strided(self, size, stride, storage_offset=None):
@@ -577,22 +598,49 @@ class Tensor(shim.TensorBase):
         return self._view(shape, strides, self._offset + (start if length else 0))
 
     def split(self, split_size, dim=0):
+        """Views of ``split_size`` elements along ``dim`` (the last may be
+        shorter), or of the sizes in a list, which must sum to the extent."""
+        if self.dim() == 0:
+            raise RuntimeError("split expects at least a 1-dimensional tensor")
         d = wrap_dim(dim, self.dim())
         size = self._shape[d]
-        if isinstance(split_size, int):
-            bounds = list(range(0, size, split_size)) or [0]
-            return tuple(self.narrow(d, b, min(split_size, size - b)) for b in bounds)
-        out, start = [], 0
-        for n in split_size:
-            out.append(self.narrow(d, start, n))
-            start += n
-        if start != size:
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size}")
-        return tuple(out)
+        if not isinstance(split_size, (list, tuple)):
+            split_size = _int64_arg("split", "split_size", split_size)
+            if split_size < 0:
+                raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+            if split_size == 0 and size != 0:
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of "
+                                   f"{size}")
+            bounds = list(range(0, size, split_size)) if split_size else []
+            return tuple(self.narrow(d, b, min(split_size, size - b)) for b in bounds or [0])
+        try:
+            sizes = [operator.index(n) for n in split_size]
+        except TypeError:
+            raise TypeError("split_with_sizes(): argument 'split_sizes' must be tuple of ints") from None
+        if any(not -2**63 <= n < 2**63 for n in sizes):
+            raise TypeError("split_with_sizes(): argument 'split_sizes' failed to unpack: Overflow when unpacking "
+                            "long long")
+        if any(n < 0 for n in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
+        if sum(sizes) != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
+                               f"at dimension {d}), but got split_sizes={sizes}")
+        starts = itertools.accumulate([0] + sizes[:-1])
+        return tuple(self.narrow(d, b, n) for b, n in zip(starts, sizes))
 
     def chunk(self, chunks, dim=0):
+        """At most ``chunks`` views along ``dim``, each ``ceil(extent / chunks)``
+        long (the last may be shorter); an empty dimension gives ``chunks`` empty views."""
+        if self.dim() == 0:
+            raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+        chunks = _int64_arg("chunk", "chunks", chunks)
+        if chunks <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
         size = self.size(dim)
-        return self.split(max(-(-size // chunks), 1), dim)
+        if size == 0:
+            return self.split([0] * chunks, dim)
+        return self.split(-(-size // chunks), dim)
 
     def unbind(self, dim=0):
         return tuple(self.select(dim, i) for i in range(self.size(dim)))

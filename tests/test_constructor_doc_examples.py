@@ -73,7 +73,8 @@ TOUR_VERDICTS = {  # the constructors' rows of the tour, and what they must say 
     "from_numpy(a)": "SHARES", "as_tensor(a)": "SHARES", "asarray(a)": "SHARES",
     "asarray(a, dtype=float32)": "copies", "asarray(a, copy=True)": "copies", "tensor(a)": "copies",
     "as_tensor(0-d array)": "SHARES", "asarray(0-d array)": "copies",
-    "frombuffer(bytearray(8), dtype=int16)": "SHARES", "as_tensor(bytearray)": "copies",
+    "frombuffer(buf, dtype=int16, count=4)": "SHARES", "frombuffer(buf, dtype=int32, offset=8)": "SHARES",
+    "as_tensor(bytearray)": "copies",
     "tensor(bytearray)": "copies",
 }
 

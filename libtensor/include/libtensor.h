@@ -18,6 +18,7 @@
  *             Strides and offsets are counted in ELEMENTS, as in DLPack; a
  *             byte address is  data + (offset + sum_i index[i]*strides[i]) * itemsize.
  *   kernels   Strided copy with conversion between any two dtypes, fill,
+ *             sequences (arange, linspace) generated into a storage,
  *             elementwise arithmetic and comparison, and summation.
  *   dlpack    Export and import of DLPack v1.x managed tensors (legacy and
  *             versioned), declared in libtensor/dlpack_abi.h.
@@ -228,7 +229,11 @@ size_t lt_storage_trim(void);
 /* Memory-mapped files.
  * LT_MAP_SHARED:   MAP_SHARED, read-write; writes reach the file. A missing
  *                  file is created and a short file is extended to nbytes
- *                  without changing any existing byte.
+ *                  without changing any existing byte. The file is never
+ *                  shortened, even while another writer appends (given a
+ *                  file system with fallocate; see storage_mmap.c), and a
+ *                  mapping that fails after growing the file puts it back
+ *                  to its first size.
  * LT_MAP_PRIVATE:  MAP_PRIVATE copy-on-write; the file never changes. The file
  *                  must already hold nbytes.
  * LT_MAP_READONLY: PROT_READ, MAP_SHARED; the storage is read-only.
@@ -293,6 +298,37 @@ lt_status lt_copy(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, con
 lt_status lt_fill(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *value,
                   lt_dtype value_dtype, int32_t ndim, const int64_t *shape);
 
+/* Writes the sequence start + i * step (i = 0 .. n-1) into the first n
+ * elements of storage, as dtype, without any other allocation than a few
+ * KiB of stack. start and step are one element each of value_dtype, the
+ * type the arithmetic is done in:
+ *   LT_INT64    exact; refused with LT_EOVERFLOW when the last value
+ *               start + (n-1) * step does not fit int64;
+ *   LT_UINT64   modulo 2^64 (step as two's complement bits, so it may
+ *               count down);
+ *   LT_FLOAT64  each value is start + (double)i * step, rounded after the
+ *               product and after the sum (never fused).
+ * Each value is then converted to dtype as lt_copy converts. The storage's
+ * write version is bumped. Fails with LT_EREADONLY (read-only storage),
+ * LT_EDEVICE (memory not on the host), LT_ERANGE (n elements do not fit
+ * the storage), LT_EDTYPE or LT_EINVAL. Thread-safe for distinct storages.
+ * Borrows storage, start and step. */
+lt_status lt_fill_arange(lt_storage *storage, lt_dtype dtype, int64_t n, const void *start, const void *step,
+                         lt_dtype value_dtype);
+
+/* Writes n values evenly spaced from start to end inclusive into the first
+ * n elements of storage, as dtype: with step = (end - start) / (n - 1),
+ * value i is start + i * step for i < n/2 and end - (n-1-i) * step after,
+ * so both ends are exact (torch's rule); n == 1 gives start. start and end
+ * are one element each of value_dtype, LT_FLOAT64 or LT_COMPLEX128 (whose
+ * real and imaginary parts are spaced independently), computed in double.
+ * Values convert to dtype as lt_copy converts, except that real values reach
+ * an integer dtype through int64 (truncated toward zero, then the low bits
+ * kept), whatever the dtype's width. Bumps the write version; fails and
+ * borrows as lt_fill_arange does. */
+lt_status lt_fill_linspace(lt_storage *storage, lt_dtype dtype, int64_t n, const void *start, const void *end,
+                           lt_dtype value_dtype);
+
 typedef enum lt_binop {
     LT_OP_ADD = 0,
     LT_OP_SUB,
@@ -336,7 +372,10 @@ lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, cons
  * managed tensor, its shape and its strides. The managed tensor holds a
  * reference to storage, dropped by its deleter. Legacy exports of read-only
  * storage are refused (LT_EDLPACK), because DLManagedTensor cannot say
- * read-only; versioned exports set DLPACK_FLAG_BITMASK_READ_ONLY.
+ * read-only; versioned exports set DLPACK_FLAG_BITMASK_READ_ONLY. A view
+ * with no elements touches no bytes, so its offset is not checked and it is
+ * exported pointing at the storage's first byte (a slice such as [5:] of a
+ * 5 x 0 tensor has an offset past its empty storage's end).
  * On success *out is a DLManagedTensorVersioned* (flags has
  * LT_EXPORT_VERSIONED) or a DLManagedTensor*; the caller owns it and must
  * call its deleter exactly once (or hand it to a consumer that will). */

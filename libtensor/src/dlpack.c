@@ -98,6 +98,9 @@ static void fill_tensor(DLTensor *t, int64_t *dims, lt_storage *s, lt_dtype dtyp
 lt_status lt_dlpack_export(void **out, lt_storage *storage, lt_dtype dtype, int32_t ndim, const int64_t *shape,
                            const int64_t *strides, int64_t offset, unsigned flags)
 {
+    int64_t numel = 0;
+    if (lt_layout_numel(&numel, ndim, shape) == LT_OK && numel == 0)
+        offset = 0; /* no bytes to reach (see the header), as imports of empty tensors do */
     lt_status rc = check_export(storage, dtype, ndim, shape, strides, offset, flags);
     if (rc != LT_OK)
         return rc;

@@ -64,14 +64,67 @@ static lt_status open_regular(int *fd_out, struct stat *st, const char *path, lt
     return LT_OK;
 }
 
-/* Decides the mapping length. A shared mapping may grow a short file with
- * ftruncate, which appends zeros and never rewrites an existing byte (torch
- * writes a 0 at position 0 here; we do not). The others must fit the file,
- * because touching a page past the end of a file raises SIGBUS. */
-static lt_status mapping_length(size_t *out, int fd, const struct stat *st, const char *path, lt_map_mode mode,
-                                int64_t nbytes)
+/* Grows fd's file to at least nbytes, and never shrinks it, even while
+ * another process appends to it: a file longer than nbytes at any moment
+ * keeps every byte. fallocate of the last byte alone raises the size only
+ * upward, atomically, and allocates that one block; the rest stays a hole
+ * that costs no disk until written. Where fallocate is unsupported, or the
+ * disk is too full for even one block (a hole needs none), ftruncate
+ * grows the file after fstat re-reads its size through the same
+ * descriptor; a writer appending between those two calls (a window of two
+ * system calls, the only one left) would be cut back. *grew says whether
+ * this call made the file longer. */
+static lt_status grow_file(int *grew, int fd, const char *path, int64_t have, int64_t nbytes)
+{
+    *grew = 0;
+    /* Linux's fallocate(2), not posix_fallocate(3): where the file system
+     * lacks it, glibc emulates the latter by writing zeros wherever the size
+     * it read says the file ends, which is the race again. */
+#ifdef __linux__
+    int err = fallocate(fd, 0, (off_t)(nbytes - 1), 1) == 0 ? 0 : errno;
+#else
+    int err = EOPNOTSUPP;
+#endif
+    if (err == 0) {
+        *grew = 1; /* or another writer did: either way the size was below nbytes when it was read */
+        return LT_OK;
+    }
+    if (err != EOPNOTSUPP && err != ENOSYS && err != ENOSPC && err != EINVAL)
+        return lt__fail(LT_EIO, "%s: cannot extend from %" PRId64 " to %" PRId64 " bytes: %s", path, have, nbytes,
+                        strerror(err));
+    struct stat now;
+    if (fstat(fd, &now) != 0)
+        return fail_errno(path, errno);
+    if ((int64_t)now.st_size >= nbytes)
+        return LT_OK; /* another writer grew it meanwhile */
+    if (ftruncate(fd, (off_t)nbytes) != 0)
+        return lt__fail(LT_EIO, "%s: cannot extend from %" PRId64 " to %" PRId64 " bytes: %s", path,
+                        (int64_t)now.st_size, nbytes, strerror(errno));
+    *grew = 1;
+    return LT_OK;
+}
+
+/* Undoes grow_file after a failed mapping: back to have bytes, but only
+ * while the file is still exactly the nbytes it was grown to (a writer that
+ * appended since owns the new length, and its bytes are kept). */
+static void shrink_back(int fd, int64_t have, int64_t nbytes)
+{
+    struct stat now;
+    if (fstat(fd, &now) == 0 && (int64_t)now.st_size == nbytes && ftruncate(fd, (off_t)have) != 0) {
+        /* Nothing more to do: the mapping's error is the one reported. */
+    }
+}
+
+/* Decides the mapping length, growing the file if needed (*grew). A shared
+ * mapping may grow a short file (see grow_file), which appends zeros and
+ * never rewrites an existing byte (torch writes a 0 at position 0 here; we
+ * do not). The others must fit the file, because touching a page past the
+ * end of a file raises SIGBUS. */
+static lt_status mapping_length(size_t *out, int *grew, int fd, const struct stat *st, const char *path,
+                                lt_map_mode mode, int64_t nbytes)
 {
     int64_t have = (int64_t)st->st_size;
+    *grew = 0;
     if (nbytes < 0)
         nbytes = have;
     if (have < nbytes && mode != LT_MAP_SHARED)
@@ -79,9 +132,11 @@ static lt_status mapping_length(size_t *out, int fd, const struct stat *st, cons
                         path, have, mode_name(mode), nbytes);
     if ((uint64_t)nbytes > SIZE_MAX)
         return lt__fail(LT_EOVERFLOW, "a mapping of %" PRId64 " bytes exceeds the address space", nbytes);
-    if (have < nbytes && ftruncate(fd, (off_t)nbytes) != 0)
-        return lt__fail(LT_EIO, "%s: cannot extend from %" PRId64 " to %" PRId64 " bytes: %s", path, have, nbytes,
-                        strerror(errno));
+    if (have < nbytes) {
+        lt_status rc = grow_file(grew, fd, path, have, nbytes);
+        if (rc != LT_OK)
+            return rc;
+    }
     *out = (size_t)nbytes;
     return LT_OK;
 }
@@ -143,10 +198,14 @@ lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mo
     if (rc != LT_OK)
         return rc;
     size_t length = 0;
+    int grew = 0;
     lt_storage *s = NULL;
-    rc = mapping_length(&length, fd, &st, path, mode, nbytes);
-    if (rc == LT_OK)
+    rc = mapping_length(&length, &grew, fd, &st, path, mode, nbytes);
+    if (rc == LT_OK) {
         rc = map_and_wrap(&s, fd, path, mode, length);
+        if (rc != LT_OK && grew) /* a failed map leaves the file as it found it */
+            shrink_back(fd, (int64_t)st.st_size, (int64_t)length);
+    }
     close(fd); /* the mapping keeps its own reference to the file */
     if (rc != LT_OK)
         return rc;

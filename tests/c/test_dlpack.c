@@ -200,6 +200,34 @@ static void test_round_trips(void)
     }
 }
 
+/* An empty view may sit past its storage's end (a [5:] slice of a 5 x 0
+ * tensor, whose storage holds no bytes): it reaches no bytes, so it exports,
+ * pointing at the storage's first byte. */
+static void test_export_empty_past_the_end(void)
+{
+    lt_storage *s = NULL;
+    CHECK_INT(lt_storage_new(&s, 0, 0), LT_OK);
+    int64_t shape[2] = {0, 0}, strides[2] = {1, 1};
+    for (int versioned = 0; versioned < 2; versioned++) {
+        void *m = NULL;
+        CHECK_INT(lt_dlpack_export(&m, s, LT_FLOAT32, 2, shape, strides, 5, versioned ? LT_EXPORT_VERSIONED : 0),
+                  LT_OK);
+        DLTensor *t = tensor_of(m, versioned);
+        CHECK(t->data == lt_storage_data(s));
+        CHECK_INT(t->byte_offset, 0);
+        CHECK_INT(t->shape[0], 0);
+        CHECK_INT(lt_storage_refcount(s), 2);
+        call_deleter(m, versioned);
+    }
+    /* A view with elements past the end is still refused. */
+    int64_t one[1] = {1}, unit[1] = {1};
+    void *m = NULL;
+    CHECK_INT(lt_dlpack_export(&m, s, LT_FLOAT32, 1, one, unit, 0, LT_EXPORT_VERSIONED), LT_ERANGE);
+    CHECK(m == NULL);
+    CHECK_INT(lt_storage_refcount(s), 1);
+    lt_storage_release(s);
+}
+
 /* A producer's tensor that imports: values, deleter count, ownership. */
 static void test_producer_import(void)
 {
@@ -450,6 +478,7 @@ int main(void)
     test_export_fields();
     test_export_readonly();
     test_round_trips();
+    test_export_empty_past_the_end();
     test_producer_import();
     test_lenient_imports();
     test_devices();
