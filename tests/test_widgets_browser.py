@@ -196,6 +196,13 @@ def test_tour_notebook_redraws_after_writes_through_aliases(lab, page, artifacts
     expect(tip).to_contain_text("base[0]")
     expect(tip).to_contain_text("gT[0, 0]")
 
+    # the live widget draws each lane's index order, and folds its ownership table until asked
+    expect(views.locator(".pti-order")).to_have_count(4)
+    assert views.locator(".pti-table").count() == 0
+    views.locator(".pti-toggle[data-act='table']").click()
+    expect(views.locator(".pti-table .pti-row")).to_have_count(4)
+    expect(views.locator(".pti-table .pti-total")).to_contain_text("48 B of this 48 B buffer")
+
     out = panel.locator(".jp-OutputArea-output").filter(has=page.locator("svg.pti-svg")).first
     out.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "lab_memory_tour.png"))

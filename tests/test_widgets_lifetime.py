@@ -237,3 +237,29 @@ def test_snapshot_holds_the_exports_until_the_bytes_are_read():
                          timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "refused: close" in run.stdout and "refused: resize" in run.stdout and "survived" in run.stdout
+
+
+LYING_SUBCLASS = """
+import gc
+import numpy as np
+from pytensor.widgets import snapshot, to_text
+
+class Liar(np.ndarray):
+    # describes a temporary array's memory instead of its own
+    @property
+    def __array_interface__(self):
+        return np.arange(1 << 16, dtype=np.int64).__array_interface__
+
+a = np.arange(8, dtype=np.int64).view(Liar)
+snap, blob = snapshot(a, names=["a"])
+gc.collect()
+assert snap["views"][0]["shape"] == [8], snap["views"][0]
+assert blob[:16] == np.arange(2, dtype=np.int64).tobytes(), blob[:16]
+print("ok")
+"""
+
+
+def test_an_ndarray_subclass_cannot_point_the_inspector_at_memory_it_does_not_hold():
+    """Issue 15's attack on the constructors, against the inspector: layout comes from NumPy's getters."""
+    run = subprocess.run([sys.executable, "-c", LYING_SUBCLASS], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "ok" in run.stdout, run.stderr[-3000:]

@@ -139,6 +139,27 @@ def _fmt_value(x):
     return str(x)
 
 
+def _n(x):
+    return "? B" if x is None else f"{x} B"
+
+
+def _total_text(r, nviews):
+    """The buffer's bytes reached by all its views, each byte once, beside the double-counting sum."""
+    out = f"its views reach {_n(r['union_bytes'])} of this {r['nbytes']} B buffer, each byte once"
+    if r["union_bytes"] is None:
+        return out + f" ({r['union_note']})"
+    if r["touched_sum"] is not None and nviews > 1 and r["touched_sum"] != r["union_bytes"]:
+        out += f" ({r['touched_sum']} B if each view were counted alone)"
+    return out
+
+
+def _owns_text(v):
+    out = f"touches {_n(v['touched_bytes'])}, {_n(v['exclusive_bytes'])} alone"
+    if v["exclusive_bytes"] is None and v.get("ownership_note"):
+        out += f" ({v['ownership_note']})"
+    return out
+
+
 def _index_text(idx):
     return f"[{','.join(map(str, idx))}]"      # no spaces: the line wrapper never splits an index
 
@@ -148,7 +169,8 @@ def to_text(snap, previews, width=WIDTH):
     vmap = {v["id"]: v for v in snap["views"]}
     nv, nr = len(snap["views"]), len(snap["regions"])
     lines = [f"pytensor memory inspector: {nv} view{'s' * (nv != 1)} of {nr} buffer{'s' * (nr != 1)}"]
-    name_w = max([len(v["name"]) for v in snap["views"]] + [4])
+    # a long name is clipped in the lane's bar line (the line must fit); the line after it has room
+    name_w = min(max([len(v["name"]) for v in snap["views"]] + [4]), width - BAR - 6)
     wrap = functools.partial(textwrap.wrap, width=width, initial_indent="      ", subsequent_indent="        ",
                              break_on_hyphens=False)
     for k, r in enumerate(snap["regions"]):
@@ -160,6 +182,9 @@ def to_text(snap, previews, width=WIDTH):
         if p["length"]:
             head = previews[p["pos"]:p["pos"] + min(p["length"], 24)]
             lines.append(f"  bytes {p['start']}..: {head.hex(' ')}{' ...' if p['length'] > 24 else ''}")
+        if "union_bytes" in r:
+            lines += textwrap.wrap(_total_text(r, len(r["views"])), width=width, initial_indent="  ",
+                                   subsequent_indent="    ")
         for vid in r["views"]:
             v = vmap[vid]
             lo, hi = v["footprint"]
@@ -170,6 +195,8 @@ def to_text(snap, previews, width=WIDTH):
                 about.append(v.get("note") or "temporary")
             if v["max_hits"] > 1:
                 about.append(f"reads bytes up to {v['max_hits']}x")
+            if "exclusive_bytes" in v:
+                about.append(_owns_text(v))
             shares = []
             for o in snap["overlaps"]:
                 if v["id"] in (o["a"], o["b"]) and o["shared_bytes"] != 0:
@@ -183,7 +210,8 @@ def to_text(snap, previews, width=WIDTH):
             if vals:
                 about.append("values " + ", ".join(f"{_index_text(i)}={_fmt_value(x)}" for i, x in vals[:4])
                              + ("\u2026" if len(vals) > 4 else ""))
-            lines.append(f"  {v['name']:<{name_w}} |{_bar(v, r['nbytes'])}|")
+            name = v["name"] if len(v["name"]) <= name_w else v["name"][:name_w - 1] + "\u2026"
+            lines.append(f"  {name:<{name_w}} |{_bar(v, r['nbytes'])}|")
             lines += wrap("; ".join(about))
     for g in snap.get("gone", []):
         lines += textwrap.wrap(f"freed: {g['name']} ({g['note']})", width=width, subsequent_indent="    ")

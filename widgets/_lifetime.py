@@ -25,7 +25,7 @@ from __future__ import annotations
 import sys
 import weakref
 
-from ._snapshot import _buffer_array, _exporter, _is_pytensor, _owner_of, footprint
+from ._snapshot import _buffer_array, _exporter, _is_pytensor, _owner_of, _plain, footprint
 
 __all__ = ["owners", "span_of", "Watch", "module_of"]
 
@@ -75,6 +75,7 @@ def span_of(owner, holds):
         return ("cpu" if dev in ("cpu", "cpu:0") else dev), lo, lo + int(owner.nbytes())
     np = sys.modules.get("numpy")
     if np is not None and isinstance(owner, np.ndarray):
+        owner = _plain(owner)
         ai = owner.__array_interface__
         lo, hi = footprint(owner.shape, owner.strides, owner.dtype.itemsize, int(ai["data"][0]))
         return "cpu", lo, hi

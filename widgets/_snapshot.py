@@ -15,6 +15,11 @@ export and the text summary all draw the same ``snapshot`` dict:
   exact touched-byte counts where they are cheap, self-overlap and idiom tags.
 * ``overlaps``: pairs of views whose footprints intersect, with the exact
   number of shared bytes where it is cheap to count.
+* who owns what (``account_bytes``): per view ``exclusive_bytes`` (touched
+  by no other view of the picture) and ``shared_bytes``; per region
+  ``union_bytes`` (each byte once, however many views read it) beside
+  ``touched_sum`` (what adding the views up would say). ``None`` means too
+  costly to count, and ``ownership_note``/``union_note`` say why.
 
 The bytes themselves travel separately, as one ``bytes`` blob of bounded
 windows (``PREVIEW_BYTES`` per region), never as JSON lists. Memory is read
@@ -36,7 +41,7 @@ import weakref
 
 __all__ = [
     "PREVIEW_BYTES", "snapshot", "resolve", "build", "footprint", "elements_in_window", "layout_stats",
-    "idiom_tags", "shared_bytes", "read_memory",
+    "idiom_tags", "shared_bytes", "account_bytes", "read_memory",
 ]
 
 SNAPSHOT_VERSION = 1
@@ -294,6 +299,167 @@ def shared_bytes(a, b):
     return int(np.count_nonzero(masks[0] & masks[1]))
 
 
+# ====================================================================== who owns what
+# How many bytes each view reaches alone, and how many distinct bytes all of a
+# buffer's views reach together (each byte once, however many views read it).
+# Views are split into groups that share bytes (footprints meet and the pair
+# count is not 0). Layout rules answer most groups at once (a view inside a
+# dense view's footprint owns nothing alone); the rest are counted exactly by
+# a sweep over each view's touched intervals, when that is cheap.
+ACCOUNT_EVENTS = 1 << 23   # element starts one group's sweep may sort; beyond it the numbers are unknown
+
+
+def _touched_intervals(v):
+    """A view's touched bytes as sorted, disjoint, non-adjacent ``(starts, ends)`` arrays.
+
+    The caller bounds ``numel`` for views that are not dense.
+    """
+    import numpy as np
+    lo, hi = v["footprint"]
+    if v["dense"] or v["numel"] == 0:
+        return np.array([lo] if hi > lo else [], np.int64), np.array([hi] if hi > lo else [], np.int64)
+    s = np.sort(_offsets(v["shape"], v["bstrides"], v["offset"]))     # np.unique hashes: far slower
+    # Every element is itemsize long, so ends are as sorted as starts: a run of touching or
+    # overlapping (or repeated) elements ends where the next start clears the previous end.
+    first = np.flatnonzero(np.concatenate(([True], s[1:] > s[:-1] + v["itemsize"])))
+    last = np.concatenate((first[1:] - 1, [len(s) - 1]))
+    return s[first], s[last] + v["itemsize"]
+
+
+def _sweep(intervals):
+    """Union length and, per input, the bytes no other input covers; ``intervals[k]`` is ``(starts, ends)``."""
+    import numpy as np
+    n = len(intervals)
+    pos = np.concatenate([a for a, _ in intervals] + [b for _, b in intervals])
+    delta = np.concatenate([np.ones(len(a), np.int64) for a, _ in intervals]
+                           + [-np.ones(len(b), np.int64) for _, b in intervals])
+    who = np.concatenate([np.full(len(a), k, np.int64) for k, (a, _) in enumerate(intervals)] * 2)
+    order = np.argsort(pos, kind="stable")      # at one position every start comes before every end
+    pos, delta, who = pos[order], delta[order], who[order]
+    # Each input's own intervals are disjoint, so between two events the running count is the
+    # number of inputs covering the bytes, and when it is 1 the running sum of ids names that input.
+    count, ident = np.cumsum(delta)[:-1], np.cumsum(delta * who)[:-1]
+    seg = np.diff(pos)
+    alone = (count == 1) & (seg > 0)
+    excl = np.bincount(ident[alone], weights=seg[alone], minlength=n)
+    return int(seg[count > 0].sum()), [int(x) for x in excl]
+
+
+def _groups(views, overlaps):
+    """Views joined by pairs whose footprints meet and whose shared count is not 0, as lists."""
+    parent = {v["id"]: v["id"] for v in views}
+
+    def root(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+    for o in overlaps:
+        if o["shared_bytes"] != 0:
+            parent[root(o["a"])] = root(o["b"])
+    out = {}
+    for v in views:
+        out.setdefault(root(v["id"]), []).append(v)
+    return list(out.values())
+
+
+def _inside(v, d):
+    return d["footprint"][0] <= v["footprint"][0] and v["footprint"][1] <= d["footprint"][1]
+
+
+def _account_group(group, pair):
+    """Exclusive bytes of each view in ``group`` and the group's union: ``(union, note)``."""
+    if len(group) == 1:
+        v = group[0]
+        v["exclusive_bytes"] = v["touched_bytes"]
+        return v["touched_bytes"], "" if v["touched_bytes"] is not None else "too many elements to count"
+    lo = min(v["footprint"][0] for v in group)
+    hi = max(v["footprint"][1] for v in group)
+    dense = [v for v in group if v["dense"]]
+    union = next((hi - lo for d in dense if d["footprint"] == [lo, hi]), None)
+    for v in group:
+        # every byte of a view inside another dense view's footprint is read by that view too
+        v["exclusive_bytes"] = 0 if any(d is not v and _inside(v, d) for d in dense) else None
+    if len(group) == 2:
+        a, b = group
+        n = pair.get((a["id"], b["id"]))
+        if n is not None and a["touched_bytes"] is not None and b["touched_bytes"] is not None:
+            a["exclusive_bytes"], b["exclusive_bytes"] = a["touched_bytes"] - n, b["touched_bytes"] - n
+            return a["touched_bytes"] + b["touched_bytes"] - n, ""
+    if union is not None and all(v["exclusive_bytes"] is not None for v in group):
+        return union, ""
+    return _count_group(group, union)
+
+
+def _count_group(group, union):
+    """The exact sweep over countable views; views too large to walk get what the rules allow."""
+    big = [v for v in group if not v["dense"] and v["numel"] > EXACT_LIMIT]
+    work = sum(v["numel"] for v in group if not v["dense"])
+    if work - sum(v["numel"] for v in big) > ACCOUNT_EVENTS:
+        why = f"these views have {work:,} elements together, too many to count"
+        for v in group:
+            if v["exclusive_bytes"] is None:
+                v["ownership_note"] = why
+        return union, "" if union is not None else why
+    small = [v for v in group if v not in big]
+    total, excl = _sweep([_touched_intervals(v) for v in small]) if small else (0, [])
+    for v, e in zip(small, excl):
+        v["exclusive_bytes"] = e
+    for u in big:
+        # A view too large to walk can still be placed: inside a dense view it reads nothing alone
+        # and adds nothing to the union, but it may take bytes another view seemed to own alone.
+        why = f"{u['name']} has {u['numel']:,} elements, too many to count"
+        if u["exclusive_bytes"] != 0:
+            u["ownership_note"] = why
+            u["exclusive_bytes"] = None
+            total = None
+        for v in small:
+            if v["exclusive_bytes"] and _meets(v, u):
+                v["exclusive_bytes"], v["ownership_note"] = None, why
+    if total is None:
+        return union, "" if union is not None else "a view too large to count reaches bytes no other view covers"
+    return (union if union is not None else total), ""
+
+
+def _meets(a, b):
+    return a["footprint"][0] < b["footprint"][1] and b["footprint"][0] < a["footprint"][1]
+
+
+def account_bytes(region, views, overlaps):
+    """Fill in who owns what: per view ``exclusive_bytes`` (touched by no other view of this picture),
+    ``shared_bytes`` (touched by at least one other) and ``ownership_note`` (why a number is None);
+    per region ``union_bytes`` (distinct bytes all views touch), ``union_note`` and ``touched_sum``
+    (the double-counting total: each view's touched bytes added up).
+
+    >>> vs = [{"id": "a", "name": "a", "footprint": [0, 16], "touched_bytes": 16, "dense": True, "numel": 4},
+    ...       {"id": "b", "name": "b", "footprint": [8, 24], "touched_bytes": 16, "dense": True, "numel": 4}]
+    >>> r = {}
+    >>> account_bytes(r, vs, [{"a": "a", "b": "b", "shared_bytes": 8}])
+    >>> r["union_bytes"], [(v["exclusive_bytes"], v["shared_bytes"]) for v in vs]
+    (24, [(8, 8), (8, 8)])
+    """
+    pair = {}
+    for o in overlaps:
+        pair[(o["a"], o["b"])] = pair[(o["b"], o["a"])] = o["shared_bytes"]
+    union, notes = 0, []
+    for v in views:
+        v["ownership_note"] = ""
+    for group in _groups(views, overlaps):
+        n, note = _account_group(group, pair)
+        union = None if n is None or union is None else union + n
+        if note and note not in notes:
+            notes.append(note)
+    for v in views:
+        t, e = v["touched_bytes"], v["exclusive_bytes"]
+        v["shared_bytes"] = t - e if t is not None and e is not None else None
+        if e is None and not v["ownership_note"]:
+            v["ownership_note"] = "too many elements to count" if t is None else "too costly to count"
+    sizes = [v["touched_bytes"] for v in views]
+    region["union_bytes"] = union
+    region["union_note"] = "; ".join(notes) if union is None else ""
+    region["touched_sum"] = None if None in sizes else sum(sizes)
+
+
 # ====================================================================== reading memory
 def read_memory(addr, n):
     """``n`` bytes at ``addr``. The caller guarantees the memory is alive (a live owner spans it)."""
@@ -401,6 +567,19 @@ def _resolve_tensor(t):
     }
 
 
+def _plain(arr):
+    """``arr`` as a plain ndarray over the same memory: an ndarray subclass may override
+    ``__array_interface__``, ``shape`` or ``strides`` and describe memory it does not hold, so
+    every layout fact is read through NumPy's own getters."""
+    import numpy as np
+    return arr if type(arr) is np.ndarray else np.ndarray.view(arr, np.ndarray)
+
+
+def _nd_base(arr):
+    import numpy as np
+    return np.ndarray.base.__get__(arr)
+
+
 def _owner_of(arr):
     """Walk ``arr.base`` to the first object that is not an ndarray: ``(root_array, owner or None)``.
 
@@ -409,10 +588,10 @@ def _owner_of(arr):
     to the object that exported the buffer.
     """
     import numpy as np
-    root, owner = arr, arr.base
+    root, owner = arr, _nd_base(arr)
     for _ in range(1000):
         if isinstance(owner, np.ndarray):
-            root, owner = owner, owner.base
+            root, owner = owner, _nd_base(owner)
         elif hasattr(owner, "__array_interface__") and isinstance(getattr(owner, "base", None), np.ndarray) \
                 and not _is_pytensor(owner):
             root, owner = owner.base, owner.base.base
@@ -429,13 +608,14 @@ def _exporter(obj):
 
 
 def _resolve_ndarray(arr, kind, holds, owner=None):
+    named_root, base_owner = _owner_of(arr)
+    arr, root = _plain(arr), _plain(named_root)
     ai = arr.__array_interface__
     addr0 = int(ai["data"][0])
     readonly = bool(ai["data"][1])
     isz = arr.dtype.itemsize
     shape = tuple(int(n) for n in arr.shape)
     bstrides = tuple(int(s) for s in arr.strides)
-    root, base_owner = _owner_of(arr)
     if owner is None:
         owner = base_owner
     src = None
@@ -463,8 +643,8 @@ def _resolve_ndarray(arr, kind, holds, owner=None):
         label = tname
         if tname == "PyCapsule":      # np.from_dlpack's base: the producer's memory, held by the capsule
             label = "capsule"
-        if getattr(root, "filename", None):       # np.memmap knows its file and mode
-            label = f"{root.filename} ({getattr(root, 'mode', '?')})"
+        if getattr(named_root, "filename", None):       # np.memmap knows its file and mode
+            label = f"{named_root.filename} ({getattr(named_root, 'mode', '?')})"
         src = {"key": f"owner:{lo:x}:{id(owner):x}", "kind": "owner", "provenance": _owner_provenance(owner),
                "label": label, "readonly": ro, "refcount": None, "version": None, "device": _HOST,
                "type": tname}
@@ -673,9 +853,19 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
                 if hi > lo:
                     overlaps.append({"region": r["id"], "a": a["id"], "b": b["id"], "lo": lo, "hi": hi,
                                      "shared_bytes": _shared(a, b)})
+    by_region = {}
+    for o in overlaps:
+        by_region.setdefault(o["region"], []).append(o)
+    for r in regions:
+        account_bytes(r, [vmap[i] for i in r["views"]], by_region.get(r["id"], []))
+    # with whom each view shares, in picture order (how many bytes: the pair's entry in overlaps)
+    partners = {v["id"]: [] for v in views}
+    for o in overlaps:
+        if o["shared_bytes"] != 0:
+            partners[o["a"]].append(o["b"])
+            partners[o["b"]].append(o["a"])
     for v in views:
-        v["overlaps_with"] = [o["b"] if o["a"] == v["id"] else o["a"] for o in overlaps
-                              if v["id"] in (o["a"], o["b"]) and o["shared_bytes"] != 0]
+        v["overlaps_with"] = sorted(partners[v["id"]], key=order.__getitem__)
     snap = {"version": SNAPSHOT_VERSION, "byteorder": sys.byteorder, "regions": regions, "views": views,
             "overlaps": overlaps, "gone": list(gone), "preview_bytes": preview_bytes}
     return snap, bytes(blob)
@@ -701,6 +891,7 @@ def _view_dict(vid, name, it, r_lo, rid):
     lo, hi = it["_fp_abs"][0] - r_lo, it["_fp_abs"][1] - r_lo
     touched, hits, exact = layout_stats(shape, bstrides, isz)
     numel = math.prod(shape)
+    badge = _badges(it["source"])[0]
     return {
         "id": vid, "name": name, "kind": it["kind"], "type": it["type"], "region": rid,
         "dtype": it["dtype"], "itemsize": isz, "endian": it["endian"],
@@ -712,6 +903,8 @@ def _view_dict(vid, name, it, r_lo, rid):
         "self_overlap": (hits > 1) if exact else None,
         "dense": bool(exact and hits <= 1 and touched == hi - lo),
         "contiguous": it["contiguous"], "readonly": it["readonly"], "version": it["version"],
+        # the badge of the memory owner this object came through (a buffer can have several)
+        "provenance": badge["text"], "provenance_kind": badge["kind"],
         "tags": idiom_tags(shape, bstrides, isz, hits) + ([] if exact else ["maybe overlapping"]),
         # "temporary": the view object is gone and its bytes are not; drawn from its layout record
         "status": it.get("status", "live"),

@@ -19,9 +19,14 @@ export const LIMITS = {
   frameCells: 40000,       // element cells and runs one renderSvg may draw
   lanes: 256,              // lanes drawn per frame; the rest are counted in one line
   laneOverlaps: 16,        // overlap rects drawn one by one per lane; more are merged into pixel runs
+  cellIndices: 256,        // indices listed in one repeated cell's data-indices; the rest are counted
+  tableRows: 64,           // rows of one buffer's ownership table; the rest are counted in one line
+  tablePartners: 6,        // names in one "shared with" cell before "and n more"
 };
 export const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
 const W_DEFAULT = 980, LABEL_W = 210, PAD = 10, CHAR_W = 6.2;
+// With the order path on, a lane gains a row of indices above its cells and room for the path below.
+const LANE_H = 32, ORDER_ROW = 10, ORDER_BELOW = 16, IDX_CHAR_W = 5.2, ROW_H = 16;
 
 // ------------------------------------------------------------------ layout arithmetic
 /**
@@ -188,6 +193,28 @@ function cellLabel(val, hits, room) {
   return room >= suffix.length + 2 ? abbreviate(val, room - suffix.length) + suffix : abbreviate(val, room);
 }
 
+/** An index as `[1, 2]` in at most `room` characters: spaces go first, then brackets, then all but the last. */
+export function indexText(index, room) {
+  for (const t of [`[${index.join(", ")}]`, `[${index.join(",")}]`, index.join(",")]) if (t.length <= room) return t;
+  const last = String(index.length ? index[index.length - 1] : "");
+  return room >= last.length + 1 ? "\u2026" + last : "";
+}
+
+/** The indices of one cell in `room` characters: all of a few, else the first and last, else the first. */
+export function indicesText(idxs, room) {
+  if (idxs.length <= 1) return indexText(idxs[0] || [], room);
+  const all = idxs.map((i) => `[${i.join(",")}]`).join(" ");
+  if (idxs.length <= 4 && all.length <= room) return all;
+  const a = idxs[0], b = idxs[idxs.length - 1];
+  for (const t of [`[${a.join(", ")}]\u2026[${b.join(", ")}]`, `[${a.join(",")}]\u2026[${b.join(",")}]`]) {
+    if (t.length <= room) return t;
+  }
+  const head = indexText(a, room - 1);
+  return head ? head + "\u2026" : "";
+}
+
+const idxList = (i) => `[${i.join(", ")}]`;
+
 // ------------------------------------------------------------------ state helpers
 /** Python's snapshot dict + the previews blob -> renderable state (each region gets `.bytes`). */
 export function attachPreviews(snapshot, previews) {
@@ -280,6 +307,10 @@ export function visibleRange(region, ui = {}) {
 function shapeText(v) { return `${v.dtype}[${v.shape.join(", ")}]`; }
 const isTemporary = (v) => v.status === "temporary";
 
+/** Whether a region shows its logical-order path (detail mode only) and its ownership table. */
+export const orderShown = (ui, r) => !(ui.order && ui.order[r.id] === false);
+export const tableShown = (ui, r) => (ui.table && r.id in ui.table ? ui.table[r.id] : ui.tableDefault !== false);
+
 // ------------------------------------------------------------------ hover descriptions (pure)
 /**
  * Every (view, index) that reads byte `off` of region `rid`, with values.
@@ -325,8 +356,39 @@ export function describeView(state, vid) {
     strides: v.strides, bstrides: v.bstrides, storage_offset: v.storage_offset, offset: v.offset,
     footprint: v.footprint, contiguous: v.contiguous, tags: v.tags || [], numel: v.numel,
     touched: v.touched_bytes, max_hits: v.max_hits, readonly: v.readonly, overlaps,
+    exclusive: v.exclusive_bytes, shared: v.shared_bytes, ownership_note: v.ownership_note || "",
     status: v.status || "live", note: v.note || "",
   };
+}
+
+/**
+ * What hovering the element cell of view `vid` at byte `start` shows: every index of this view
+ * that reads the cell (a repeated cell has several), and the elements of every other view whose
+ * bytes meet it, with values. Bounded like describeByte.
+ */
+export function describeElement(state, vid, start) {
+  const v = state.viewById[vid];
+  const r = v && state.regions.find((x) => x.id === v.region);
+  if (!r) return null;
+  const end = start + v.itemsize;
+  let left = LIMITS.frameBudget, truncated = false;
+  const mine = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, start, end, LIMITS.hoverReaders, LIMITS.walkBudget);
+  left -= mine.visited;
+  const indices = mine.filter((e) => e.start === start).map((e) => e.index);
+  const others = [];
+  for (const w of regionViews(state, r)) {
+    if (w.id === vid || (w.footprint && (end <= w.footprint[0] || start >= w.footprint[1]))) continue;
+    const room = LIMITS.hoverReaders - others.length;
+    if (room <= 0 || left <= 0) { truncated = true; break; }
+    const els = elementsInWindow(w.shape, w.bstrides, w.itemsize, w.offset, start, end, room, Math.min(LIMITS.walkBudget, left));
+    left -= els.visited;
+    truncated = truncated || els.truncated;
+    for (const e of els) {
+      others.push({ view: w.id, name: w.name, index: e.index, start: e.start, end: e.start + w.itemsize, value: valueAt(r, w, e.start) });
+    }
+  }
+  return { view: vid, name: v.name, start, end, value: valueAt(r, v, start), indices,
+    indicesTruncated: mine.truncated, others, truncated };
 }
 
 function tipForByte(d) {
@@ -340,7 +402,26 @@ function tipForByte(d) {
     (rows ? `<table>${rows}</table>` : d.truncated ? "" : `<div class="pti-dim">no inspected view reads this byte</div>`) + more;
 }
 
-const MAX_TIP_OVERLAPS = 12;
+const MAX_TIP_OVERLAPS = 12, MAX_TIP_INDICES = 24;
+
+function tipForElement(d) {
+  if (!d) return "";
+  const idx = d.indices.length ? d.indices : [[]];
+  const shown = idx.slice(0, MAX_TIP_INDICES).map(idxList).join(", ") +
+    (idx.length > MAX_TIP_INDICES || d.indicesTruncated ? ", \u2026" : "");
+  const head = `<div class="pti-tip-h"><b>${esc(d.name)}</b>${idxList(idx[0])} = ${d.value == null ? "?" : esc(d.value)} ` +
+    `<span class="pti-dim">bytes [${d.start}, ${d.end})</span></div>` +
+    (idx.length > 1 ? `<div>read by ${idx.length}${d.indicesTruncated ? "+" : ""} indices: ${shown}</div>` : "");
+  const rows = d.others.map((x) => `<tr><td><b>${esc(x.name)}</b>${idxList(x.index)}</td>` +
+    `<td>${x.value == null ? "<i>not in preview</i>" : esc(x.value)}</td>` +
+    `<td class="pti-dim">bytes [${x.start}, ${x.end})</td></tr>`).join("");
+  const more = d.truncated ? `<div class="pti-dim">more not listed (too many to search in one hover)</div>` : "";
+  return head + (rows ? `<div>the same bytes in other lanes:</div><table>${rows}</table>`
+    : `<div class="pti-dim">no other lane reads these bytes</div>`) + more;
+}
+
+// Exact below 10 KiB (what a learner counts by hand), rounded above.
+const bytesOrUnknown = (n) => (n == null ? "?" : n < 10240 ? `${n} B` : fmtBytes(n));
 
 function tipForView(d) {
   if (!d) return "";
@@ -359,6 +440,8 @@ function tipForView(d) {
     `<tr><td>offset</td><td>${d.storage_offset} elements, byte ${d.offset} of the buffer</td></tr>` +
     `<tr><td>dtype</td><td>${esc(d.dtype)} (${d.itemsize} B)</td></tr>` +
     `<tr><td>footprint</td><td>bytes [${d.footprint[0]}, ${d.footprint[1]}), touches ${d.touched == null ? "?" : d.touched} B</td></tr>` +
+    (d.exclusive !== undefined ? `<tr><td>owns</td><td>${bytesOrUnknown(d.exclusive)} alone, ${bytesOrUnknown(d.shared)} ` +
+      `shared with other lanes${d.ownership_note ? ` <span class="pti-dim">(${esc(d.ownership_note)})</span>` : ""}</td></tr>` : "") +
     `<tr><td>contiguous</td><td>${d.contiguous ? "yes" : "no"}${d.readonly ? " \u00b7 read-only" : ""}</td></tr>` +
     `<tr><td>idiom</td><td>${d.tags.map((t) => `<span class="pti-tag">${esc(t)}</span>`).join(" ")}` +
     `${d.max_hits > 1 ? ` each byte read up to ${d.max_hits}\u00d7` : ""}</td></tr></table>` +
@@ -386,6 +469,28 @@ function zoomButtons(rid, x, y) {
   return acts.map(([act, label, title], k) => `<g class="pti-zoom" data-act="${act}" data-region="${esc(rid)}" ` +
     `transform="translate(${x + k * 22},${y})"><title>${title}</title><rect width="20" height="16" rx="3"/>` +
     `<text x="10" y="12" text-anchor="middle">${label}</text></g>`).join("");
+}
+
+/** A pressed/unpressed text button in a region's header; `act` names what it toggles. */
+function toggleButton(rid, act, label, on, title, x, y) {
+  const w = Math.round(label.length * CHAR_W + 12);
+  return [`<g class="pti-toggle${on ? " pti-on" : ""}" data-act="${act}" data-region="${esc(rid)}" role="button" ` +
+    `aria-pressed="${on}" transform="translate(${x},${y})"><title>${esc(title)}</title><rect width="${w}" height="16" rx="3"/>` +
+    `<text x="${w / 2}" y="12" text-anchor="middle">${label}</text></g>`, w];
+}
+
+function headerButtons(r, ui, detail, width, y) {
+  const parts = [zoomButtons(r.id, width - PAD - 5 * 22, y)];
+  let x = width - PAD - 5 * 22 - 10;
+  const add = (act, label, on, title) => {
+    const w = toggleButton(r.id, act, label, on, title, 0, 0)[1];
+    x -= w;
+    parts.push(toggleButton(r.id, act, label, on, title, x, y)[0]);
+    x -= 4;
+  };
+  add("table", "table", tableShown(ui, r), "show or hide who owns what: each view's bytes, alone and shared");
+  if (detail) add("order", "order", orderShown(ui, r), "show or hide each lane's indices and the order it walks its elements");
+  return [parts.join(""), x];
 }
 
 function ticks(z0, z1, x0, w, y) {
@@ -470,9 +575,10 @@ function regionSvg(state, r, k, ui, y0, width, frame) {
   let y = y0;
   parts.push(`<g class="pti-region${detail ? " pti-detail" : " pti-summary"}" data-region="${esc(r.id)}" ` +
     `data-start="${z0}" data-end="${z1}" data-nbytes="${r.nbytes}">`);
-  parts.push(`<text class="pti-title" x="${PAD}" y="${y + 13}">buffer ${k + 1} \u00b7 ${fmtBytes(r.nbytes)} ` +
-    `at ${esc(r.addr)}${r.host ? "" : ` on ${esc(r.device)} (no host access)`}</text>`);
-  parts.push(zoomButtons(r.id, width - PAD - 5 * 22, y));
+  const [buttons, bx0] = headerButtons(r, ui, detail, width, y);
+  const title = `buffer ${k + 1} \u00b7 ${fmtBytes(r.nbytes)} at ${r.addr}${r.host ? "" : ` on ${r.device} (no host access)`}`;
+  parts.push(`<text class="pti-title" x="${PAD}" y="${y + 13}">${esc(clip(title, Math.floor((bx0 - PAD) / 7.4)))}</text>`);
+  parts.push(buttons);
   y += 20;
   let bx = PAD;
   for (const b of r.badges || []) {
@@ -526,17 +632,25 @@ function regionSvg(state, r, k, ui, y0, width, frame) {
     });
     y += 20;
   }
-  // one lane per view
+  // one lane per view; with the order path on, each lane has a row of indices above and the path below
+  const order = detail && orderShown(ui, r);
+  const laneH = LANE_H + (order ? ORDER_ROW + ORDER_BELOW : 0);
   for (const v of drawn) {
-    parts.push(laneSvg(state, r, v, { z0, z1, sx, sw, y, detail, scale, els: perView[v.id],
-      flash: frame.changedViews.has(v.id), hit }, frame));
-    y += 32;
+    parts.push(laneSvg(state, r, v, { z0, z1, sx, sw, y: y + (order ? ORDER_ROW : 0), detail, order, scale,
+      els: perView[v.id], flash: frame.changedViews.has(v.id), hit }, frame));
+    y += laneH;
   }
+  if (order) frame.ordered = true;
   if (drawn.length < views.length) {
     const more = views.length - drawn.length;
     parts.push(`<text class="pti-dim pti-more" x="${PAD}" y="${y + 12}">and ${more} more view${more === 1 ? "" : "s"} ` +
       `of this buffer, not drawn (more than ${LIMITS.lanes} lanes in one picture); hovering a byte still lists them</text>`);
     y += 20;
+  }
+  if (tableShown(ui, r)) {
+    const [svg, next] = tableSvg(state, r, views, y + 4, width, frame);
+    parts.push(svg);
+    y = next;
   }
   parts.push(`</g>`);
   return [parts.join(""), y + 10];
@@ -597,7 +711,11 @@ function overlapRects(state, v, frame, x, y, z0, z1) {
     ` and ${u.n - u.names.length} more` : ""}: bytes [${u.lo}, ${u.hi})`)).join("");
 }
 
-/** A lane's elements in detail mode: one cell per distinct start, its value abbreviated to fit. */
+/**
+ * A lane's elements in detail mode: one cell per distinct start, its value abbreviated to fit.
+ * With the order path on, each cell also gets its indices above it and the lane the path that
+ * visits its cells in logical (row-major index) order.
+ */
 function detailCells(r, v, o, frame, x) {
   const els = o.els;
   const [f0, f1] = v.footprint;
@@ -607,24 +725,96 @@ function detailCells(r, v, o, frame, x) {
   for (const e of els) { if (!byStart.has(e.start)) byStart.set(e.start, []); byStart.get(e.start).push(e.index); }
   if (byStart.size > frame.work.cells) return { svg: overviewRun(v, o, x, a, b, "this picture's drawing budget is spent"), overview: true };
   frame.work.cells -= byStart.size;
-  const parts = [], labels = [], y = o.y, fill = tint(v.color || PALETTE[0]);
+  const parts = [], labels = [], y = o.y, fill = tint(v.color || PALETTE[0]), cells = new Map();
   for (const [start, idxs] of byStart) {
     const x0 = x(start), x1 = x(start + v.itemsize), w = Math.max(1, x1 - x0 - 1);
+    cells.set(start, { cx: x0 + w / 2 + 0.5, w, n: idxs.length });
     const val = valueAt(r, v, start);
     const multi = idxs.length > 1;
     const ecls = ["pti-el", multi ? "pti-multi" : "", o.hit(start, start + v.itemsize) ? "pti-flash" : ""].filter(Boolean).join(" ");
     const index = idxs[0].join(",");
+    const all = idxs.slice(0, LIMITS.cellIndices).map((i) => i.join(",")).join(";") + (idxs.length > LIMITS.cellIndices ? ";\u2026" : "");
     parts.push(`<rect class="${ecls}" data-view="${esc(v.id)}" data-index="${index}" data-start="${start}" ` +
-      `data-hits="${idxs.length}" x="${(x0 + 0.5).toFixed(2)}" y="${y + 5}" width="${w.toFixed(2)}" height="18" ` +
+      `data-hits="${idxs.length}" data-indices="${all}" x="${(x0 + 0.5).toFixed(2)}" y="${y + 5}" width="${w.toFixed(2)}" height="18" ` +
       `fill="${fill}"/>`);
     const label = val == null ? "" : cellLabel(val, idxs.length, Math.floor((w - 3) / CHAR_W));
     if (label) {
       labels.push(`<text class="pti-val" data-view="${esc(v.id)}" data-index="${index}" x="${(x0 + w / 2 + 0.5).toFixed(2)}" ` +
         `y="${y + 18}" text-anchor="middle">${esc(label)}</text>`);
     }
+    const itext = o.order ? indicesText(idxs, Math.floor((w - 2) / IDX_CHAR_W)) : "";
+    if (itext) {
+      labels.push(`<text class="pti-idx" data-view="${esc(v.id)}" data-index="${index}" x="${(x0 + w / 2 + 0.5).toFixed(2)}" ` +
+        `y="${y - 1}" text-anchor="middle">${esc(itext)}</text>`);
+    }
   }
+  if (o.order) labels.push(orderSvg(v, els, cells, y + 23, Math.max(1, v.itemsize * o.scale), frame));
   if (els.truncated) labels.push(`<text class="pti-dim" x="${o.sx + o.sw}" y="${y + 12}" text-anchor="end">\u2026</text>`);
   return { svg: parts.join(""), labels: labels.join("") };
+}
+
+/** Flat row-major position of an index, to tell consecutive indices from a walk that left the window. */
+function flatIndex(shape, index) {
+  let f = 0;
+  for (let d = 0; d < shape.length; d++) f = f * shape[d] + index[d];
+  return f;
+}
+
+/**
+ * The order a view walks its cells, under the lane: one arc per step between cells with an
+ * arrowhead at its lowest point pointing the way the walk goes (so a flipped view's arrows point
+ * left, and a transpose's long arcs jump back), a loop marker with "×n" on each cell read by n
+ * indices, and a dashed arc where the walk leaves the visible window and comes back. `els` come
+ * in row-major index order (elementsInWindow's walk); equal steps are drawn once. Each step costs
+ * one cell of the frame's drawing budget.
+ */
+function orderSvg(v, els, cells, yb, cellW, frame) {
+  const steps = new Map(), starts = [];
+  let prev = null, prevFlat = 0;
+  for (const e of els) {
+    const flat = flatIndex(v.shape, e.index);
+    if (prev !== null && e.start !== prev) {
+      const gap = flat !== prevFlat + 1, key = `${prev}>${e.start}${gap ? "~" : ""}`;
+      if (!steps.has(key)) steps.set(key, { from: prev, to: e.start, gap });
+    }
+    if (e.start !== prev) starts.push(e.start);
+    prev = e.start;
+    prevFlat = flat;
+  }
+  const loops = [...cells.entries()].filter(([, c]) => c.n > 1);
+  if (steps.size + loops.length > frame.work.cells) {
+    return `<g class="pti-order-skipped" data-view="${esc(v.id)}"><title>order path not drawn: this picture's drawing budget is spent</title></g>`;
+  }
+  frame.work.cells -= steps.size + loops.length;
+  // Steps of one kind share one <path> (subpaths), and so do their arrowheads: a lane of a few
+  // hundred elements stays a handful of nodes for the browser to lay out.
+  const d = { fwd: [], back: [], fwdGap: [], backGap: [], fwdArrow: [], backArrow: [] };
+  for (const st of steps.values()) {
+    const x0 = cells.get(st.from).cx, x1 = cells.get(st.to).cx, dx = x1 - x0, mx = (x0 + x1) / 2;
+    // Arcs deepen with the length of the jump in cells (logarithmically, to fit under the lane), so a
+    // transpose's short forward jumps and long jumps back part into two families.
+    const depth = Math.min(ORDER_BELOW - 1, 3 + 4 * Math.log2(1 + Math.abs(dx) / cellW));
+    const kind = st.to < st.from ? "back" : "fwd";     // a step back in memory is drawn in the warning colour
+    d[kind + (st.gap ? "Gap" : "")].push(`M${x0.toFixed(1)} ${yb}Q${mx.toFixed(1)} ${(yb + 2 * depth).toFixed(1)} ${x1.toFixed(1)} ${yb}`);
+    if (Math.abs(dx) >= 6) {
+      const dir = Math.sign(dx), ya = yb + depth, h = 2.6;
+      d[kind + "Arrow"].push(`M${(mx + dir * h).toFixed(1)} ${ya.toFixed(1)}L${(mx - dir * h).toFixed(1)} ${(ya - h).toFixed(1)}` +
+        `L${(mx - dir * h).toFixed(1)} ${(ya + h).toFixed(1)}Z`);
+    }
+  }
+  const parts = [`<g class="pti-order" data-view="${esc(v.id)}" data-starts="${starts.join(",")}">`];
+  const path = (cls, list) => (list.length ? `<path class="${cls}" d="${list.join("")}"/>` : "");
+  parts.push(path("pti-step", d.fwd), path("pti-step pti-step-back", d.back), path("pti-step pti-step-gap", d.fwdGap),
+    path("pti-step pti-step-back pti-step-gap", d.backGap), path("pti-step-arrow", d.fwdArrow),
+    path("pti-step-arrow pti-step-back", d.backArrow));
+  for (const [start, c] of loops) {
+    const cy = yb + 4.5, n = `\u00d7${abbreviate(String(c.n), 5)}`;
+    const showN = c.w >= n.length * IDX_CHAR_W + 14;
+    parts.push(`<g class="pti-loop" data-start="${start}"><circle cx="${c.cx.toFixed(1)}" cy="${cy}" r="3.5"/>` +
+      (showN ? `<text x="${(c.cx + 6).toFixed(1)}" y="${yb + 9}">${n}</text>` : "") + `</g>`);
+  }
+  parts.push(`</g>`);
+  return parts.join("");
 }
 
 /** A lane in overview mode: runs of touched bytes when they are few, else the footprint shaded by density. */
@@ -666,23 +856,141 @@ function overviewRun(v, o, x, a, b, why) {
     `(${esc(why)}): ${share}; zoom in to see elements</title></rect>`;
 }
 
+// ------------------------------------------------------------------ who owns what
+const tuple = (xs) => (xs == null ? "\u2014" : `(${xs.join(", ")}${xs.length === 1 ? "," : ""})`);
+
+/** "base 16 B, grid 4 B, and 3 more": the views this one shares bytes with (the pairs in state.overlaps). */
+function partnersText(state, v, frame) {
+  const list = (frame.ovByView.get(v.id) || []).filter((o) => o.shared_bytes !== 0).map((o) => {
+    const w = state.viewById[o.a === v.id ? o.b : o.a];
+    return { name: w ? w.name : "?", bytes: o.shared_bytes };
+  });
+  if (!list.length) return "\u2014";
+  const shown = list.slice(0, LIMITS.tablePartners).map((p) => `${p.name} ${bytesOrUnknown(p.bytes)}`);
+  return shown.join(", ") + (list.length > LIMITS.tablePartners ? `, and ${list.length - LIMITS.tablePartners} more` : "");
+}
+
+// The table's columns: key (data-col), header, its hover text, a view's cell text, and the width in characters
+// a narrow picture may cut it to (0: never cut).
+const TABLE_COLS = [
+  ["view", "view", "the lane's name", (v) => v.name, 10],
+  ["shape", "shape", "", (v) => tuple(v.shape), 0],
+  ["dtype", "dtype", "", (v) => v.dtype, 0],
+  ["strides", "strides", "in elements: how far the next index moves", (v) => tuple(v.strides), 0],
+  ["bstrides", "in bytes", "strides in bytes", (v) => tuple(v.bstrides), 0],
+  ["offset", "offset", "storage offset, in elements", (v) => String(v.storage_offset), 0],
+  ["byte_offset", "at byte", "where element 0 is, from the start of this buffer", (v) => String(v.offset), 0],
+  ["touched", "touched", "distinct bytes the view reads", (v) => bytesOrUnknown(v.touched_bytes), 0],
+  ["exclusive", "alone", "bytes no other view in this picture reads", (v) => bytesOrUnknown(v.exclusive_bytes), 0],
+  ["shared", "shared", "bytes some other view in this picture reads too", (v) => bytesOrUnknown(v.shared_bytes), 0],
+  ["with", "shared with", "bytes in common with each other view", null, 12],
+  ["readonly", "read-only", "", (v) => (v.readonly ? "yes" : "no"), 0],
+  ["provenance", "provenance", "where the view's memory came from", (v) => v.provenance || "?", 10],
+];
+
+// Columns a narrow picture leaves out, first to last: each is also in the lane's label or hover.
+const TABLE_DROP = ["readonly", "bstrides", "byte_offset", "dtype", "offset", "strides", "shape"];
+
+/** Widths in characters of columns `cols`: their longest text, the shrinkable ones cut to fit `room`. */
+function fitColumns(cols, cells, room) {
+  const widths = cols.map((c) => Math.max(TABLE_COLS[c][1].length, ...cells.map((row) => row[c].length)));
+  for (let over = widths.reduce((p, q) => p + q, 0) - room, k = cols.length - 1; over > 0 && k >= 0; k--) {
+    const min = TABLE_COLS[cols[k]][4];
+    if (!min || widths[k] <= min) continue;
+    const cut = Math.min(over, widths[k] - min);
+    widths[k] -= cut;
+    over -= cut;
+  }
+  return widths;
+}
+
+/**
+ * Who owns what, under a buffer's lanes: one row per view (name, layout, bytes touched, alone and
+ * shared, with whom, read-only, provenance) and the buffer's total, each byte counted once. Column
+ * widths follow their text; when the picture is too narrow, the columns that may shrink clip
+ * their text (the full text is in the cell's title), and a picture narrower still leaves out the
+ * columns the lanes already show (TABLE_DROP; the table's data-hidden names them).
+ */
+function tableSvg(state, r, views, y0, width, frame) {
+  const rows = views.slice(0, LIMITS.tableRows);
+  const all = rows.map((v) => TABLE_COLS.map(([key, , , f]) => String(key === "with" ? partnersText(state, v, frame) : f(v))));
+  const chars = Math.floor((width - 2 * PAD - 14) / CHAR_W);
+  let cols = TABLE_COLS.map((_, c) => c), widths;
+  for (const drop of [null, ...TABLE_DROP]) {
+    if (drop) cols = cols.filter((c) => TABLE_COLS[c][0] !== drop);
+    widths = fitColumns(cols, all, chars - 2 * cols.length);
+    if (widths.reduce((p, q) => p + q, 0) <= chars - 2 * cols.length) break;
+  }
+  const cells = all.map((row) => cols.map((c) => row[c]));
+  const xs = [];
+  widths.reduce((x, w) => { xs.push(x); return x + (w + 2) * CHAR_W; }, PAD + 14);
+  const hidden = TABLE_COLS.filter((_, c) => !cols.includes(c)).map(([key]) => key);
+  const text = (t, k, cls, y) => {
+    const shown = clip(t, widths[k]);
+    return `<text class="${cls}" data-col="${TABLE_COLS[cols[k]][0]}" x="${xs[k].toFixed(1)}" y="${y}">` +
+      `${shown !== t ? `<title>${esc(t)}</title>` : ""}${esc(shown)}</text>`;
+  };
+  const parts = [`<g class="pti-table" data-region="${esc(r.id)}"${hidden.length ? ` data-hidden="${hidden.join(",")}"` : ""}>`];
+  parts.push(`<g class="pti-thead">` + cols.map((c, k) => {
+    const [, head, hint] = TABLE_COLS[c];
+    return hint ? `<g><title>${esc(hint)}</title>${text(head, k, "pti-th", y0 + 11)}</g>` : text(head, k, "pti-th", y0 + 11);
+  }).join("") + `</g>`);
+  let y = y0 + ROW_H;
+  rows.forEach((v, k) => {
+    parts.push(`<g class="pti-row" data-view="${esc(v.id)}" data-name="${esc(v.name)}">` +
+      `<rect class="pti-row-bg${k % 2 ? " pti-odd" : ""}" x="${PAD}" y="${y}" width="${width - 2 * PAD}" height="${ROW_H}"/>` +
+      `<rect x="${PAD + 3}" y="${y + 4}" width="8" height="8" fill="${v.color || PALETTE[0]}"/>` +
+      cells[k].map((t, c) => text(t, c, t === "?" ? "pti-td pti-unknown-n" : "pti-td", y + 12)).join("") +
+      (v.ownership_note ? `<title>${esc(v.ownership_note)}</title>` : "") + `</g>`);
+    y += ROW_H;
+  });
+  if (views.length > rows.length) {
+    parts.push(`<text class="pti-dim" x="${PAD + 14}" y="${y + 12}">and ${views.length - rows.length} more views</text>`);
+    y += ROW_H;
+  }
+  parts.push(`<text class="pti-total" x="${PAD + 14}" y="${y + 13}">${esc(clip(totalText(r, views.length), chars))}` +
+    `${r.union_note ? `<title>${esc(r.union_note)}</title>` : ""}</text>`);
+  parts.push(`</g>`);
+  return [parts.join(""), y + ROW_H + 4];
+}
+
+/** The buffer's total without double counting, next to its size and to the sum that would double-count. */
+function totalText(r, n) {
+  if (r.union_bytes === undefined) return `buffer: ${fmtBytes(r.nbytes)}`;
+  const sum = r.touched_sum != null && n > 1 && r.touched_sum !== r.union_bytes
+    ? ` (${bytesOrUnknown(r.touched_sum)} if each view were counted alone)` : "";
+  return `together: ${bytesOrUnknown(r.union_bytes)} of this ${bytesOrUnknown(r.nbytes)} buffer reached, each byte counted once${sum}` +
+    (r.union_bytes == null && r.union_note ? ` \u2014 ${r.union_note}` : "");
+}
+
 function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
 
 // Legend swatches are not bytes (class pti-key, not pti-byte), so `.pti-byte` selects the byte strip only.
-function legendSvg(y, width, ids) {
-  const items = [["pti-n1", "read by one view"], ["pti-n2", "shared by several views"], ["pti-unknown", "not in preview"]];
-  const parts = [`<g class="pti-legend" transform="translate(${PAD},${y})">`];
-  let x = 0;
-  for (const [cls, text] of items) {
-    const fill = cls === "pti-unknown" ? ` fill="url(#${ids.unk})"` : "";
-    parts.push(`<rect class="pti-key ${cls}" x="${x}" y="0" width="12" height="12"${fill}/><text x="${x + 16}" y="10">${text}</text>`);
-    x += 30 + text.length * 6;
+// Each entry is [its key drawn at (x, y), key width, text]; entries flow into rows that fit the picture.
+function legendSvg(y, width, ids, ordered) {
+  const box = (cls, fill = "") => (x, t) => `<rect class="${cls}" x="${x}" y="${t}" width="12" height="12"${fill}/>`;
+  const arc = (back) => (x, t) => `<g class="pti-order-key" transform="translate(${x},${t})">` +
+    `<path class="pti-step${back}" d="M0 4 Q7 16 14 4"/><path class="pti-step-arrow${back}" ` +
+    `d="${back ? "M4.4 10L9.6 7.4L9.6 12.6Z" : "M9.6 10L4.4 7.4L4.4 12.6Z"}"/></g>`;
+  const none = () => "";
+  const items = [[box("pti-key pti-n1"), 16, "read by one view"], [box("pti-key pti-n2"), 16, "shared by several views"],
+    [box("pti-key pti-unknown", ` fill="url(#${ids.unk})"`), 16, "not in preview"],
+    [box("pti-ovl", ` fill="url(#${ids.hatch})"`), 16, "footprints overlap"],
+    [none, 0, "\u27f2\u00d7n: a view reads a byte n times"]];
+  if (ordered) {
+    items.push([none, 0, "[i, j] over a cell: its index"], [arc(""), 18, "the walk from each index to the next"],
+      [arc(" pti-step-back"), 18, "a step back in memory"], [none, 0, "\u25cb\u00d7n: one cell, n indices"]);
   }
-  parts.push(`<rect class="pti-ovl" x="${x}" y="0" width="12" height="12" fill="url(#${ids.hatch})"/>` +
-    `<text x="${x + 16}" y="10">footprints overlap</text>`);
-  x += 140;
-  parts.push(`<text x="${x}" y="10">\u27f2\u00d7n: a view reads a byte n times</text></g>`);
-  return parts.join("");
+  const parts = [`<g class="pti-legend" transform="translate(${PAD},${y})">`];
+  let x = 0, row = 0;
+  for (const [key, kw, text] of items) {
+    const w = kw + text.length * 5.9;
+    if (x > 0 && x + w > width - 2 * PAD) { x = 0; row += 16; }
+    parts.push(key(x, row) + `<text x="${(x + kw).toFixed(1)}" y="${row + 10}">${esc(text)}</text>`);
+    x += w + 18;
+  }
+  parts.push(`</g>`);
+  return [parts.join(""), row + 22];
 }
 
 /**
@@ -734,8 +1042,9 @@ export function renderSvg(state, ui = {}) {
     parts.push(`<text class="pti-gone" x="${PAD}" y="${y + 12}">freed: ${esc(clip(text, 140))}</text>`);
     y += 20;
   }
-  parts.push(legendSvg(y, width, frame.ids));
-  y += 22;
+  const [legend, legendH] = legendSvg(y, width, frame.ids, frame.ordered);
+  parts.push(legend);
+  y += legendH;
   const gen = state.generation ?? 0, tick = (ui.flash && ui.flash.tick) || 0;
   return `<svg class="pti-svg" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" ` +
     `viewBox="0 0 ${width} ${y}" data-generation="${gen}" data-flash="${tick}" role="img" ` +
@@ -787,7 +1096,10 @@ function mount(el, opts) {
   tip.hidden = true;
   layer.appendChild(tip);
   document.body.appendChild(layer);
-  const ui = { zoom: {}, flash: null, width: 0, uid: `${PAGE_TAG}${++mounted}` };
+  // The ownership table starts open in a static page (a document to read) and folded in a live
+  // widget (a notebook stacks many; its repr prints the same numbers): one click either way.
+  const ui = { zoom: {}, order: {}, table: {}, tableDefault: !opts.live, flash: null, width: 0,
+    uid: `${PAGE_TAG}${++mounted}` };
   let state = null, flashTimer = null;
 
   const draw = () => {
@@ -843,16 +1155,18 @@ function mount(el, opts) {
     } else if (t.dataset.view) {
       const vid = t.dataset.view;
       let html = tipForView(describeView(state, vid));
-      if (t.dataset.start !== undefined) {
+      if (t.dataset.start !== undefined && t.classList.contains("pti-el")) {
+        // an element: its bytes in the strip, and the cells of every other lane over the same bytes
         const v = state.viewById[vid], start = +t.dataset.start;
-        const r = state.regions.find((x) => x.id === v.region);
         for (let b = start; b < start + v.itemsize; b++) {
           holder.querySelectorAll(`.pti-byte[data-region="${v.region}"][data-off="${b}"]`).forEach((n) => n.classList.add("pti-hl"));
         }
-        const val = r ? valueAt(r, v, start) : null;
-        html = `<div class="pti-tip-h"><b>${esc(v.name)}</b>[${t.dataset.index.split(",").join(", ")}] = ` +
-          `${val == null ? "?" : esc(val)} <span class="pti-dim">bytes [${start}, ${start + v.itemsize})` +
-          `${+t.dataset.hits > 1 ? `, read by ${t.dataset.hits} indices` : ""}</span></div>` + html;
+        const d = describeElement(state, vid, start);
+        t.classList.add("pti-hl");
+        for (const o of d ? d.others : []) {
+          holder.querySelectorAll(`.pti-el[data-view="${o.view}"][data-start="${o.start}"]`).forEach((n) => n.classList.add("pti-hl"));
+        }
+        html = tipForElement(d) + html;
       }
       holder.querySelectorAll(`.pti-lane[data-view="${vid}"]`).forEach((n) => n.classList.add("pti-hl"));
       showTip(html, ev);
@@ -871,6 +1185,13 @@ function mount(el, opts) {
   };
   const onClick = (ev) => {
     if (!state) return;
+    const toggle = ev.target.closest(".pti-toggle");
+    if (toggle) {
+      const key = toggle.dataset.act === "order" ? "order" : "table";
+      ui[key][toggle.dataset.region] = toggle.getAttribute("aria-pressed") !== "true";
+      draw();
+      return;
+    }
     const z = ev.target.closest(".pti-zoom");
     const bucket = ev.target.closest(".pti-bucket");
     const mm = ev.target.closest(".pti-minimap");

@@ -1,4 +1,5 @@
-"""The inspector at scale, in real Chromium: a 10-million-element buffer and 200 views of one buffer.
+"""The inspector at scale, in real Chromium: a 10-million-element buffer, 200 views of one buffer, and
+a 1 GiB buffer whose byte accounting (who owns what) needs an exact sweep.
 
 Run outside the source tree with pytensor installed:
     cd /tmp && python /work/main/tests/bench/bench_inspector.py
@@ -34,6 +35,9 @@ def cases():
     yield "200 views of one 256 KiB buffer", many
     small = pytensor.arange(96, dtype=pytensor.int32)
     yield "200 views of one 384 B buffer (byte detail)", [small] + [small[k % 90:(k % 90) + 6] for k in range(199)]
+    # who owns what: big's bytes alone need an exact sweep over the strided view's 262 144 elements
+    huge = pytensor.empty(1 << 28, dtype=pytensor.float32)
+    yield "1 GiB buffer, a strided view over it (ownership sweep)", [huge, huge[::1024], huge[1 << 27:]]
 
 
 def median_ms(fn, rounds=ROUNDS):
