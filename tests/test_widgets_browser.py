@@ -26,13 +26,12 @@ from pathlib import Path
 
 import pytest
 
+from browser_support import chromium_context, run_tour
 from support import require_module, require_program
 from tour_expectations import TOUR_NOTEBOOK, TOUR_PAGE, check_lanes
 
 ROOT = Path(__file__).resolve().parent.parent
 TOUR = ROOT / "examples" / "memory_tour.ipynb"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 N_TOUR_WIDGETS = 7
 
 
@@ -53,17 +52,7 @@ def artifacts(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def context(chromium):
-    from playwright.sync_api import sync_playwright
-    profile = tempfile.mkdtemp(prefix="pti-chromium-")
-    try:
-        with sync_playwright() as p:
-            # Playwright refuses --user-data-dir in args: the profile is the first argument instead.
-            ctx = p.chromium.launch_persistent_context(profile, executable_path=chromium, headless=True,
-                                                       args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900})
-            yield ctx
-            ctx.close()
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
+    yield from chromium_context()
 
 
 @pytest.fixture
@@ -276,13 +265,7 @@ TIP_CLIPPED_BY = """(tip) => {
 def tour_page(tmp_path_factory):
     """The README's first command, run as a newcomer would: it prints the tour and writes the page."""
     require_module("numpy")
-    out = tmp_path_factory.mktemp("tour")
-    run = subprocess.run([sys.executable, str(ROOT / "examples" / "memory_tour.py")], cwd=out,
-                         capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr[-3000:]
-    page = out / "memory_tour.html"
-    assert page.exists(), run.stdout[-2000:]
-    return page, run.stdout
+    return run_tour(tmp_path_factory.mktemp("tour"))
 
 
 def test_tour_prints_in_100_columns_and_computes_its_verdicts(tour_page):

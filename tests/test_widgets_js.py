@@ -6,20 +6,16 @@ The browser test needs Debian's Chromium and Playwright (``executable_path``; ne
 ``playwright install``); it skips without them, and fails under CI.
 """
 import json
-import os
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from support import require_module, require_program
+from browser_support import chromium_context
+from support import require_program
 
 HERE = Path(__file__).resolve().parent
 WIDGETS = HERE.parent / "widgets"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def test_renderer_node_tests():
@@ -79,18 +75,7 @@ def _page_html():
 
 @pytest.fixture(scope="module")
 def page_factory():
-    chromium = require_program(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-    require_module("playwright")
-    from playwright.sync_api import sync_playwright
-    profile = tempfile.mkdtemp(prefix="pti-js-chromium-")
-    try:
-        with sync_playwright() as p:
-            ctx = p.chromium.launch_persistent_context(profile, executable_path=chromium, headless=True,
-                                                       args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900})
-            yield ctx
-            ctx.close()
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
+    yield from chromium_context("pti-js-chromium-")
 
 
 @pytest.fixture

@@ -14,13 +14,8 @@ The browser tests need Debian's Chromium and Playwright (``executable_path``;
 never ``playwright install``); they skip without them, and fail under CI.
 """
 import itertools
-import os
 import random
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -30,7 +25,7 @@ import pytest
 import pytensor
 from pytensor.widgets import _snapshot as S
 from pytensor.widgets import snapshot, to_text
-from support import require_module, require_program
+from browser_support import chromium_context, run_tour
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = 1 << 20                 # a made-up address: build() reads no memory here (read=False)
@@ -212,34 +207,17 @@ def test_the_text_summary_prints_ownership_within_100_columns():
 
 
 # ---------------------------------------------------------------- the tour's own page, in Chromium
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
 def tour_page(tmp_path_factory):
     """examples/memory_tour.py run as a newcomer would, in a fresh folder: the page it writes."""
-    out = tmp_path_factory.mktemp("tour")
-    run = subprocess.run([sys.executable, str(ROOT / "examples" / "memory_tour.py")], cwd=out,
-                         capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return out / "memory_tour.html", run.stdout
+    return run_tour(tmp_path_factory.mktemp("tour"))
 
 
 @pytest.fixture(scope="module")
 def context():
-    chromium = require_program(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-    require_module("playwright")
-    from playwright.sync_api import sync_playwright
-    profile = tempfile.mkdtemp(prefix="pti-teach-chromium-")
-    try:
-        with sync_playwright() as p:
-            ctx = p.chromium.launch_persistent_context(profile, executable_path=chromium, headless=True,
-                                                       args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900})
-            yield ctx
-            ctx.close()
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
+    yield from chromium_context("pti-teach-chromium-")
 
 
 @pytest.fixture
