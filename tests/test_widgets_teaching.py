@@ -17,7 +17,6 @@ import itertools
 import random
 import re
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,7 +26,6 @@ from pytensor.widgets import _snapshot as S
 from pytensor.widgets import snapshot, to_text
 from browser_support import chromium_context, run_tour
 
-ROOT = Path(__file__).resolve().parent.parent
 BASE = 1 << 20                 # a made-up address: build() reads no memory here (read=False)
 N_PICTURES = 1500
 
