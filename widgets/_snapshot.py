@@ -37,7 +37,6 @@ import ctypes
 import functools
 import math
 import sys
-import weakref
 
 __all__ = [
     "PREVIEW_BYTES", "snapshot", "resolve", "build", "footprint", "elements_in_window", "layout_stats",
@@ -920,12 +919,3 @@ def snapshot(*objs, names=None, windows=None, preview_bytes=PREVIEW_BYTES):
     holds = []      # buffer exports, held until build() has read the bytes
     items = [(f"v{i}", names[i], resolve(o, holds)) for i, o in enumerate(objs)]
     return build(items, windows=windows, preview_bytes=preview_bytes)
-
-
-def weakrefable(obj):
-    """True when ``obj`` can be tracked by a weak reference (bytes and bytearray cannot)."""
-    try:
-        weakref.ref(obj)
-        return True
-    except TypeError:
-        return False
