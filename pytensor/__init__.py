@@ -13,6 +13,8 @@ True
 >>> b.stride(), b.storage_offset()
 ((3,), 1)
 """
+import builtins as _builtins
+
 from ._ffi import lib as _lib
 from .dtypes import (  # noqa: F401
     dtype, get_default_dtype, set_default_dtype, promote_types,
@@ -20,8 +22,8 @@ from .dtypes import (  # noqa: F401
     float16, bfloat16, float32, float64, complex64, complex128,
 )
 from .errors import PytensorError, ReadOnlyError, DeviceError, DLPackError, LayoutError  # noqa: F401
-from .tensor import Tensor, Size, device  # noqa: F401
-from ._storage import UntypedStorage  # noqa: F401
+from .tensor import Tensor, Size, device, get_default_device, set_default_device  # noqa: F401
+from ._storage import UntypedStorage, TypedStorage  # noqa: F401
 from ._format import set_printoptions, get_printoptions  # noqa: F401
 from ._factories import (  # noqa: F401
     empty, zeros, ones, full, arange, linspace, rand, randn, manual_seed, eye,
@@ -36,6 +38,8 @@ from . import _ops as _ops_mod
 from . import autograd  # noqa: F401
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: F401
 from . import _autograd_ops  # noqa: F401  (wraps Tensor's methods; after _ops has installed them)
+
+_Dims = _builtins.int | tuple[_builtins.int, ...] | None  # (before torch's dtype aliases rebind int)
 
 half, float, double = float16, float32, float64  # noqa: A001  (torch's aliases)
 short, int, long = int16, int32, int64  # noqa: A001
@@ -84,6 +88,16 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of elements (over ``dim`` when given) in new memory."""
     return input.mean(dim, keepdim, dtype)
+
+
+def all(input: Tensor, dim: _Dims = None, keepdim: _builtins.bool = False) -> Tensor:  # noqa: A001
+    """Whether every element (along ``dim``) is nonzero, as ``input.all(dim, keepdim)``."""
+    return input.all(dim, keepdim)
+
+
+def any(input: Tensor, dim: _Dims = None, keepdim: _builtins.bool = False) -> Tensor:  # noqa: A001
+    """Whether some element (along ``dim``) is nonzero, as ``input.any(dim, keepdim)``."""
+    return input.any(dim, keepdim)
 
 
 def live_storages():

@@ -68,9 +68,16 @@ def _binary_method(orig, op, reflected, name):
     def method(self, other, **kwargs):
         if not needs_graph(self, other):
             return orig(self, other, **kwargs)
-        other = _ops._coerce(other)
+        value = _ops.operand(other)
+        if value is None:  # no operand: NotImplemented or TypeError, as without a graph
+            return orig(self, other, **kwargs)
         with no_grad():
-            out = orig(self, other, **kwargs)
+            out = orig(self, other, **kwargs)  # the operand as given: NumPy arrays promote as NumPy's
+        if out is NotImplemented:
+            return out
+        if not isinstance(value, (Tensor, bool, int, float, complex)):  # a NumPy array: a constant tensor
+            value = _ops._operand(value, out.dtype)
+        other = value
         a, b = (other, self) if reflected else (self, other)
         backward_fn, saved = _binary_backward(op, a, b, kwargs.get("alpha", 1))
         return record(out, name, (a, b), backward_fn, saved)

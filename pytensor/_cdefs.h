@@ -44,12 +44,15 @@ lt_status lt_dtype_to_dlpack(DLDataType *out, lt_dtype dtype);
 typedef struct lt_storage lt_storage;
 typedef void (*lt_deleter)(void *ctx);
 #define LT_STORAGE_READONLY 1
+#define LT_STORAGE_PINNED 2
 typedef enum lt_provenance {
     LT_PROV_OWNED = 0, LT_PROV_BUFFER, LT_PROV_NUMPY, LT_PROV_FILE, LT_PROV_DLPACK, LT_PROV_FOREIGN
 } lt_provenance;
 lt_status lt_storage_new(lt_storage **out, size_t nbytes, int zero);
 lt_status lt_storage_wrap(lt_storage **out, void *data, size_t nbytes, unsigned flags,
                           lt_provenance provenance, lt_deleter deleter, void *ctx);
+lt_status lt_storage_resize(lt_storage *storage, size_t nbytes);
+void lt_storage_pin(lt_storage *storage);
 void lt_storage_retain(lt_storage *storage);
 void lt_storage_release(lt_storage *storage);
 void *lt_storage_data(const lt_storage *storage);

@@ -13,10 +13,10 @@ import math
 import mmap
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from . import dtypes as _dt
-from ._ffi import ffi, shim
+from ._ffi import ffi, lib, shim
 from ._storage import UntypedStorage
 from .tensor import Tensor
 
@@ -68,19 +68,62 @@ def _is_0d_ndarray(x):
 
 
 def _is_sequence(x):
+    """Whether torch reads ``x`` as a sequence of elements: lists, tuples,
+    n-d arrays, buffers read as items, and any object with ``__len__`` and
+    ``__getitem__`` (Python's sequence protocol), but not strings, mappings,
+    sets, tensors, scalars or objects with ``__dlpack__`` (arrays of another
+    library: tensor() reads those through DLPack)."""
     if isinstance(x, (list, tuple)):
         return True
-    if isinstance(x, (str, bytes, Tensor)) or _is_numpy_scalar(x):
+    if isinstance(x, (str, bytes, Tensor, Mapping)) or _is_numpy_scalar(x):
         return False
     if _is_ndarray(x):
         return x.ndim > 0  # a 0-d array is a leaf, unless it comes first (see flatten_data)
-    return isinstance(x, (Sequence, bytearray, memoryview, array.array, range, mmap.mmap))
+    if isinstance(x, (Sequence, bytearray, memoryview, array.array, range, mmap.mmap)):
+        return True
+    t = type(x)
+    return hasattr(t, "__getitem__") and hasattr(t, "__len__") and not hasattr(t, "__dlpack__")
+
+
+def _items(x):
+    """The elements of a sequence, as torch reads them: ``x[0] .. x[len(x)-1]``
+    (an n-d array's rows, and at the last level its NumPy scalars, which keep
+    the array's dtype in the inference)."""
+    if isinstance(x, (list, tuple)):
+        return x
+    if isinstance(x, mmap.mmap):
+        return list(x)  # torch reads items through the sequence slot, which gives mmap's as 1-byte bytes
+    return [x[i] for i in range(len(x))]
+
+
+def user_stacklevel():
+    """The ``stacklevel`` that makes a warning raised by this function's caller
+    name the first frame outside pytensor (the user's call), however deep
+    inside pytensor the warning is raised."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "pytensor":
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_warned_ndarray_list = False  # torch warns once per process
+
+
+def _warn_ndarray_list():
+    global _warned_ndarray_list
+    if not _warned_ndarray_list:
+        _warned_ndarray_list = True
+        warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
+                      "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
+                      "tensor.", UserWarning, stacklevel=user_stacklevel())
 
 
 def flatten_data(data):
-    """(shape, flat list of leaves, set of the leaves' types) of a nested
-    sequence, with torch's errors for ragged input."""
-    shape, level, seen = [], [data], set()
+    """(shape, flat list of leaves, set of the leaves' types, dtype samples) of
+    a nested sequence, with torch's errors for ragged input. The samples are
+    one zero of each empty array's dtype: torch infers the dtype from arrays,
+    so ``[np.array([], np.int32)]`` is int32 although it has no leaves."""
+    shape, level, seen, arrays, samples = [], [data], set(), False, []
     while level and all(map(_is_sequence, level)):
         if _is_0d_ndarray(level[0][0] if len(level[0]) else None):
             # torch sizes each dimension from its first element and asks that
@@ -96,7 +139,15 @@ def flatten_data(data):
             if len(x) != n:
                 raise ValueError(f"expected sequence of length {n} at dim {len(shape)} (got {len(x)})")
         shape.append(n)
-        level = list(itertools.chain.from_iterable(x.tolist() if _is_ndarray(x) else x for x in level))
+        if len(shape) > 1 and any(map(_is_ndarray, level)):
+            arrays = True
+            samples += [x.dtype.type(0) for x in level if _is_ndarray(x) and x.size == 0]
+        level = list(itertools.chain.from_iterable(map(_items, level)))
+    if shape and level and isinstance(level[0], str):
+        # torch sizes dimensions from first elements, and a string is a sequence
+        # of strings: it never reaches a leaf.
+        raise ValueError(f"too many dimensions 'str': {level[0]!r} at dim {len(shape)} would nest without end; "
+                         "strings are not numbers")
     # Leaves that are all plain Python numbers (the common case) need no
     # per-element test: one pass over their types, in C.
     kinds = set(map(type, level))
@@ -107,7 +158,11 @@ def flatten_data(data):
             raise TypeError("not a sequence")
         raise TypeError(f"'{type(next(x for x in level if _is_sequence(x))).__name__}' object cannot be "
                         "interpreted as an integer")
-    return tuple(shape), level, kinds
+    if level and not arrays and not kinds <= _PY_SCALAR_TYPES:
+        arrays = any(map(_is_ndarray, level))  # ragged leaves: an array among the scalars
+    if arrays and level:
+        _warn_ndarray_list()  # an array inside a sequence (not at its top), and something to store
+    return tuple(shape), level, kinds, samples
 
 
 def _contains_list(x, ids):
@@ -301,7 +356,7 @@ def tensor_from_data(data, dtype=None):
             return t
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
-                      "rather than pytensor.tensor(sourceTensor).", UserWarning, stacklevel=3)
+                      "rather than pytensor.tensor(sourceTensor).", UserWarning, stacklevel=user_stacklevel())
         return copy_preserving_layout(data, dtype)
     if _is_ndarray(data):
         src = from_numpy_copy(data)
@@ -310,8 +365,8 @@ def tensor_from_data(data, dtype=None):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if data is None or not (_is_sequence(data) or isinstance(data, _PY_SCALARS) or _is_numpy_scalar(data)):
         _leaf_dtype(data)  # raises the right error for this type
-    shape, leaves, kinds = flatten_data(data)
-    dt = dtype if dtype is not None else infer_dtype(leaves, kinds)
+    shape, leaves, kinds, samples = flatten_data(data)
+    dt = dtype if dtype is not None else infer_dtype(leaves or samples, kinds if leaves else None)
     flat = _pack(leaves, dt, checked=True, kinds=kinds)
     return flat.view(shape) if shape != flat._shape else flat
 
@@ -457,18 +512,42 @@ def _typestr(d):
     return f"{order}{kind}{d.itemsize}"
 
 
-def array_interface(t):
-    """NumPy's ``__array_interface__`` (v3) describing t's memory in place."""
+def array_interface(t, pin=True):
+    """NumPy's ``__array_interface__`` (v3) describing t's memory in place.
+
+    The address leaves pytensor's control here (an array keeps it for as long
+    as it lives), so the storage is pinned: ``resize_`` may never move its
+    bytes again (torch makes such a storage non-resizable too). Internal
+    scratch arrays that die before control returns pass ``pin=False``."""
     if not t._storage._host:
         raise TypeError(f"can't convert {t.device} device type tensor to numpy. pytensor only reads host memory.")
     isz = t.itemsize
-    return {
+    info = {
         "version": 3,
         "shape": t._shape,
         "typestr": _typestr(t.dtype),
         "data": (t.data_ptr(), t._storage._readonly),
         "strides": None if t.is_contiguous() else tuple(s * isz for s in t._strides),
     }
+    if pin:
+        lib.lt_storage_pin(t._storage._ptr)
+    return info
+
+
+class _Scratch:
+    """Holds a tensor and describes it to NumPy without pinning its storage."""
+
+    __slots__ = ("tensor", "__array_interface__")
+
+    def __init__(self, t):
+        self.tensor, self.__array_interface__ = t, array_interface(t, pin=False)
+
+
+def scratch_ndarray(t):
+    """An ndarray over t's memory for pytensor's own use inside one call (the
+    array must not outlive the call: the storage is not pinned)."""
+    import numpy as np
+    return np.asarray(_Scratch(t))
 
 
 def to_numpy(t, force=False):
@@ -545,6 +624,6 @@ def from_numpy_copy(arr):
             raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only "
                             f"supported types are: {_NP_SUPPORTED}.")
     out = Tensor._empty(tuple(arr.shape), d)
-    np.asarray(out)[...] = arr
+    scratch_ndarray(out)[...] = arr
     return out
 

@@ -28,6 +28,12 @@ class DLPackUsageError(PytensorError, ValueError, AssertionError):
     AssertionError and the DLPack spec ValueError, so this is both."""
 
 
+class DLPackDeviceError(DLPackError, AssertionError):
+    """``from_dlpack(device=...)`` named a device pytensor cannot import onto.
+    torch's CPU build raises AssertionError here, and pytensor's DLPack
+    refusals are BufferError, so this is both."""
+
+
 class NotDLPackError(PytensorError, RuntimeError, AttributeError):
     """``from_dlpack`` was given neither a DLPack capsule nor an object with
     ``__dlpack__``. torch raises RuntimeError and the Array API AttributeError,
@@ -153,9 +159,13 @@ def from_dlpack(ext_tensor: Any, *, device: object = None, copy: bool | None = N
                              f"__dlpack_device__, not {type(ext_tensor).__name__}")
     if device is not None:
         from .tensor import device as _device
+        if not isinstance(device, (str, _device)) and not (hasattr(device, "type") and hasattr(device, "index")):
+            # torch's check and type: a device is a str or a device object (not an index)
+            raise DLPackUsageError(f"from_dlpack: unsupported device type: {type(device)}; pass 'cpu' or a "
+                                   "pytensor.device")
         if _device(device).type != "cpu":
-            raise DLPackError(f"pytensor imports onto the CPU only, not {device}; leave device=None to "
-                              "import a view of memory on another device")
+            raise DLPackDeviceError(f"pytensor imports onto the CPU only, not {device}; leave device=None to "
+                                    "import a view of memory on another device")
     kwargs = {"max_version": _SUPPORTED_MAX}
     if copy is not None:
         kwargs["copy"] = copy
@@ -185,10 +195,13 @@ def from_dlpack(ext_tensor: Any, *, device: object = None, copy: bool | None = N
 
 
 def to_dlpack(tensor: Tensor) -> Any:
-    """A legacy ``"dltensor"`` capsule sharing ``tensor``'s memory (as torch.utils.dlpack.to_dlpack)."""
+    """A legacy ``"dltensor"`` capsule sharing ``tensor``'s memory (as torch.utils.dlpack.to_dlpack).
+
+    Like torch's, it exports a tensor that requires grad (the importer gets
+    plain memory, no grad); only ``__dlpack__`` refuses those."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dlpack(): argument 'tensor' must be Tensor, not {type(tensor).__name__}")
-    return export(tensor)
+    return export(tensor.detach() if tensor._requires_grad else tensor)
 
 
-__all__ += ["to_dlpack", "DLPackError", "DLPackUsageError", "NotDLPackError"]
+__all__ += ["to_dlpack", "DLPackError", "DLPackUsageError", "DLPackDeviceError", "NotDLPackError"]

@@ -12,7 +12,7 @@ from . import dtypes as _dt
 from ._convert import list_to_tensor
 from ._ffi import lib
 from .errors import check
-from .tensor import Tensor, _shape_args, device as _device
+from .tensor import Tensor, _shape_args, device as _device, require_cpu
 
 __all__ = ["empty", "zeros", "ones", "full", "arange", "linspace", "rand", "randn", "manual_seed",
            "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "eye"]
@@ -26,9 +26,8 @@ def manual_seed(seed: int) -> _random.Random:
     return _rng
 
 
-def _finish(t, device, requires_grad):
-    if device is not None and _device(device).type != "cpu":
-        raise RuntimeError(f"pytensor creates tensors on the CPU only, not on {device}")
+def _finish(t, device, requires_grad, fn="factory"):
+    require_cpu(device, fn)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -50,8 +49,8 @@ def empty(*size: int, dtype: _dt.dtype | str | None = None, device: str | _devic
     pytensor.Size([2, 3])
     """
     size = _check_size(_shape_args(size))
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    return _finish(Tensor._empty(size, dt), device, requires_grad)
+    dt = _dt.dtype_arg("empty", dtype) or _dt.get_default_dtype()
+    return _finish(Tensor._empty(size, dt), device, requires_grad, "empty")
 
 
 def zeros(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
@@ -63,8 +62,8 @@ def zeros(*size: int, dtype: _dt.dtype | str | None = None, device: str | _devic
     tensor([0, 0], dtype=pytensor.int32)
     """
     size = _check_size(_shape_args(size))
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    return _finish(Tensor._empty(size, dt, zero=True), device, requires_grad)
+    dt = _dt.dtype_arg("zeros", dtype) or _dt.get_default_dtype()
+    return _finish(Tensor._empty(size, dt, zero=True), device, requires_grad, "zeros")
 
 
 def ones(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
@@ -87,13 +86,13 @@ def full(size: Sequence[int], fill_value: complex, *, dtype: _dt.dtype | str | N
     >>> pytensor.full((2,), 7)
     tensor([7, 7])
     """
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.scalar_dtype(fill_value)
+    dt = _dt.dtype_arg("full", dtype) or _dt.scalar_dtype(fill_value)
     t = empty(size, dtype=dt, device=device)
     return _finish(t.fill_(fill_value), None, requires_grad)
 
 
 def _like(t, dtype):
-    return tuple(t.shape), (_dt.as_dtype(dtype) if dtype is not None else t.dtype)
+    return tuple(t.shape), (_dt.dtype_arg("*_like", dtype) or t.dtype)
 
 
 def empty_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
@@ -144,7 +143,7 @@ _SAMPLE_CHUNK = 1 << 15
 
 def _random_fill(size, dtype, draw, name):
     size = _check_size(_shape_args(size))
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    dt = _dt.dtype_arg(name, dtype) or _dt.get_default_dtype()
     if not (dt.is_floating_point or dt.is_complex):
         raise NotImplementedError(f"\"{name}\" not implemented for '{dt.name}'")
     def samples(count):
@@ -205,7 +204,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: _d
     if dtype is None:
         dt = _dt.get_default_dtype() if any(isinstance(a, float) for a in args) else _dt.int64
     else:
-        dt = _dt.as_dtype(dtype)
+        dt = _dt.dtype_arg("arange", dtype)
     n = max(math.ceil((end - start) / step), 0)
     out = Tensor._empty((n,), dt)
     if n:
@@ -239,7 +238,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: _dt.dtype | str | N
     steps = operator.index(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    dt = _dt.dtype_arg("linspace", dtype) or _dt.get_default_dtype()
     out = Tensor._empty((steps,), dt)
     if steps:
         ends = (start, end)

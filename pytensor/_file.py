@@ -6,6 +6,7 @@ import os
 
 from . import dtypes as _dt
 from ._ffi import lib, shim
+from ._storage import UntypedStorage
 from .errors import check
 from .tensor import Tensor, device as _device
 
@@ -22,11 +23,12 @@ def from_file(filename: str | bytes | os.PathLike, shared: bool | None = None, s
     """Shares a memory-mapped file's bytes (never copies); creating the tensor reads nothing.
 
     ``shared=True`` maps the file MAP_SHARED: writes through any view reach the
-    file, a missing file is created and a short one extended (existing bytes are
-    never changed). ``shared=False``/``None`` maps it privately (copy-on-write):
-    the file never changes, and it must already hold ``size`` elements.
-    ``size=None`` maps the whole file. With ``shared=True``, a file you may not
-    write opens read-only and gives a read-only tensor.
+    file, a missing file is created (mode 0600, as torch) and a short one
+    extended (existing bytes are never changed). ``shared=False``/``None`` maps
+    it privately (copy-on-write): the file never changes, and it must already
+    hold ``size`` elements. ``size=None`` maps the whole file; ``size=0`` gives
+    an empty tensor and touches no file (as torch). With ``shared=True``, a file
+    you may not write opens read-only and gives a read-only tensor.
 
     >>> import os, tempfile, pytensor
     >>> path = os.path.join(tempfile.mkdtemp(), "t.bin")
@@ -35,8 +37,7 @@ def from_file(filename: str | bytes | os.PathLike, shared: bool | None = None, s
     (16, b'\\x07\\x00\\x00\\x00')
     """
     path = _check_path(filename)
-    if shared is not None and not isinstance(shared, bool):
-        raise TypeError(f"from_file(): argument 'shared' must be bool or None, not {type(shared).__name__}")
+    _check_shared(shared)
     if size is not None:
         try:
             size = operator.index(size)
@@ -51,19 +52,11 @@ def from_file(filename: str | bytes | os.PathLike, shared: bool | None = None, s
         raise NotImplementedError(f"from_file(): pytensor maps files into CPU memory only, not onto device {device}")
     if layout is not None and str(layout).rsplit(".", 1)[-1] != "strided":
         raise NotImplementedError(f"from_file(): only the strided layout is supported, not {layout}")
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    dt = _dt.dtype_arg("from_file", dtype)
+    dt = dt if dt is not None else _dt.get_default_dtype()
     if requires_grad and not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    nbytes = _mapping_nbytes(size, dt)
-    mode = _SHARED if shared else _PRIVATE
-    cpath = os.fsencode(path)
-    storage = shim.map_file(cpath, mode, nbytes)  # a storage, or the failing status
-    if storage.__class__ is int and mode == _SHARED and _may_only_read(path):
-        mode = _READONLY  # a file we may only read gives a read-only tensor
-        storage = shim.map_file(cpath, mode, nbytes)
-    if storage.__class__ is int:
-        check(storage)
-    storage._file = (path, _MODE_NAMES[mode])
+    storage = _map(path, shared, _mapping_nbytes(size, dt))
     if size is None:
         total = storage.nbytes()
         if total % dt.itemsize:
@@ -77,15 +70,52 @@ def from_file(filename: str | bytes | os.PathLike, shared: bool | None = None, s
     return t
 
 
-def _check_path(filename):
+def map_storage(fn, filename, shared, nbytes, name="nbytes"):
+    """``(storage, path)``: ``nbytes`` of ``filename`` mapped as from_file maps them
+    (None: the whole file); UntypedStorage.from_file's body."""
+    path = _check_path(filename, fn)
+    _check_shared(shared, fn)
+    if nbytes is not None:
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int):
+            raise TypeError(f"{fn}(): argument '{name}' must be int or None, not {type(nbytes).__name__}")
+        if nbytes < 0:
+            raise RuntimeError(f"{fn}(): {name} must be >= 0, got {nbytes}")
+    return _map(path, shared, -1 if nbytes is None else nbytes), path
+
+
+def _check_shared(shared, fn="from_file"):
+    if shared is not None and not isinstance(shared, bool):
+        raise TypeError(f"{fn}(): argument 'shared' must be bool or None, not {type(shared).__name__}")
+
+
+def _map(path, shared, nbytes):
+    """A storage over ``nbytes`` (-1: all) of the file; 0 bytes maps nothing and
+    opens no file, as torch (a missing file is then neither an error nor created)."""
+    mode = _SHARED if shared else _PRIVATE
+    if nbytes == 0:
+        storage = UntypedStorage._wrap_object(None, 0, 0, False, "file", f"{path} ({_MODE_NAMES[mode]}, empty)")
+        storage._file = (path, _MODE_NAMES[mode])
+        return storage
+    cpath = os.fsencode(path)
+    storage = shim.map_file(cpath, mode, nbytes)  # a storage, or the failing status
+    if storage.__class__ is int and mode == _SHARED and _may_only_read(path):
+        mode = _READONLY  # a file we may only read gives a read-only tensor
+        storage = shim.map_file(cpath, mode, nbytes)
+    if storage.__class__ is int:
+        check(storage)
+    storage._file = (path, _MODE_NAMES[mode])
+    return storage
+
+
+def _check_path(filename, fn="from_file"):
     """The path as str; refuses what the OS would silently misread."""
     if not isinstance(filename, (str, bytes, os.PathLike)):
-        raise TypeError(f"from_file(): argument 'filename' must be str, bytes or os.PathLike, not "
+        raise TypeError(f"{fn}(): argument 'filename' must be str, bytes or os.PathLike, not "
                         f"{type(filename).__name__}")
     path = os.fsdecode(filename)
     # C would stop reading at the first NUL and map a different file (torch does).
     if "\0" in path:
-        raise ValueError(f"from_file(): embedded null byte in the path {path!r}")
+        raise ValueError(f"{fn}(): embedded null byte in the path {path!r}")
     return path
 
 

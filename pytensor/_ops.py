@@ -7,6 +7,7 @@ libtensor call. Results are new tensors; the in-place forms write into self.
 from __future__ import annotations
 
 import math
+import sys
 
 from . import dtypes as _dt
 from ._ffi import lib
@@ -17,6 +18,7 @@ _ARITH = {"add": lib.LT_OP_ADD, "sub": lib.LT_OP_SUB, "mul": lib.LT_OP_MUL, "div
 _CMP = {"eq": lib.LT_OP_EQ, "ne": lib.LT_OP_NE, "lt": lib.LT_OP_LT, "le": lib.LT_OP_LE,
         "gt": lib.LT_OP_GT, "ge": lib.LT_OP_GE}
 _SCALARS = (bool, int, float, complex)
+_PLAIN_SCALARS = frozenset(_SCALARS)
 
 
 def broadcast_shapes(*shapes):
@@ -46,29 +48,111 @@ def _broadcast_strides(t, shape):
 
 
 def _operand(x, dt):
-    """x as a tensor of dtype dt (a Python scalar becomes a 0-d tensor)."""
+    """x as a tensor of dtype dt (a Python scalar or a NumPy array becomes a tensor)."""
     if isinstance(x, Tensor):
         return x if x._dtype is dt else x.to(dt)
     from ._convert import as_tensor_operand
     return as_tensor_operand(x, dt)
 
 
+def _numpy_scalar_value(x):
+    """The Python number torch reads a NumPy scalar as, or None for one it does not
+    take. torch reads NumPy scalars as Python numbers of their kind, so they
+    promote like Python scalars; ``np.bool_`` it reads through ``__float__``
+    (``int8 + np.True_`` is float32 in torch, and here). NumPy's complex64 is
+    read as complex (torch drops its imaginary part; see the README)."""
+    kind = x.dtype.kind
+    if kind == "b":
+        return float(x)
+    if kind in "iu":
+        return int(x)
+    if kind == "f":
+        return float(x)
+    if kind == "c":
+        return complex(x)
+    return None
+
+
+def operand(x):
+    """A binary operand as pytensor computes with it, or None when ``x`` is none.
+
+    Tensors and Python numbers pass through, NumPy scalars become Python
+    numbers (see _numpy_scalar_value) and NumPy arrays (0-d too) stay arrays
+    (``binary`` promotes them as NumPy does). Anything else (lists, tuples,
+    strings, None) is no operand: the operators return NotImplemented, so
+    ``t == [1, 2]`` is False and ``t < [1, 2]`` a TypeError, as in torch.
+    """
+    if isinstance(x, Tensor):
+        return x
+    if x.__class__ in _PLAIN_SCALARS:
+        return x
+    np = sys.modules.get("numpy")
+    if np is not None:
+        if isinstance(x, np.generic):
+            return _numpy_scalar_value(x)
+        if isinstance(x, np.ndarray):
+            return x
+    if isinstance(x, _SCALARS):  # subclasses such as IntEnum
+        return x
+    return None
+
+
 def _coerce(other):
-    if isinstance(other, (Tensor,) + _SCALARS):
-        return other
-    from ._convert import as_tensor_operand
-    return as_tensor_operand(other, None)
+    """``operand(other)``, or a TypeError for what is none (the methods' rule, as torch's)."""
+    x = operand(other)
+    if x is None:
+        raise TypeError(f"expected a Tensor, a number or a NumPy array as the other operand, not "
+                        f"{type(other).__name__} (convert a sequence with pytensor.tensor() first)")
+    return x
+
+
+def _array_dtype(a, b, name):
+    """The computing dtype of ``a <name> b`` where one is a NumPy array: NumPy's
+    promotion of the two as arrays, which is what torch returns (it hands these
+    operations to NumPy). A bfloat16 tensor, which NumPy lacks, promotes as a
+    tensor of full rank would."""
+    np = sys.modules["numpy"]
+
+    def numpy_side(x):
+        if isinstance(x, Tensor):
+            if x._dtype._np_name is None:
+                raise TypeError("no NumPy dtype")
+            return np.dtype(x._dtype._np_name)
+        return x.dtype if isinstance(x, np.ndarray) else x
+
+    try:
+        npdt = np.result_type(numpy_side(a), numpy_side(b))
+    except TypeError:
+        return _dt.promote_types(*(x._dtype if isinstance(x, Tensor) else
+                                   (_dt.from_numpy_dtype(x.dtype) or _dt.float64) if isinstance(x, np.ndarray)
+                                   else _dt.scalar_dtype(x) for x in (a, b)))
+    if name == "div" and npdt.kind in "biu":
+        npdt = np.dtype("float64")  # NumPy's true_divide of integers
+    dt = _dt.from_numpy_dtype(npdt)
+    if dt is None:
+        raise TypeError(f"pytensor has no dtype for NumPy's result type {npdt} of this operation")
+    return dt
 
 
 def binary(a, b, name, out=None):
     """a <name> b for name in add/sub/mul/div and the comparisons."""
     b = _coerce(b)
     a = _coerce(a)
-    dt = _dt.result_type_of((a, b))
-    if name == "div" and dt.kind in ("bool", "int", "uint"):
-        dt = _dt.get_default_dtype()
+    np = sys.modules.get("numpy")
+    arrays = np is not None and (isinstance(a, np.ndarray) or isinstance(b, np.ndarray))
+    if arrays:
+        dt = _array_dtype(a, b, name)
+        a, b = (_operand(x, dt) if isinstance(x, np.ndarray) else x for x in (a, b))
+    else:
+        dt = _dt.result_type_of((a, b))
+        if name == "div" and dt.kind in ("bool", "int", "uint"):
+            dt = _dt.get_default_dtype()
     if name == "sub":
-        _check_sub_operands(a, b)
+        if arrays and dt is _dt.bool:
+            raise TypeError("subtracting bool operands (a NumPy array among them) is not supported; use the "
+                            "`^` operator or logical_xor() instead")  # NumPy's rule, which torch hands these to
+        if not arrays:
+            _check_sub_operands(a, b)
     cmp = name in _CMP
     if cmp and dt.is_complex and name not in ("eq", "ne"):
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dt.name}\'')
@@ -112,6 +196,9 @@ def _can_cast(src, dst):
 def inplace(self, other, name):
     """self <name>= other: computed in the promoted dtype, written into self's memory."""
     other = _coerce(other)
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(other, np.ndarray):
+        other = _operand(other, _array_dtype(self, other, name))  # in place: into self, whatever NumPy says
     if name == "sub":
         _check_sub_operands(self, other)
     dt = _dt.result_type_of((self, other))
@@ -151,8 +238,11 @@ def reduce_sum(t, dim=None, keepdim=False, dtype=None):
     n = t.dim()
     dims = reduced_dims(dim, n)
     if dtype is not None:
-        src_dt = _dt.as_dtype(dtype)
-        t = t.to(src_dt)
+        want = _dt.dtype_arg("sum", dtype)
+        if want.kind in ("bool", "int", "uint") and want is not _dt.int64:
+            # libtensor accumulates integers in int64; the requested dtype is the result's
+            return reduce_sum(t.to(want), dim, keepdim, _dt.int64).to(want)
+        t = t.to(want)
     res_dt = _dt.int64 if t._dtype.kind in ("bool", "int", "uint") and dtype is None else t._dtype
     kept = tuple(1 if i in dims else s for i, s in enumerate(t._shape))
     out = Tensor._empty(kept, res_dt)
@@ -164,13 +254,45 @@ def reduce_sum(t, dim=None, keepdim=False, dtype=None):
 
 
 def mean(t, dim=None, keepdim=False, dtype=None):
-    dt = _dt.as_dtype(dtype) if dtype is not None else t._dtype
+    dt = _dt.dtype_arg("mean", dtype) or t._dtype
     if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_TORCH_NAMES.get(dt.name, dt.name)}")
     s = reduce_sum(t, dim, keepdim, dt)
     per_output = t.numel() // s.numel() if s.numel() else 0
     return binary(s, per_output, "div")  # 0/0 gives nan for an empty reduction, as torch
+
+
+def _truth(t, dim, keepdim, kind):
+    """all()/any() over ``dim``: whether every (some) element is nonzero (NaN
+    counts as nonzero). As torch: bool results (uint8 for uint8 input),
+    ``dim`` an int or a tuple of ints, ``dim=()`` reducing nothing."""
+    n = t.dim()
+    if dim is None:
+        dims = list(range(n))
+    else:
+        given = list(dim) if isinstance(dim, (tuple, list)) else [dim]
+        dims = [wrap_dim(d, n) for d in given]
+        for d in dims:
+            if dims.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    nonzero = binary(t, 0, "ne")
+    if n == 0 or not dims:
+        out = nonzero
+    else:
+        zeros = reduce_sum(binary(nonzero, False, "eq") if kind == "all" else nonzero, dims, keepdim)
+        out = binary(zeros, 0, "eq" if kind == "all" else "ne")
+    return out.to(_dt.uint8) if t._dtype is _dt.uint8 else out
+
+
+def all_(t: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False) -> Tensor:
+    """True where every element (along ``dim``) is nonzero; a bool tensor (uint8 for uint8 input)."""
+    return _truth(t, dim, keepdim, "all")
+
+
+def any_(t: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False) -> Tensor:
+    """True where some element (along ``dim``) is nonzero; a bool tensor (uint8 for uint8 input)."""
+    return _truth(t, dim, keepdim, "any")
 
 
 def neg(t):
@@ -189,6 +311,10 @@ def equal(a, b):
 
 
 def _install():
+    # Methods (t.add(x), t.eq(x)) raise TypeError for what is no operand;
+    # operators (t + x, t == x) return NotImplemented, so Python decides as
+    # it does for torch: == is identity (False), != its negation, and the
+    # rest raise TypeError.
     def make(name, reflected=False):
         if reflected:
             def method(self, other):
@@ -199,29 +325,43 @@ def _install():
         method.__name__ = name
         return method
 
-    def make_inplace(name):
+    def make_operator(name, reflected=False):
+        if reflected:
+            def method(self, other):
+                return NotImplemented if operand(other) is None else binary(other, self, name)
+        else:
+            def method(self, other):
+                return NotImplemented if operand(other) is None else binary(self, other, name)
+        method.__name__ = name
+        return method
+
+    def make_inplace(name, operator=False):
         def method(self, other):
+            if operator and operand(other) is None:
+                return NotImplemented
             return inplace(self, other, name)
         return method
 
     T = Tensor
     for name, dunder in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "truediv")):
-        setattr(T, f"__{dunder}__", make(name))
-        setattr(T, f"__r{dunder}__", make(name, reflected=True))
-        setattr(T, f"__i{dunder}__", make_inplace(name))
+        setattr(T, f"__{dunder}__", make_operator(name))
+        setattr(T, f"__r{dunder}__", make_operator(name, reflected=True))
+        setattr(T, f"__i{dunder}__", make_inplace(name, operator=True))
         setattr(T, f"{name}_", make_inplace(name))
     for name in _CMP:
-        setattr(T, f"__{name}__", make(name))
+        setattr(T, f"__{name}__", make_operator(name))
         setattr(T, name, make(name))
     T.__hash__ = lambda self: id(self)
 
     def add(self, other, *, alpha=1):
         """``self + alpha * other`` in a new tensor."""
+        other = _coerce(other)
         return binary(self, other if alpha == 1 else binary(other, alpha, "mul") if isinstance(other, Tensor)
                       else other * alpha, "add")
 
     def sub(self, other, *, alpha=1):
         """``self - alpha * other`` in a new tensor."""
+        other = _coerce(other)
         return binary(self, other if alpha == 1 else binary(other, alpha, "mul") if isinstance(other, Tensor)
                       else other * alpha, "sub")
 
@@ -232,6 +372,8 @@ def _install():
     T.__pos__ = lambda self: self
     T.sum = reduce_sum
     T.mean = mean
+    T.all = all_
+    T.any = any_
     T.equal = equal
 
 

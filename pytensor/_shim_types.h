@@ -429,11 +429,53 @@ static PyObject *map_file(PyObject *self, PyObject *args)
     return storage_object(s);
 }
 
+/* grow_storage(tensor, nbytes): Tensor.resize_'s growth step. Grows the
+ * tensor's storage to nbytes (lt_storage_resize) and refreshes the storage
+ * object's address and size. Refused unless the tensor is the storage
+ * object's only holder (no other view, no kept untyped_storage()): growing
+ * moves the bytes, and pytensor never moves bytes under a live view. Every
+ * refusal goes through the Python error translator, as libtensor's do. */
+static PyObject *grow_storage(PyObject *self, PyObject *args)
+{
+    PyObject *tensor;
+    long long nbytes;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OL", &tensor, &nbytes))
+        return NULL;
+    if (!tensor_cls || !PyObject_TypeCheck(tensor, tensor_cls) || nbytes < 0) {
+        PyErr_SetString(PyExc_TypeError, "grow_storage(tensor, nbytes >= 0)");
+        return NULL;
+    }
+    StorageObject *st = (StorageObject *)((TensorObject *)tensor)->storage;
+    if (Py_REFCNT(st) != 1) {
+        char message[256];
+        snprintf(message, sizeof message,
+                 "cannot grow this tensor's storage from %zu to %lld bytes while %zd other objects (views of it, "
+                 "kept untyped_storage() handles) use its address: growing moves the bytes; resize a copy "
+                 "(.clone()) instead", lt_storage_nbytes(st->s), nbytes, (Py_ssize_t)(Py_REFCNT(st) - 1));
+        return raise_status(LT_EINVAL, message);
+    }
+    lt_status rc = lt_storage_resize(st->s, (size_t)nbytes);
+    if (rc != LT_OK)
+        return raise_last(rc);
+    PyObject *addr = PyLong_FromVoidPtr(lt_storage_data(st->s));
+    PyObject *size = PyLong_FromSize_t(lt_storage_nbytes(st->s));
+    if (!addr || !size) {
+        Py_XDECREF(addr);
+        Py_XDECREF(size);
+        return NULL;
+    }
+    replace_ref(&st->addr, addr);
+    replace_ref(&st->nbytes, size);
+    Py_RETURN_NONE;
+}
+
 #define SHIM_TYPES_METHODS                                                                         \
     {"register", register_types, METH_VARARGS, "Hand the shim the Python classes it instantiates."}, \
     {"make_tensor", (PyCFunction)(void (*)(void))make_tensor, METH_FASTCALL, "Tensor._make."},    \
     {"storage_new", storage_new, METH_VARARGS, "A storage of new bytes."},                         \
-    {"map_file", map_file, METH_VARARGS, "Map a file into a new storage."},
+    {"map_file", map_file, METH_VARARGS, "Map a file into a new storage."},                        \
+    {"grow_storage", grow_storage, METH_VARARGS, "Tensor.resize_'s growth of its storage."},
 
 /* Adds StorageBase and TensorBase to module m. Returns 0, or -1 with an exception. */
 static int add_types(PyObject *m)

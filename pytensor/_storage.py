@@ -7,6 +7,8 @@ attribute, so a DLPack consumer that outlives every wrapper stays valid.
 """
 from __future__ import annotations
 
+import os
+
 from ._ffi import ffi, lib, shim
 from .errors import ReadOnlyError, DeviceError
 
@@ -69,12 +71,39 @@ class UntypedStorage(shim.StorageBase):
     def device(self):
         from .tensor import device
         t = lib.lt_storage_device_type(self._ptr)
-        return device(_DEVICE_NAMES.get(t, f"dlpack{t}"), None if t in _HOST_DEVICES else
-                      int(lib.lt_storage_device_id(self._ptr)))
+        return device._of(_DEVICE_NAMES.get(t, f"dlpack{t}"), None if t in _HOST_DEVICES else
+                          int(lib.lt_storage_device_id(self._ptr)))
 
     def is_readonly(self):
         """True when writes through any view are refused."""
         return self._readonly
+
+    def resizable(self):
+        """True when ``Tensor.resize_`` may grow this storage: pytensor owns the bytes and
+        their address was never handed to NumPy. Growth also needs the resized tensor to
+        be the storage's only user at that moment (see ``Tensor.resize_``)."""
+        return lib.lt_storage_provenance(self._ptr) == lib.LT_PROV_OWNED and \
+            not lib.lt_storage_flags(self._ptr) & lib.LT_STORAGE_PINNED
+
+    @classmethod
+    def from_file(cls, filename: str | bytes | os.PathLike, shared: bool | None = False,
+                  nbytes: int | None = None) -> UntypedStorage:
+        """Shares a memory-mapped file's bytes (never copies), as torch.UntypedStorage.from_file.
+
+        ``shared=True`` maps it MAP_SHARED (writes reach the file; a missing
+        file is created with mode 0600, a short one extended), else privately
+        (copy-on-write; the file must hold ``nbytes``). ``nbytes=None`` maps the
+        whole file (pytensor's default, as in ``from_file``); ``nbytes=0`` gives
+        an empty storage and touches no file, as torch's default does.
+
+        >>> import os, tempfile, pytensor
+        >>> path = os.path.join(tempfile.mkdtemp(), "s.bin")
+        >>> s = pytensor.UntypedStorage.from_file(path, shared=True, nbytes=8)
+        >>> s.nbytes(), s.filename == path, os.path.getsize(path)
+        (8, True, 8)
+        """
+        from ._file import map_storage
+        return map_storage("from_file", filename, shared, nbytes, "nbytes")[0]
 
     @property
     def provenance(self):
@@ -123,3 +152,73 @@ class UntypedStorage(shim.StorageBase):
                                 "a read-only NumPy array or a read-only file); copy it with .clone() to write")
         if not self._host:
             self._check_host()
+
+
+class TypedStorage:
+    """An :class:`UntypedStorage` read as elements of one dtype (what ``Tensor.storage()`` returns).
+
+    pytensor's part of torch's (deprecated) TypedStorage: the storage's bytes
+    from byte 0, ``nbytes() // element_size()`` elements, read and written in
+    place through ``[i]``, ``tolist()`` and ``untyped()``. It copies nothing,
+    and has none of torch's conversions (``.float()``, ``.cuda()``,
+    ``pickle``): take a tensor for those.
+    """
+
+    __slots__ = ("_untyped", "dtype")
+
+    def __init__(self, untyped, dtype):
+        self._untyped, self.dtype = untyped, dtype
+
+    def _elements(self):
+        from .tensor import Tensor
+        return Tensor._make(self._untyped, self.dtype, (len(self),), (1,), 0)
+
+    def untyped(self):
+        """The UntypedStorage holding the bytes (the same object every view shares)."""
+        return self._untyped
+
+    def size(self):
+        return self._untyped._nbytes // self.dtype.itemsize
+
+    __len__ = size
+
+    def nbytes(self):
+        return self._untyped._nbytes
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def data_ptr(self):
+        return self._untyped._addr
+
+    @property
+    def device(self):
+        return self._untyped.device
+
+    @property
+    def filename(self):
+        return self._untyped.filename
+
+    def is_readonly(self):
+        return self._untyped._readonly
+
+    def tolist(self):
+        return self._elements().tolist()
+
+    def __getitem__(self, index):
+        if not isinstance(index, int):
+            raise TypeError(f"TypedStorage indices must be integers, not {type(index).__name__}; "
+                            "slice a tensor instead")
+        return self._elements()[index].item()
+
+    def __setitem__(self, index, value):
+        if not isinstance(index, int):
+            raise TypeError(f"TypedStorage indices must be integers, not {type(index).__name__}")
+        self._elements()[index] = value
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __repr__(self):
+        return (f"<pytensor.TypedStorage dtype={self.dtype} of {len(self)} elements over "
+                f"{self._untyped!r}>")

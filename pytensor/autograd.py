@@ -337,8 +337,9 @@ def scatter_backward(forward, in_shape, in_dtype):
         n = math.prod(in_shape)
         index = forward(arange(n).view(in_shape) if in_shape else arange(n).view(()))
         work_dt = _dt.float32 if grad.dtype is _dt.bfloat16 else grad.dtype
-        g = np.ascontiguousarray(grad.to(work_dt).numpy()).reshape(-1)
+        from ._convert import scratch_ndarray  # arrays used only in this call: no storage is pinned
+        g = np.ascontiguousarray(scratch_ndarray(grad.to(work_dt))).reshape(-1)
         acc = np.zeros(n, dtype=g.dtype)
-        np.add.at(acc, index.contiguous().numpy().reshape(-1), g)
+        np.add.at(acc, scratch_ndarray(index.contiguous()).reshape(-1), g)
         return (from_numpy(acc).to(grad.dtype).view(in_shape),)
     return backward

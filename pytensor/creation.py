@@ -20,7 +20,7 @@ from ._convert import (from_numpy as _from_numpy, tensor_from_data, copy_preserv
 from ._ffi import ffi, shim
 from ._storage import UntypedStorage
 from .autograd import as_input_grad, needs_graph, record
-from .tensor import Tensor, device as _device
+from .tensor import Tensor, device as _device, require_cpu
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer"]
 
@@ -40,13 +40,7 @@ _TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfl
 # ================================================================== argument checks (torch's TypeErrors)
 
 def _dtype_arg(fn, dtype, required=False):
-    if dtype is None:
-        if required:
-            raise TypeError(f"{fn}(): argument 'dtype' must be pytensor.dtype, not NoneType")
-        return None
-    if not isinstance(dtype, _dt.dtype):
-        raise TypeError(f"{fn}(): argument 'dtype' must be pytensor.dtype, not {type(dtype).__name__}")
-    return dtype
+    return _dt.dtype_arg(fn, dtype, required)  # the one rule: a pytensor dtype or its name
 
 
 def _bool_arg(fn, name, value, allow_none=False):
@@ -70,14 +64,9 @@ def _int_arg(fn, name, value):
     return value
 
 
-def _check_device(device):
+def _check_device(device, fn="tensor"):
     """The requested device (None when not given); pytensor creates tensors on the CPU only."""
-    if device is None:
-        return None
-    d = _device(device) if isinstance(device, (str, _device)) else None
-    if d is None or d.type != "cpu":
-        raise RuntimeError(f"pytensor creates tensors on the CPU only; device={device!r} is not available")
-    return d
+    return require_cpu(device, fn)
 
 
 def _check_grad_dtype(dtype):
@@ -94,7 +83,8 @@ def _set_requires_grad(t, requires_grad):
 
 # ================================================================== tensor, from_numpy
 
-def tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False) -> Tensor:
+def tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None,
+           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Copies ``data`` (never shares) into a new tensor; the dtype is inferred as torch does.
 
     A tensor or NumPy source keeps its layout (a transposed array gives a
@@ -109,10 +99,26 @@ def tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
     """
     dtype = _dtype_arg("tensor", dtype)
     requires_grad = _bool_arg("tensor", "requires_grad", requires_grad)
+    if _bool_arg("tensor", "pin_memory", pin_memory):
+        raise RuntimeError("tensor(): pin_memory=True needs an accelerator's pinned-memory allocator, and pytensor "
+                           "has none (it computes on the CPU); leave pin_memory False")
     _check_device(device)
-    t = ndarray_copy(data, dtype) if _is_ndarray(data) else tensor_from_data(data, dtype)
+    if _is_ndarray(data):
+        t = ndarray_copy(data, dtype)
+    elif _is_dlpack_producer(data):
+        from ._dlpack import from_dlpack  # torch copies any DLPack producer, through DLPack
+        t = copy_preserving_layout(from_dlpack(data), dtype)
+    else:
+        t = tensor_from_data(data, dtype)
     t._requires_grad = False
     return _set_requires_grad(t, requires_grad)
+
+
+def _is_dlpack_producer(obj):
+    """An object torch's constructors read through DLPack: one with ``__dlpack__``
+    that is not a tensor, an array or a NumPy scalar (those have their own paths)."""
+    return hasattr(type(obj), "__dlpack__") and not isinstance(obj, Tensor) and not _is_ndarray(obj) \
+        and not _is_numpy_scalar(obj)
 
 
 def from_numpy(ndarray: Any, /) -> Tensor:
@@ -178,12 +184,12 @@ def as_tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | 
         if t is not None:
             return t
     dtype = _dtype_arg("as_tensor", dtype)
-    dev = _check_device(device)
+    dev = _check_device(device, "as_tensor")
     if isinstance(data, Tensor):
         return _alias_or_convert(data, dtype, dev, None)
     if _is_ndarray(data):
         return _alias_or_convert(_from_numpy(data), dtype, dev, None)
-    if hasattr(data, "__dlpack__") and not _is_numpy_scalar(data):
+    if _is_dlpack_producer(data):
         from ._dlpack import from_dlpack
         return _alias_or_convert(from_dlpack(data), dtype, dev, None)
     return tensor_from_data(data, dtype)
@@ -220,7 +226,7 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
     dtype = _dtype_arg("asarray", dtype)
     copy = _bool_arg("asarray", "copy", copy, allow_none=True)
     requires_grad = _bool_arg("asarray", "requires_grad", requires_grad, allow_none=True)
-    dev = _check_device(device)
+    dev = _check_device(device, "asarray")
     if isinstance(obj, Tensor):
         out = _alias_or_convert(obj, dtype, dev, copy)
     elif _is_ndarray(obj) or _is_numpy_scalar(obj):
@@ -314,6 +320,8 @@ def frombuffer(buffer: Any, *, dtype: _dt.dtype | str, count: int = -1, offset: 
     >>> t[0] = 5; buf[0]
     5
     """
+    if dtype.__class__ is str:
+        dtype = _dtype_arg("frombuffer", dtype)  # a name: the dtype it names, then the common path
     if _share_buffer is not None:
         t = _share_buffer(buffer, dtype, count, offset, requires_grad)
         if t is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ._ffi import lib
 
 __all__ = [
-    "dtype", "get_default_dtype", "set_default_dtype", "promote_types", "result_type_of",
+    "dtype", "get_default_dtype", "set_default_dtype", "promote_types", "result_type_of", "dtype_arg",
 ]
 
 
@@ -105,7 +105,7 @@ def set_default_dtype(d):
     >>> pytensor.set_default_dtype(pytensor.float32)
     """
     global _default_float
-    d = as_dtype(d)
+    d = dtype_arg("set_default_dtype", d, required=True, name="d")
     if not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
     _default_float = d
@@ -116,8 +116,43 @@ def default_complex():
     return complex128 if _default_float is float64 else complex64
 
 
+# The names a dtype argument may be given as: each dtype's own, and torch's aliases.
+_ARG_NAMES = {**_by_name, **{k: v for k, v in ALIASES.items() if v is not None}}
+
+
+def dtype_arg(fn, value, required=False, name="dtype"):
+    """A dtype argument, read the one way every pytensor function reads it.
+
+    A pytensor dtype, or its name as a string: ``"float32"``, or one of
+    torch's aliases (``"float"``, ``"double"``, ``"long"``, ...). torch takes
+    only dtype objects; names are pytensor's convenience. None means "not
+    given" unless ``required``. NumPy and torch dtype objects, and anything
+    else, raise TypeError saying what to pass instead.
+
+    >>> import pytensor
+    >>> from pytensor.dtypes import dtype_arg
+    >>> dtype_arg("zeros", "int32"), dtype_arg("zeros", "long"), dtype_arg("zeros", None)
+    (pytensor.int32, pytensor.int64, None)
+    """
+    if value.__class__ is dtype:
+        return value
+    if value is None and not required:
+        return None
+    if isinstance(value, str):
+        found = _ARG_NAMES.get(value)
+        if found is None:
+            raise TypeError(f"{fn}(): {value!r} is not a dtype name; use one of {', '.join(_by_name)} "
+                            f"(or torch's aliases {', '.join(k for k in ALIASES if ALIASES[k] is not None)})")
+        return found
+    raise TypeError(f"{fn}(): argument '{name}' must be pytensor.dtype or a dtype name such as 'float32', not "
+                    f"{type(value).__name__} (for a NumPy or torch dtype, pass its name, e.g. 'float32')")
+
+
 def as_dtype(d):
-    """Accept a pytensor dtype, a torch dtype, a NumPy dtype or a name; return a pytensor dtype."""
+    """Accept a pytensor dtype, a torch dtype, a NumPy dtype or a name; return a pytensor dtype.
+
+    For interoperation inside pytensor (NumPy and torch dtypes are not
+    arguments: public functions read theirs with :func:`dtype_arg`)."""
     if isinstance(d, dtype):
         return d
     name = getattr(d, "name", None) if not isinstance(d, str) else d
@@ -171,7 +206,7 @@ def promote_types(a, b):
     >>> pytensor.promote_types(pytensor.uint8, pytensor.int8)
     pytensor.int16
     """
-    a, b = as_dtype(a), as_dtype(b)
+    a, b = dtype_arg("promote_types", a, True, "type1"), dtype_arg("promote_types", b, True, "type2")
     if a is b:
         return a
     if a.is_complex or b.is_complex:

@@ -6,17 +6,20 @@ into one absolute ``storage_offset`` (in elements), so aliasing is always
 """
 from __future__ import annotations
 
+import builtins
 import itertools
 import math
 import operator
+import re
+import threading
 from typing import Any
 
 from . import dtypes as _dt
 from ._ffi import ffi, lib, shim
 from ._storage import UntypedStorage
-from .errors import check
+from .errors import DeviceError, check
 
-__all__ = ["Tensor", "device", "Size"]
+__all__ = ["Tensor", "device", "Size", "get_default_device", "set_default_device"]
 
 
 _reshape_view = shim.reshape_view  # view/reshape's common case in C; None: the Python path decides
@@ -40,18 +43,63 @@ class Size(tuple):
         return math.prod(self)
 
 
+# torch's device types (torch.device refuses any other name).
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                 "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+_DEVICE_STRING = re.compile(r"([a-z_]+)(?::(0|[1-9][0-9]*))?")
+
+
 class device:
-    """Where a tensor's bytes live: ``device('cpu')``, or another DLPack device for imports."""
+    """Where a tensor's bytes live: ``device('cpu')``, or another DLPack device for imports.
+
+    Takes what torch.device takes (``'cpu'``, ``'cuda:1'``, ``('cuda', 1)``,
+    a pytensor or torch device) and refuses the names torch refuses. Used as a
+    context manager it sets the default device of the factories inside the
+    block, as torch's does; pytensor creates tensors on the CPU only, so only
+    a CPU device may be entered (any other raises DeviceError at the ``with``).
+
+    >>> import pytensor
+    >>> pytensor.device("cpu"), pytensor.device("cuda", 1)
+    (device(type='cpu'), device(type='cuda', index=1))
+    >>> with pytensor.device("cpu"):
+    ...     pytensor.zeros(2).device
+    device(type='cpu')
+    """
 
     __slots__ = ("type", "index")
 
     def __init__(self, type, index=None):  # noqa: A002  (torch's name)
-        if isinstance(type, device):
-            type, index = type.type, type.index
-        elif isinstance(type, str) and ":" in type:
-            type, _, idx = type.partition(":")
-            index = int(idx)
-        self.type, self.index = str(type), index
+        if isinstance(type, bytes):
+            type = type.decode()
+        if isinstance(type, str):
+            type, parsed = _parse_device_string(type)
+            if parsed is not None and index is not None:
+                raise RuntimeError(f"device {type}:{parsed}: the string names an index, so index={index!r} "
+                                   "must not be passed as well")
+            index = parsed if parsed is not None else index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            raise DeviceError(f"device({type}) names accelerator {type}, and pytensor has none "
+                              "(it computes on the CPU); use 'cpu'")
+        elif isinstance(type, device):
+            type, index = type.type, type.index if index is None else index
+        elif hasattr(type, "type") and hasattr(type, "index"):  # a torch.device
+            type, index = _parse_device_string(str(type.type))[0], type.index if index is None else index
+        else:
+            raise TypeError(f"device() takes a device string such as 'cpu' or 'cuda:0', or a device, not "
+                            f"{builtins.type(type).__name__}")
+        if index is not None:
+            if isinstance(index, bool) or not isinstance(index, int):
+                raise TypeError(f"device(): argument 'index' must be int, not {builtins.type(index).__name__}")
+            if index < 0:
+                raise RuntimeError(f"device index must not be negative, got {index}")
+        self.type, self.index = type, index
+
+    @classmethod
+    def _of(cls, type, index=None):  # noqa: A002
+        """A device as libtensor reports one (any DLPack device, named or not); no checks."""
+        d = object.__new__(cls)
+        d.type, d.index = type, index
+        return d
 
     def __repr__(self):
         return f"device(type='{self.type}')" if self.index is None else \
@@ -62,11 +110,90 @@ class device:
 
     def __eq__(self, other):
         if isinstance(other, str):
-            other = device(other)
+            try:
+                other = device(other)
+            except (RuntimeError, TypeError):
+                return False
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):
         return hash((self.type, self.index))
+
+    # -- the default device of factories (torch's `with torch.device(...)`) --
+    def __enter__(self):
+        _check_default_device(self, "with pytensor.device(...)")
+        _device_stack().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _device_stack().pop()
+
+
+def _parse_device_string(text):
+    """(type, index or None) of 'type' or 'type:index', with torch's refusals."""
+    if not text:
+        raise RuntimeError("device string must not be empty; use e.g. 'cpu'")
+    m = _DEVICE_STRING.fullmatch(text)
+    if m is None:
+        raise RuntimeError(f"invalid device string {text!r}: expected 'type' or 'type:index', e.g. 'cpu' or "
+                           "'cuda:0'")
+    if m.group(1) not in _DEVICE_TYPES:
+        raise RuntimeError(f"unknown device type {m.group(1)!r} in {text!r}; expected one of "
+                           f"{', '.join(_DEVICE_TYPES)}")
+    index = m.group(2)
+    if index is not None and len(index) > 9:
+        raise RuntimeError(f"could not parse the device index {index!r} in {text!r}")
+    return m.group(1), None if index is None else int(index)
+
+
+_default = threading.local()  # each thread's stack of `with device(...)` blocks, as torch's modes are per thread
+_global_default = None  # set_default_device's device, or None
+
+
+def _device_stack():
+    stack = getattr(_default, "stack", None)
+    if stack is None:
+        stack = _default.stack = []
+    return stack
+
+
+def _check_default_device(d, what):
+    if d.type != "cpu":
+        raise DeviceError(f"{what}: pytensor creates tensors on the CPU only, so it cannot make {d} the "
+                          "default device; use 'cpu'")
+
+
+def get_default_device() -> device:
+    """The device factories use when none is given: always a CPU device in pytensor.
+
+    >>> import pytensor
+    >>> pytensor.get_default_device()
+    device(type='cpu')
+    """
+    stack = _device_stack()
+    return stack[-1] if stack else _global_default or CPU
+
+
+def set_default_device(device_: str | device | None) -> None:
+    """Set the default device of factories (torch's name). Only a CPU device, or None, is accepted."""
+    global _global_default
+    if device_ is None:
+        _global_default = None
+        return
+    d = device_ if isinstance(device_, device) else device(device_)
+    _check_default_device(d, "set_default_device()")
+    _global_default = d
+
+
+def require_cpu(value, fn):
+    """``value`` (a device argument) as a device, or None when not given; a
+    device other than the CPU raises DeviceError (a RuntimeError, as in torch)."""
+    if value is None:
+        return None
+    d = value if isinstance(value, device) else device(value)
+    if d.type != "cpu":
+        raise DeviceError(f"{fn}(): pytensor creates tensors on the CPU only; device={str(d)!r} is not available")
+    return d
 
 
 CPU = device("cpu")
@@ -349,8 +476,9 @@ class Tensor(shim.TensorBase):
         t = _reshape_view(self, shape)
         if t is not None:
             return t
-        if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
-            return self._view_dtype(shape[0])
+        if len(shape) == 1 and (isinstance(shape[0], (_dt.dtype, str)) or not (
+                hasattr(shape[0], "__index__") or hasattr(shape[0], "__iter__"))):
+            return self._view_dtype(_dt.dtype_arg("view", shape[0]))  # a dtype (or its name): not a shape
         shape = _infer_shape(_shape_args(shape), self.numel())
         strides = _view_strides(self._shape, self._strides, shape)
         if strides is None:
@@ -668,10 +796,10 @@ class Tensor(shim.TensorBase):
         return copy_preserving_layout(self)
 
     def to(self, *args: object, **kwargs: object) -> Tensor:
-        """Self when nothing changes, otherwise a converted copy. Accepts a dtype, a device or a tensor."""
+        """Self when nothing changes, otherwise a converted copy. Accepts a dtype
+        (or its name), a device (a string that is not a dtype name is one) or a tensor."""
         dt, dev, copy = _parse_to(args, kwargs)
-        if dev is not None and device(dev) != self.device:
-            from .errors import DeviceError
+        if dev is not None and dev != self.device:
             raise DeviceError(f"pytensor computes on the CPU only; cannot move a tensor to {dev}")
         if dt is None:
             dt = self._dtype
@@ -681,9 +809,13 @@ class Tensor(shim.TensorBase):
         return copy_preserving_layout(self, dt)
 
     def type(self, dtype=None):
+        """The type name (``'pytensor.FloatTensor'``) without an argument; else ``to(dtype)``,
+        where dtype may also be such a type name."""
         if dtype is None:
             return f"pytensor.{_TYPE_NAMES[self._dtype.name]}"
-        return self.to(_dt.as_dtype(dtype))
+        if isinstance(dtype, str) and dtype.rsplit(".", 1)[-1] in _TYPE_DTYPES:
+            return self.to(_TYPE_DTYPES[dtype.rsplit(".", 1)[-1]])
+        return self.to(_dt.dtype_arg("type", dtype, required=True))
 
     def float(self):
         return self.to(_dt.float32)
@@ -724,6 +856,94 @@ class Tensor(shim.TensorBase):
     def cpu(self):
         self._storage._check_host()
         return self
+
+    # ================================================================ storage, resize_, new_tensor
+    def storage(self) -> Any:
+        """This tensor's storage read as elements of its dtype (a :class:`TypedStorage`).
+
+        The same bytes as ``untyped_storage()``, from byte 0, ``nbytes // element_size()``
+        elements long: torch's (deprecated) TypedStorage without its copies and
+        conversions. Reads and writes go to the storage; nothing is copied.
+
+        >>> import pytensor
+        >>> t = pytensor.arange(4)[1:]
+        >>> s = t.storage(); len(s), s[0], s.dtype
+        (4, 0, pytensor.int64)
+        """
+        from ._storage import TypedStorage
+        return TypedStorage(self._storage, self._dtype)
+
+    def resize_(self, *sizes: int, memory_format: object = None) -> Tensor:
+        """Give this tensor the shape ``sizes`` in place, row-major over its storage from its offset.
+
+        As torch: the same shape leaves the tensor as it is; another shape
+        makes it contiguous (existing elements keep their place in memory);
+        a storage too small for the new shape grows, and the new bytes are
+        uninitialised. Refused (RuntimeError) for a tensor that requires
+        grad, and growth is refused for storages that are not resizable: memory
+        pytensor does not own (NumPy, buffers, files, DLPack imports), storages
+        whose address was handed to NumPy (``numpy()``), and, unlike torch,
+        storages that anything else still uses (another view, a DLPack export,
+        a kept ``untyped_storage()``): growing moves the bytes, and pytensor
+        never moves bytes under a live view. Not safe against another thread
+        using this same tensor at the same time (nor is torch's).
+
+        >>> import pytensor
+        >>> t = pytensor.arange(4.)
+        >>> t.resize_(2, 2)
+        tensor([[0., 1.],
+                [2., 3.]])
+        >>> t.resize_(3, 3)[0]
+        tensor([0., 1., 2.])
+        """
+        if memory_format is not None and str(memory_format).rsplit(".", 1)[-1] != "contiguous_format":
+            raise NotImplementedError(f"resize_(): pytensor lays out resized tensors row-major only, not "
+                                      f"{memory_format}")
+        if not sizes:
+            raise TypeError("resize_() missing 1 required positional argument: 'sizes'")
+        sizes = _shape_args(sizes)
+        if any(n < 0 for n in sizes):
+            raise RuntimeError(f"resize_(): negative dimension {min(sizes)} in {list(sizes)}")
+        if self._requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        if sizes == self._shape:
+            return self
+        numel = math.prod(sizes)
+        nbytes = (self._offset + numel) * self._dtype.itemsize if numel else 0
+        if nbytes > _MAX_NBYTES:
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)}")
+        if nbytes > self._storage._nbytes:
+            provenance = self._storage.provenance
+            if provenance != "owned":
+                raise RuntimeError(f"Trying to resize storage that is not resizable: its bytes belong to the "
+                                   f"{provenance} it wraps ({self._storage.label}); resize a copy (.clone())")
+            shim.grow_storage(self, nbytes)  # refused while anything else uses the address
+        self._shape, self._strides = sizes, contiguous_strides(sizes)
+        return self
+
+    def resize_as_(self, other: Tensor, memory_format: object = None) -> Tensor:
+        """``resize_(other.shape)``."""
+        return self.resize_(other.shape, memory_format=memory_format)
+
+    def new_tensor(self, data: Any, *, dtype: _dt.dtype | str | None = None, device: str | device | None = None,
+                   requires_grad: bool = False, layout: object = None, pin_memory: bool = False) -> Tensor:
+        """Copies ``data`` (never shares) into a new tensor of this tensor's dtype
+        unless ``dtype`` is given: ``pytensor.tensor(data, dtype=self.dtype)``.
+
+        >>> import pytensor
+        >>> pytensor.tensor([1, 2]).new_tensor([1.5, 2.5])
+        tensor([1, 2])
+        """
+        if layout is not None and str(layout).rsplit(".", 1)[-1] != "strided":
+            raise NotImplementedError(f"new_tensor(): only the strided layout exists in pytensor, not {layout}")
+        if pin_memory:
+            raise RuntimeError("new_tensor(): pin_memory=True needs an accelerator; pytensor has none")
+        if device is None and not self._storage._host:
+            raise DeviceError(f"new_tensor(): this tensor lives on {self.device}, and pytensor creates tensors on "
+                              "the CPU only; pass device='cpu'")
+        from .creation import tensor
+        dt = _dt.dtype_arg("new_tensor", dtype)
+        return tensor(data, dtype=self._dtype if dt is None else dt, device=device, requires_grad=requires_grad)
 
     # ================================================================ writes
     def _check_write(self, refuse_overlap=True):
@@ -794,18 +1014,40 @@ class Tensor(shim.TensorBase):
         return to_pylist(self._view((), (), self._offset + 0))
 
     def __bool__(self):
-        if self.numel() != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} "
+                               "is ambiguous; use .any() or .all() (or .numel()) to say which you mean")
         return bool(self.item())
 
+    def _python_scalar(self, kind):
+        """The single element for int()/float()/complex(), refused as torch refuses it: a
+        ValueError unless there is exactly one element, and a RuntimeError for a complex
+        value whose imaginary part int() or float() would drop."""
+        n = self.numel()
+        if n != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars; this one has {n} "
+                             "(index it, or use .tolist())")
+        value = self.item()
+        if kind is not complex and isinstance(value, complex):
+            if value.imag != 0:
+                raise RuntimeError(f"value cannot be converted to type {kind.__name__} without overflow: {value} "
+                                   "has a non-zero imaginary part; take .real first")
+            value = value.real
+        return value
+
     def __int__(self):
-        return int(self.item().real if isinstance(self.item(), complex) else self.item())
+        return int(self._python_scalar(int))
 
     def __float__(self):
-        return float(self.item())
+        if self._requires_grad:
+            import warnings
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                          "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=2)
+        return float(self._python_scalar(float))
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._python_scalar(complex))
 
     def __index__(self):
         if self._dtype.kind not in ("int", "uint", "bool") or self.numel() != 1:
@@ -888,6 +1130,9 @@ _TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor"
                "uint16": "UInt16Tensor", "uint32": "UInt32Tensor", "uint64": "UInt64Tensor"}
 
 
+_TYPE_DTYPES = {v: _dt.dtype_arg("type", k) for k, v in _TYPE_NAMES.items()}
+
+
 def _is_contiguous(shape, strides):
     if 0 in shape:
         return True  # no elements: any strides describe them
@@ -959,21 +1204,28 @@ def _parse_to(args, kwargs):
     copy = bool(kwargs.pop("copy", False))
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
-    for a in list(args) + [kwargs.pop("dtype", None), kwargs.pop("device", None)]:
+    if kwargs.get("dtype") is not None:
+        dt = _dt.dtype_arg("to", kwargs["dtype"])
+    if kwargs.get("device") is not None:
+        dev = device(kwargs["device"])
+    kwargs.pop("dtype", None), kwargs.pop("device", None)
+    for a in args:
         if a is None:
             continue
         if isinstance(a, Tensor):
             dt, dev = a.dtype, a.device
-        elif isinstance(a, (str, device)):
-            dev = a
+        elif isinstance(a, str) and a in _dt._ARG_NAMES:
+            dt = _dt._ARG_NAMES[a]  # a dtype name (no device type is one)
+        elif isinstance(a, (str, bytes, device)) or (hasattr(a, "type") and hasattr(a, "index")):
+            dev = device(a)
         elif isinstance(a, bool):
             copy = copy or a
         else:
             try:
-                dt = _dt.as_dtype(a)
+                dt = _dt.dtype_arg("to", a, required=True)
             except TypeError:
-                raise TypeError(f"to() received an invalid argument {a!r}; expected a dtype, a device or a "
-                                "tensor") from None
+                raise TypeError(f"to() received an invalid argument {a!r}; expected a dtype (or its name), a "
+                                "device or a tensor") from None
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     return dt, dev, copy

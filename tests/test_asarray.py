@@ -279,7 +279,8 @@ def test_argument_types():
     with pytest.raises(TypeError, match="'copy' must be bool, not int"):
         pytensor.asarray([1], copy=1)
     with pytest.raises(TypeError, match="'dtype' must be"):
-        pytensor.asarray([1], dtype="float32")
+        pytensor.asarray([1], dtype=np.float32)              # a NumPy dtype object: pass its name instead
+    assert pytensor.asarray([1], dtype="float32").dtype is pytensor.float32  # names are pytensor's convenience
     with pytest.raises(TypeError, match="'requires_grad' must be bool, not int"):
         pytensor.asarray([1.0], requires_grad=1)
     with pytest.raises(TypeError):

@@ -12,11 +12,12 @@ PUBLIC_FUNCTIONS = [
     pytensor.from_file, pytensor.from_dlpack, pytensor.utils.dlpack.to_dlpack, pytensor.empty, pytensor.zeros,
     pytensor.ones, pytensor.full, pytensor.arange, pytensor.linspace, pytensor.rand, pytensor.randn,
     pytensor.eye, pytensor.empty_like, pytensor.zeros_like, pytensor.ones_like, pytensor.full_like,
-    pytensor.rand_like, pytensor.randn_like, pytensor.manual_seed,
+    pytensor.rand_like, pytensor.randn_like, pytensor.manual_seed, pytensor.all, pytensor.any,
+    pytensor.get_default_device, pytensor.set_default_device, pytensor.UntypedStorage.from_file,
 ]
 TENSOR_METHODS = ["size", "stride", "storage_offset", "data_ptr", "untyped_storage", "element_size", "numel",
                   "dim", "is_contiguous", "detach", "view", "reshape", "transpose", "permute", "contiguous",
-                  "clone", "to", "tolist", "item", "numpy"]
+                  "clone", "to", "tolist", "item", "numpy", "all", "any", "new_tensor", "resize_", "storage"]
 TENSOR_PROPERTIES = ["shape", "dtype", "device", "nbytes"]
 
 

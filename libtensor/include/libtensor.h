@@ -148,6 +148,7 @@ typedef void (*lt_deleter)(void *ctx);
 
 /* Storage flags: bits, combinable. */
 #define LT_STORAGE_READONLY 0x1u /* writes through libtensor are refused */
+#define LT_STORAGE_PINNED 0x2u   /* the bytes never move: lt_storage_resize refuses (see lt_storage_pin) */
 
 /* Where the bytes came from. Informational: the inspector draws it. */
 typedef enum lt_provenance {
@@ -176,6 +177,22 @@ lt_status lt_storage_new(lt_storage **out, size_t nbytes, int zero);
  * lt_storage_release). */
 lt_status lt_storage_wrap(lt_storage **out, void *data, size_t nbytes, unsigned flags,
                           lt_provenance provenance, lt_deleter deleter, void *ctx);
+
+/* Grows a storage that libtensor owns (from lt_storage_new) to nbytes,
+ * moving its bytes to a new block: the first lt_storage_nbytes bytes are
+ * kept, the rest are unspecified, and lt_storage_data changes. A size not
+ * above the current one changes nothing. Refused with LT_EINVAL, changing
+ * nothing, for wrapped memory (it belongs to someone else), for a pinned
+ * storage, and while anything but the caller holds a reference: every other
+ * holder may still be reading the old address. So the caller must hold the
+ * only reference, and no other thread may use the storage during the call.
+ * Fails with LT_ENOMEM or LT_EOVERFLOW (nbytes beyond int64). Borrows. */
+lt_status lt_storage_resize(lt_storage *storage, size_t nbytes);
+
+/* Sets LT_STORAGE_PINNED: call it before handing the data address to code
+ * that keeps it beyond any reference count (a NumPy array over the bytes);
+ * lt_storage_resize refuses from then on. Irreversible, atomic. Borrows. */
+void lt_storage_pin(lt_storage *storage);
 
 /* Adds a reference. Thread-safe. NULL is ignored. */
 void lt_storage_retain(lt_storage *storage);
@@ -228,7 +245,8 @@ size_t lt_storage_trim(void);
 
 /* Memory-mapped files.
  * LT_MAP_SHARED:   MAP_SHARED, read-write; writes reach the file. A missing
- *                  file is created and a short file is extended to nbytes
+ *                  file is created (mode 0600, less the umask, as torch's
+ *                  from_file) and a short file is extended to nbytes
  *                  without changing any existing byte. The file is never
  *                  shortened, even while another writer appends (given a
  *                  file system with fallocate; see storage_mmap.c), and a

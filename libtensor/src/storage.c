@@ -1,6 +1,7 @@
 /* storage.c: the refcounted storage. Heap blocks we allocate and foreign
  * memory we wrap are the same object; the only difference is who frees the
  * bytes, and that is decided once, at creation. */
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,7 +17,7 @@ struct lt_storage {
     _Atomic uint64_t version;
     void *data;
     size_t nbytes;
-    unsigned flags;
+    _Atomic unsigned flags; /* LT_STORAGE_*: pinning may set a bit while others read */
     lt_provenance provenance;
     int32_t device_type;
     int32_t device_id;
@@ -278,6 +279,50 @@ lt_status lt_storage_wrap(lt_storage **out, void *data, size_t nbytes, unsigned 
     s->ctx = ctx;
     *out = s;
     return LT_OK;
+}
+
+lt_status lt_storage_resize(lt_storage *s, size_t nbytes)
+{
+    if (!s)
+        return lt__fail(LT_EINVAL, "lt_storage_resize needs a storage");
+    size_t have = s->nbytes;
+    if (nbytes <= have)
+        return LT_OK; /* storages only grow: a smaller view needs no fewer bytes */
+    if (s->provenance != LT_PROV_OWNED || s->free_kind == FREE_NONE)
+        return lt__fail(LT_EINVAL, "this storage's %zu bytes are not libtensor's (they belong to whoever it wraps), "
+                        "so it cannot be resized to %zu bytes; copy it first", have, nbytes);
+    if (atomic_load(&s->flags) & LT_STORAGE_PINNED)
+        return lt__fail(LT_EINVAL, "this storage's address was handed out (to a NumPy array) and must stay valid, "
+                        "so its %zu bytes cannot move to grow to %zu; copy it first", have, nbytes);
+    int64_t refs = atomic_load(&s->refcount);
+    if (refs != 1)
+        return lt__fail(LT_EINVAL, "this storage has %" PRId64 " references, and growing it from %zu to %zu bytes "
+                        "would move the bytes under the other %" PRId64 "; drop them or copy first", refs, have,
+                        nbytes, refs - 1);
+    if (nbytes > (size_t)INT64_MAX)
+        return lt__fail(LT_EOVERFLOW, "storage of %zu bytes exceeds the int64 byte range", nbytes);
+    lt_storage fresh; /* only the block fields are used: data, free_kind, map_nbytes */
+    memset(&fresh, 0, sizeof fresh);
+    int ok = nbytes >= HUGE_BYTES ? alloc_large(&fresh, nbytes, 0) : alloc_small(&fresh, nbytes, 0);
+    if (!ok)
+        return lt__fail(LT_ENOMEM, "could not allocate %zu bytes to grow a storage of %zu", nbytes, have);
+    memcpy(fresh.data, s->data, have);
+    if (s->free_kind == FREE_HEAP)
+        free(s->data);
+    else
+        cache_put(s->data, s->map_nbytes);
+    s->data = fresh.data;
+    s->free_kind = fresh.free_kind;
+    s->map_nbytes = fresh.map_nbytes;
+    s->nbytes = nbytes;
+    atomic_fetch_add_explicit(&s->version, 1, memory_order_relaxed);
+    return LT_OK;
+}
+
+void lt_storage_pin(lt_storage *s)
+{
+    if (s)
+        atomic_fetch_or(&s->flags, LT_STORAGE_PINNED);
 }
 
 void lt_storage_retain(lt_storage *s)

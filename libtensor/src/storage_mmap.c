@@ -44,11 +44,13 @@ static void unmap(void *ctx)
 
 /* Opens path for mode and checks that it is a regular file. O_NONBLOCK keeps
  * open() from waiting forever on a FIFO; it changes nothing for a regular
- * file. The mode 0666 is filtered by the umask, like any new file. */
+ * file. A file created here gets mode 0600 (then the umask), as torch's
+ * from_file creates it: the bytes of a tensor are the creator's alone until
+ * they chmod the file. */
 static lt_status open_regular(int *fd_out, struct stat *st, const char *path, lt_map_mode mode)
 {
     int flags = (mode == LT_MAP_SHARED ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC | O_NONBLOCK;
-    int fd = open(path, flags, 0666);
+    int fd = open(path, flags, 0600);
     if (fd < 0)
         return fail_errno(path, errno);
     int err = fstat(fd, st) != 0 ? errno : S_ISDIR(st->st_mode) ? EISDIR : 0;

@@ -6,6 +6,6 @@
 >>> u = from_dlpack(to_dlpack(t)); u[0] = 7; t
 tensor([7, 1, 2])
 """
-from .._dlpack import from_dlpack, to_dlpack
+from .._dlpack import DLDeviceType, from_dlpack, to_dlpack
 
-__all__ = ["from_dlpack", "to_dlpack"]
+__all__ = ["DLDeviceType", "from_dlpack", "to_dlpack"]

@@ -131,6 +131,67 @@ static void test_large_block_cache(int64_t live0)
     CHECK_INT(lt_storage_trim(), 0);
 }
 
+/* Growing: owned storages only, never while another reference or a pin
+ * might still read the old address; the kept bytes survive the move, small
+ * to small, small to large (a mapped block) and large to larger. */
+static void test_resize(int64_t live0)
+{
+    lt_storage *s = NULL;
+    CHECK_INT(lt_storage_new(&s, 100, 0), LT_OK);
+    unsigned char *p = lt_storage_data(s);
+    for (int i = 0; i < 100; i++)
+        p[i] = (unsigned char)i;
+    uint64_t v0 = lt_storage_version(s);
+    CHECK_INT(lt_storage_resize(s, 50), LT_OK); /* never shrinks */
+    CHECK_INT(lt_storage_nbytes(s), 100);
+    CHECK(lt_storage_data(s) == p);
+    size_t sizes[] = {1000, 3 * MIB, 9 * MIB};
+    for (int k = 0; k < 3; k++) {
+        CHECK_INT(lt_storage_resize(s, sizes[k]), LT_OK);
+        CHECK_INT(lt_storage_nbytes(s), sizes[k]);
+        p = lt_storage_data(s);
+        int same = 0;
+        for (int i = 0; i < 100; i++)
+            same += p[i] == (unsigned char)i;
+        CHECK_INT(same, 100);
+        p[sizes[k] - 1] = 7; /* the new last byte is writable */
+    }
+    CHECK_INT((uintptr_t)lt_storage_data(s) % 64, 0);
+    CHECK(lt_storage_version(s) > v0);
+
+    /* another holder: refused, nothing changes */
+    lt_storage_retain(s);
+    void *before = lt_storage_data(s);
+    CHECK_INT(lt_storage_resize(s, 10 * MIB), LT_EINVAL);
+    CHECK(lt_storage_data(s) == before);
+    CHECK_INT(lt_storage_nbytes(s), 9 * MIB);
+    lt_storage_release(s);
+
+    /* pinned: refused for good; the flag shows */
+    lt_storage_pin(s);
+    CHECK_INT(lt_storage_flags(s) & LT_STORAGE_PINNED, LT_STORAGE_PINNED);
+    CHECK_INT(lt_storage_resize(s, 10 * MIB), LT_EINVAL);
+    CHECK_INT(lt_storage_resize(s, 1), LT_OK); /* no growth asked: nothing to refuse */
+    lt_storage_release(s);
+
+    /* wrapped memory is never libtensor's to move */
+    static char buf[16];
+    CHECK_INT(lt_storage_wrap(&s, buf, sizeof buf, 0, LT_PROV_BUFFER, NULL, NULL), LT_OK);
+    CHECK_INT(lt_storage_resize(s, 32), LT_EINVAL);
+    CHECK(lt_storage_data(s) == buf);
+    lt_storage_release(s);
+
+    /* absurd sizes */
+    CHECK_INT(lt_storage_new(&s, 8, 0), LT_OK);
+    CHECK_INT(lt_storage_resize(s, (size_t)INT64_MAX + 1), LT_EOVERFLOW);
+    CHECK_INT(lt_storage_resize(s, (size_t)1 << 62), LT_ENOMEM);
+    CHECK_INT(lt_storage_nbytes(s), 8);
+    lt_storage_release(s);
+    CHECK_INT(lt_storage_resize(NULL, 8), LT_EINVAL);
+    lt_storage_pin(NULL);
+    CHECK_INT(lt_storage_live_count(), live0);
+}
+
 int main(void)
 {
     int64_t live0 = lt_storage_live_count();
@@ -224,6 +285,7 @@ int main(void)
     lt_storage_release(s);
 
     test_large_block_cache(live0);
+    test_resize(live0);
     CHECK_INT(lt_storage_live_count(), live0);
     MT_DONE();
 }
