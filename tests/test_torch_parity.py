@@ -339,7 +339,7 @@ def test_lists_of_ndarrays_match_torch(torch, make, dtype):
     assert_same(torch, lambda M: M.tensor(NDARRAY_LISTS[make](), dtype=dtype and getattr(M, dtype)), make)
 
 
-def test_list_of_ndarrays_warns_once_per_process():
+def test_list_of_ndarrays_warns_once_per_process(tmp_path):
     """torch warns the first time a sequence holds an ndarray, and never again
     in that process; checked in fresh interpreters."""
     code = ("import warnings, numpy as np, pytensor\n"
@@ -357,7 +357,7 @@ def test_list_of_ndarrays_warns_once_per_process():
     }
     for calls, want in cases.items():
         out = subprocess.run([sys.executable, "-c", code.format(calls=calls)], capture_output=True, text=True,
-                             check=True, cwd=os.path.dirname(__file__) + "/..").stdout.strip()
+                             check=True, cwd=tmp_path).stdout.strip()   # not the repo root: its source folder would shadow the install
         assert out == want, calls
 
 
