@@ -449,15 +449,31 @@ def as_tensor_operand(x, dt):
     return tensor_from_data(x, dt)
 
 
+_INDEX_DTYPES_MESSAGE = "tensors used as indices must be long, int, byte or bool tensors"
+
+
 def as_index_tensor(item):
-    """An index item (tensor, list, ndarray) as an int64 or bool tensor."""
-    if not isinstance(item, Tensor):
+    """An index item (tensor, list, ndarray) as an int64 or bool tensor, by
+    torch's rules: a bool or uint8 item is a mask (uint8 with torch's
+    deprecation warning; NumPy would read uint8 as positions, torch does not);
+    a tensor of another dtype than int32/int64 is refused unless it is 0-d
+    (then it is a number); a list or ndarray of any integer type is read as
+    positions, and an empty list is an empty int64 index."""
+    converted = not isinstance(item, Tensor)
+    if converted:
         item = tensor_from_data(item)
-    if item.dtype.kind not in ("bool", "int", "uint"):
-        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    if item.dtype.kind != "bool" and item.dtype is not _dt.int64:
-        item = item.to(_dt.int64)
-    return item
+        if item.numel() == 0 and item.dtype.kind == "float":  # [] infers float32 (as torch), indexes as int64
+            item = Tensor._empty(tuple(item.shape), _dt.int64)
+    kind = item.dtype.kind
+    if item.dtype is _dt.uint8:
+        warnings.warn("indexing with dtype uint8 is deprecated, as in torch: it is read as a mask; "
+                      "use a bool tensor instead", UserWarning, stacklevel=user_stacklevel())
+        return item.bool()  # nonzero bytes select, as torch
+    if kind == "bool":
+        return item
+    if kind not in ("int", "uint") or (not converted and item.dim() and item.dtype not in (_dt.int32, _dt.int64)):
+        raise IndexError(f"{_INDEX_DTYPES_MESSAGE}, not {item.dtype} (convert it with .long() or .bool())")
+    return item if item.dtype is _dt.int64 else item.to(_dt.int64)
 
 
 # ================================================================== tensor -> Python data

@@ -5,7 +5,14 @@ from __future__ import annotations
 import itertools
 import operator
 
+from .errors import PytensorError
 from .tensor import Tensor
+
+
+class InvalidIndexError(PytensorError, IndexError, TypeError):
+    """An index item of no index type (a float, a dict, a generator). torch
+    and NumPy raise IndexError here, and torch TypeError for a string, so
+    this is both."""
 
 
 def getitem(t, index):
@@ -30,7 +37,7 @@ def setitem(t, index, value):
             view._check_write()  # t[...] = x refuses an expanded target, as torch (fill_ alone does not)
             view.fill_(value)
         else:
-            view.copy_(value)
+            view.copy_(_drop_leading_ones(value, view.dim()) if isinstance(value, Tensor) else value)
         return
     out_shape, slots = _advanced_plan(view, adv)
     if not scalar:
@@ -42,12 +49,21 @@ def setitem(t, index, value):
             # (a[[1, 2, 3]] = a[0:3] gave [0, 0, 0, 0, ...]). Reading it whole
             # first gives NumPy's answer.
             value = copy_preserving_layout(value)
+        value = _drop_leading_ones(value, len(out_shape))
         value = value.expand(out_shape) if tuple(value.shape) != tuple(out_shape) else value
     for out_index, dst in slots:
         if scalar:
             dst.fill_(value)
         else:
             dst.copy_(value[out_index] if out_index else value)
+
+
+def _drop_leading_ones(value, ndim):
+    """torch and NumPy drop a written source's leading size-1 dimensions
+    beyond the target's: a[0] = b of shape (1, 3) fills a row of 3."""
+    while value.dim() > ndim and value.shape[0] == 1:
+        value = value.select(0, 0)
+    return value
 
 
 def _reads_storage_of(src, dst):
@@ -67,7 +83,11 @@ def _is_advanced(item):
         return True
     if isinstance(item, (list, tuple)):
         return True
-    return type(item).__module__ == "numpy" and hasattr(item, "shape") and getattr(item, "ndim", 0) > 0
+    if type(item).__module__ != "numpy" or not hasattr(item, "shape"):
+        return False
+    # A 0-d bool ndarray is a mask, as a 0-d bool tensor (torch); a 0-d
+    # integer one is a number (operator.index reads it).
+    return getattr(item, "ndim", 0) > 0 or getattr(getattr(item, "dtype", None), "kind", "") == "b"
 
 
 def _consumed_dims(item):
@@ -118,8 +138,8 @@ def _apply(t, index):
             try:
                 i = operator.index(item)
             except TypeError:
-                raise TypeError(f"only integers, slices (`:`), ellipsis (`...`), None, bools and integer or "
-                                f"bool tensors are valid indices (got {type(item).__name__})") from None
+                raise InvalidIndexError(f"only integers, slices (`:`), ellipsis (`...`), None, bools and integer "
+                                        f"or bool tensors are valid indices (got {type(item).__name__})") from None
             if not -2**63 <= i < 2**63:
                 raise ValueError("Overflow when unpacking long long")  # torch's parse of an int64 index
             size = view.shape[d]
@@ -140,7 +160,11 @@ def _slice(view, d, s):
     strides = list(view.stride())
     shape[d] = length
     offset = view.storage_offset() + start * strides[d]
-    strides[d] *= step
+    if length > 1 or -2**63 <= strides[d] * step < 2**63:
+        # torch's stride (times the step) wherever it fits in int64. A step that
+        # overflows leaves at most one element, where the stride means nothing:
+        # a[::2**62] must not carry a stride past int64 into every later use.
+        strides[d] *= step
     return view._view(shape, strides, offset)
 
 

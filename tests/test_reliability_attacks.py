@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -566,3 +567,179 @@ def test_factory_out_of_memory_names_the_bytes():
                 print("2147483648 bytes" in str(e))
     """)
     assert_clean(res, "True True True")
+
+
+# ================================================================== second round (issue 15): other index forms
+
+def _index_tensor(lib, values, dtype):
+    return lib.tensor(values, dtype=getattr(lib, dtype))
+
+
+@pytest.mark.parametrize("values", [[1, 0, 1], [0, 0, 0], [2, 0, 255], 1, 0, 7], ids=repr)
+def test_uint8_index_tensors_are_masks_as_in_torch(torch, values):
+    """A uint8 index is a mask in torch (deprecated, with a warning), not a
+    list of positions: t[tensor([1, 0, 1], uint8)] gave rows 1, 0, 1."""
+    with warnings.catch_warnings():      # torch's own deprecation (not for 0-d), on the reference side
+        warnings.filterwarnings("ignore", "indexing with dtype torch.uint8 is now deprecated", UserWarning)
+        want = torch.arange(12).reshape(3, 4)[_index_tensor(torch, values, "uint8")]
+    with pytest.warns(UserWarning, match="uint8"):
+        got = pytensor.arange(12).reshape(3, 4)[_index_tensor(pytensor, values, "uint8")]
+    assert tuple(got.shape) == tuple(want.shape) and got.tolist() == want.tolist()
+
+
+def test_uint8_index_writes_and_ndarrays_are_masks_too(np, torch):
+    a = pytensor.arange(6)
+    with pytest.warns(UserWarning):
+        a[pytensor.tensor([1, 0, 1, 0, 0, 1], dtype=pytensor.uint8)] = pytensor.tensor([7, 8, 9])
+    assert a.tolist() == [7, 1, 8, 3, 4, 9]
+    mask = np.array([0, 3, 1], dtype=np.uint8)
+    with pytest.warns(UserWarning):
+        assert pytensor.arange(3)[mask].tolist() == torch.arange(3)[mask].tolist() == [1, 2]
+    with pytest.raises(IndexError, match="shape of the mask"), pytest.warns(UserWarning, match="uint8"):
+        pytensor.arange(6)[pytensor.tensor([1, 0], dtype=pytensor.uint8)]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "uint16", "uint32", "uint64", "float32", "float64"])
+def test_index_tensors_of_other_dtypes_are_refused_as_in_torch(torch, dtype):
+    with pytest.raises(IndexError):
+        torch.arange(6)[_index_tensor(torch, [1, 2], dtype)]
+    with pytest.raises(IndexError, match=f"must be long, int, byte or bool tensors, not pytensor.{dtype}"):
+        pytensor.arange(6)[_index_tensor(pytensor, [1, 2], dtype)]
+    with pytest.raises(IndexError):
+        pytensor.arange(6)[_index_tensor(pytensor, [1, 2], dtype)] = 0
+    if dtype[0] in "iu":  # a 0-d integer tensor is a number, whatever its width
+        assert pytensor.arange(6)[_index_tensor(pytensor, 2, dtype)].item() == 2
+
+
+def test_integer_ndarrays_and_int32_tensors_stay_positions(np):
+    for idx in (np.array([2, 0], dtype=np.int8), np.array([2, 0], dtype=np.uint16),
+                pytensor.tensor([2, 0], dtype=pytensor.int32)):
+        assert pytensor.arange(6)[idx].tolist() == [2, 0]
+
+
+@pytest.mark.parametrize("index", [[], ([],), (0, []), (slice(None), []), ([], slice(None)), (Ellipsis, [])], ids=repr)
+def test_an_empty_list_is_an_empty_index(np, torch, index):
+    """[] infers float32, which no index may be: a[[]] was refused (torch and NumPy give no rows)."""
+    want = torch.arange(24).reshape(2, 3, 4)[index]
+    got = pytensor.arange(24).reshape(2, 3, 4)[index]
+    assert tuple(got.shape) == tuple(want.shape) == np.arange(24).reshape(2, 3, 4)[index].shape
+    a = pytensor.arange(24).reshape(2, 3, 4)
+    a[index] = 99
+    assert a.tolist() == pytensor.arange(24).reshape(2, 3, 4).tolist()
+
+
+@pytest.mark.parametrize("step", [2**61, 2**62, 2**63, 2**100])
+def test_a_huge_slice_step_leaves_a_usable_view(np, torch, step):
+    """a[::2**62] kept stride 4 * 2**62 = 2**64: a view whose clone(), sum(),
+    tensor() and DLPack export then failed with 'int too big to convert'."""
+    a = pytensor.arange(12).reshape(3, 4)
+    v = a[::step, 1::step]
+    assert all(-2**63 <= s < 2**63 for s in v.stride())
+    assert v.tolist() == [[1]] and v.clone().tolist() == [[1]] and v.sum().item() == 1
+    with pytest.warns(UserWarning, match="clone"):
+        assert pytensor.tensor(v).tolist() == [[1]]
+    assert np.from_dlpack(v).tolist() == [[1]] and torch.from_dlpack(v).tolist() == [[1]]
+    assert pytensor.from_dlpack(v.__dlpack__()).tolist() == [[1]]
+    assert a[::3].stride() == torch.arange(12).reshape(3, 4)[::3].stride()  # small steps: torch's strides
+
+
+@pytest.mark.parametrize("item", [1.0, {1: 2}, {0}, object(), (i for i in range(1)), "a"],
+                         ids=lambda i: type(i).__name__)
+def test_an_index_of_no_index_type_raises_index_error_as_torch(torch, item):
+    """torch and NumPy raise IndexError (torch TypeError for a str); pytensor raised TypeError."""
+    for get in (lambda t: t[item], lambda t: t[0, item], lambda t: t.__setitem__(item, 1)):
+        with pytest.raises(IndexError, match=f"valid indices \\(got {type(item).__name__}\\)") as info:
+            get(pytensor.zeros(3, 3))
+        assert isinstance(info.value, TypeError)
+
+
+def test_a_zero_dim_bool_ndarray_is_a_mask(np):
+    a = pytensor.arange(6).reshape(2, 3)
+    assert tuple(a[np.array(True)].shape) == np.arange(6).reshape(2, 3)[np.array(True)].shape == (1, 2, 3)
+    assert tuple(a[np.array(False)].shape) == (0, 2, 3)
+    assert a[np.array(1)].tolist() == [3, 4, 5]  # a 0-d integer array is a number
+
+
+# ================================================================== second round: the inspector given hostile objects
+
+def test_inspector_refuses_a_duck_typed_tensor_with_a_made_up_storage():
+    """Anything with untyped_storage() and storage_offset() was read as a tensor:
+    a storage claiming address 4096 made snapshot() read it (SIGSEGV)."""
+    res = run_child("""
+        import pytensor
+        from pytensor.widgets import snapshot
+
+        class FakeStorage:
+            def data_ptr(self): return 4096
+            def nbytes(self): return 1 << 20
+
+        class Duck:
+            __module__ = "pytensor.fake"
+            dtype, shape = pytensor.int64, (4,)
+            def untyped_storage(self): return FakeStorage()
+            def storage_offset(self): return 0
+            def stride(self): return (1,)
+            def element_size(self): return 8
+            def is_contiguous(self): return True
+
+        try:
+            snapshot(Duck())
+        except TypeError as e:
+            print("refused", "not Duck" in str(e))
+    """)
+    assert_clean(res, "refused True")
+
+
+def test_inspector_reads_a_torch_subclass_through_torchs_own_methods(torch):
+    """A torch.Tensor subclass may override untyped_storage, stride, storage_offset:
+    the snapshot reads the real tensor's layout and bytes (this lied into address 4096)."""
+    res = run_child("""
+        import torch
+        from pytensor.widgets import snapshot
+
+        class FakeStorage:
+            def data_ptr(self): return 4096
+            def nbytes(self): return 1 << 20
+
+        class Liar(torch.Tensor):
+            def untyped_storage(self): return FakeStorage()
+            def stride(self, dim=None): return (1 << 40,)
+            def storage_offset(self): return 1 << 30
+
+        x = torch.arange(4, dtype=torch.int32).as_subclass(Liar)
+        snap, blob = snapshot(x)
+        v = snap["views"][0]
+        print(v["strides"], v["storage_offset"], blob[:16] == torch.arange(4, dtype=torch.int32).numpy().tobytes())
+    """)
+    assert_clean(res, "[1] 0 True")
+
+
+# ================================================================== second round: written sources with extra leading 1s
+
+@pytest.mark.parametrize("index,value", [
+    (0, [[1, 2, 3]]), (0, [[[4]]]), ((0, 0), [[5]]), (slice(None), [[[1, 2, 3]]]), (Ellipsis, [[7]]),
+    ([0, 1], [[[1, 2, 3]]]), ((0, [0, 2]), [[5, 6]]), ("mask", [[[8, 8, 8]]]),
+], ids=repr)
+def test_setitem_drops_the_sources_leading_ones_as_torch(np, torch, index, value):
+    """a[0] = b with b of shape (1, 3) was refused ('must match the size'); torch and NumPy write the row."""
+    results = []
+    for lib in (torch, pytensor):
+        a = lib.arange(6).reshape(2, 3)
+        a[lib.tensor([True, False]) if index == "mask" else index] = lib.tensor(value)
+        results.append(a.tolist())
+    assert results[1] == results[0]
+    if index != (0, 0):  # NumPy writes no array into a single element
+        expected = np.arange(6).reshape(2, 3)
+        expected[np.array([True, False]) if index == "mask" else index] = np.array(value)
+        assert results[1] == expected.tolist()
+
+
+def test_setitem_still_refuses_a_source_that_does_not_broadcast():
+    a = pytensor.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="must match"):
+        a[0] = pytensor.zeros(2, 1)
+    with pytest.raises(RuntimeError):
+        a[[0, 1]] = pytensor.zeros(2, 2, 3)
+    b = pytensor.tensor(3)
+    b[...] = pytensor.tensor([[9]])
+    assert b.item() == 9

@@ -25,7 +25,7 @@ from __future__ import annotations
 import sys
 import weakref
 
-from ._snapshot import _buffer_array, _exporter, _is_pytensor, _owner_of, _plain, footprint
+from ._snapshot import _buffer_array, _exporter, _is_pytensor, _owner_of, _plain, _tensor_base, footprint
 
 __all__ = ["owners", "span_of", "Watch", "module_of"]
 
@@ -41,7 +41,7 @@ def owners(obj):
         if owner is not None:
             out += owners(owner) if (_is_pytensor(owner) or isinstance(owner, np.ndarray)) else [owner]
         return _unique(out + [root, obj])
-    if hasattr(obj, "untyped_storage") and hasattr(obj, "storage_offset"):     # torch and friends
+    if _tensor_base(obj) is not None:                                        # torch
         root = obj
         for _ in range(1000):
             nxt = getattr(root, "_base", None)
@@ -79,9 +79,10 @@ def span_of(owner, holds):
         ai = owner.__array_interface__
         lo, hi = footprint(owner.shape, owner.strides, owner.dtype.itemsize, int(ai["data"][0]))
         return "cpu", lo, hi
-    if hasattr(owner, "untyped_storage") and hasattr(owner, "storage_offset"):
-        st = owner.untyped_storage()
-        dev = str(getattr(owner, "device", "cpu"))
+    base = _tensor_base(owner)
+    if base is not None:      # through the base class: a subclass could claim memory long freed is alive
+        st = base.untyped_storage(owner)
+        dev = str(base.device.__get__(owner))
         lo = int(st.data_ptr())
         return ("cpu" if dev in ("cpu", "cpu:0") else dev), lo, lo + int(st.nbytes())
     if getattr(owner, "closed", False):                               # a closed mmap holds nothing
@@ -96,7 +97,8 @@ def span_of(owner, holds):
 
 
 def _is_storage(obj):
-    return type(obj).__module__.startswith("pytensor") and type(obj).__name__ == "UntypedStorage"
+    pt = sys.modules.get("pytensor")
+    return pt is not None and isinstance(obj, pt.UntypedStorage)
 
 
 def module_of(namespace):

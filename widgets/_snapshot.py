@@ -472,7 +472,22 @@ _NP_NAMES = {"b1": "bool"}
 
 
 def _is_pytensor(obj):
-    return type(obj).__module__.startswith("pytensor") and hasattr(obj, "untyped_storage")
+    pt = sys.modules.get("pytensor")
+    return pt is not None and isinstance(obj, pt.Tensor)
+
+
+def _tensor_base(obj):
+    """The class whose own methods read ``obj``'s layout: pytensor's Tensor, or
+    torch's C tensor base for torch tensors (a subclass may override
+    ``untyped_storage``, ``stride`` or ``shape`` and describe memory it does
+    not hold, and the snapshot reads the bytes it is told about). None for
+    anything else, however tensor-like it looks."""
+    if _is_pytensor(obj):
+        return sys.modules["pytensor"].Tensor
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(obj, torch.Tensor):
+        return torch._C.TensorBase
+    return None
 
 
 def _device_str(dev):
@@ -494,7 +509,7 @@ def resolve(obj, holds=None):
     """
     if holds is None:
         holds = []
-    if _is_pytensor(obj) or (hasattr(obj, "untyped_storage") and hasattr(obj, "storage_offset")):
+    if _tensor_base(obj) is not None:
         return _resolve_tensor(obj)
     np = sys.modules.get("numpy")
     if np is None:
@@ -525,13 +540,15 @@ def _dtype_name(dt):
 
 
 def _resolve_tensor(t):
-    st = t.untyped_storage()
-    dt = t.dtype
-    isz = int(getattr(dt, "itemsize", 0) or t.element_size())
-    strides = tuple(int(s) for s in t.stride())
-    shape = tuple(int(n) for n in t.shape)
+    base = _tensor_base(t)
+    st = base.untyped_storage(t)
+    dt = base.dtype.__get__(t)
+    isz = int(base.element_size(t))
+    strides = tuple(int(s) for s in base.stride(t))
+    shape = tuple(int(n) for n in base.shape.__get__(t))
+    offset = int(base.storage_offset(t))
     s_addr = int(st.data_ptr())
-    dev = _device_str(getattr(st, "device", None) or getattr(t, "device", _HOST))
+    dev = _device_str(getattr(st, "device", None) or base.device.__get__(t))
     prov = getattr(st, "provenance", None)
     readonly = bool(st.is_readonly()) if hasattr(st, "is_readonly") else False
     src = {
@@ -556,11 +573,11 @@ def _resolve_tensor(t):
         "shape": shape,
         "strides": strides,
         "bstrides": tuple(s * isz for s in strides),
-        "addr0": s_addr + int(t.storage_offset()) * isz,
+        "addr0": s_addr + offset * isz,
         "device": dev,
         "readonly": readonly,
         "version": src["version"],
-        "contiguous": bool(t.is_contiguous()),
+        "contiguous": bool(base.is_contiguous(t)),
         "span_lo": s_addr, "span_hi": s_addr + nbytes,
         "source": src,
     }
