@@ -9,7 +9,6 @@ buffer stays exported (locked against resizing) while any tensor uses it.
 """
 from __future__ import annotations
 
-import operator
 from typing import Any
 import sys
 from types import SimpleNamespace
@@ -20,7 +19,7 @@ from ._convert import (from_numpy as _from_numpy, tensor_from_data, copy_preserv
 from ._ffi import ffi, shim
 from ._storage import UntypedStorage
 from .autograd import as_input_grad, needs_graph, record
-from .tensor import Tensor, device as _device, require_cpu
+from .tensor import Tensor, _int64_arg, device as _device, require_cpu
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer"]
 
@@ -48,19 +47,6 @@ def _bool_arg(fn, name, value, allow_none=False):
         return None
     if not isinstance(value, bool):
         raise TypeError(f"{fn}(): argument '{name}' must be bool, not {type(value).__name__}")
-    return value
-
-
-def _int_arg(fn, name, value):
-    """An int64 as torch parses one: anything with __index__ except bool."""
-    if isinstance(value, bool):
-        raise TypeError(f"{fn}(): argument '{name}' must be int, not bool")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{fn}(): argument '{name}' must be int, not {type(value).__name__}") from None
-    if not -2**63 <= value < 2**63:
-        raise ValueError("Overflow when unpacking long long")
     return value
 
 
@@ -327,8 +313,8 @@ def frombuffer(buffer: Any, *, dtype: _dt.dtype | str, count: int = -1, offset: 
         if t is not None:
             return t
     dtype = _dtype_arg("frombuffer", dtype, required=True)
-    count = _int_arg("frombuffer", "count", count)
-    offset = _int_arg("frombuffer", "offset", offset)
+    count = _int64_arg("frombuffer", "count", count)
+    offset = _int64_arg("frombuffer", "offset", offset)
     requires_grad = _bool_arg("frombuffer", "requires_grad", requires_grad)
     if requires_grad:
         _check_grad_dtype(dtype)
