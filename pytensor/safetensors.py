@@ -1,0 +1,305 @@
+"""safetensors files as views of one mapping: load_file, safe_open, save_file, load, save.
+
+A safetensors file is an 8-byte little-endian header length ``N``, ``N``
+bytes of JSON (``{name: {"dtype", "shape", "data_offsets": [begin, end]},
+"__metadata__": {str: str}}``), then the data; ``data_offsets`` count bytes
+from the end of the header. ``load_file`` maps the whole file once
+(``from_file``) and returns every tensor as a view of that one storage, so
+opening reads only the header and a tensor's pages are read when touched.
+
+What is shared, what is copied, what is refused:
+
+* ``load_file``/``safe_open(...).get_tensor`` share the mapping. With
+  ``shared=False`` (the default) it is private: writes stay in this process
+  and the file never changes. With ``shared=True`` writes reach the file.
+* A tensor whose bytes are not aligned to its element size (the format does
+  not require it; the writers sort tensors so it never happens) cannot be a
+  view: it is copied into new memory.
+* The header is checked before anything is mapped: its length against the
+  file, JSON that is an object, dtypes, shapes, offsets that tile the data
+  exactly (no holes, no overlap, nothing past the end) and duplicate names.
+  Any failure raises :class:`SafetensorError` naming the numbers.
+
+>>> import os, tempfile, pytensor
+>>> from pytensor import safetensors
+>>> path = os.path.join(tempfile.mkdtemp(), "w.safetensors")
+>>> safetensors.save_file({"w": pytensor.arange(6).view(2, 3)}, path)
+>>> t = safetensors.load_file(path)["w"]; t.tolist(), t.untyped_storage().nbytes() == os.path.getsize(path)
+([[0, 1, 2], [3, 4, 5]], True)
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import struct
+
+from . import dtypes as _dt
+from ._file import from_file
+from ._factories import empty
+from .creation import frombuffer
+from .errors import PytensorError
+from .tensor import Tensor
+
+__all__ = ["SafetensorError", "load_file", "safe_open", "save_file", "load", "save"]
+
+# The format's dtype names (safetensors' Dtype enum) for the dtypes pytensor stores.
+_DTYPES = {
+    "BOOL": _dt.bool, "U8": _dt.uint8, "I8": _dt.int8, "U16": _dt.uint16, "I16": _dt.int16,
+    "U32": _dt.uint32, "I32": _dt.int32, "U64": _dt.uint64, "I64": _dt.int64,
+    "F16": _dt.float16, "BF16": _dt.bfloat16, "F32": _dt.float32, "F64": _dt.float64,
+    "C64": _dt.complex64,
+}
+_NAMES = {dt: name for name, dt in _DTYPES.items()}
+# Format dtypes pytensor cannot store yet: refused by name rather than as "unknown".
+_KNOWN_UNSUPPORTED = {"F8_E4M3", "F8_E4M3FNUZ", "F8_E5M2", "F8_E5M2FNUZ", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2",
+                      "C128"}
+# safetensors' own cap on the header (100 MB): a larger claim is a corrupt or hostile file.
+MAX_HEADER_BYTES = 100_000_000
+_ALIGN = 8  # writers pad the header so the data starts 8-aligned
+
+
+class SafetensorError(PytensorError, ValueError):
+    """A safetensors header or argument is invalid; the message names the offending numbers."""
+
+
+# ---------------------------------------------------------------- header parsing
+
+def _no_duplicates(pairs):
+    out = dict(pairs)
+    if len(out) != len(pairs):  # the rare case: find the name that came twice
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise SafetensorError(f"the header names {k!r} twice")
+            seen.add(k)
+    return out
+
+
+def _parse_header(raw: bytes, data_nbytes: int):
+    """``(entries, metadata)`` from the header bytes; entries are ``(name, dtype, shape, begin, end)``
+    sorted by ``begin``, checked to tile ``data_nbytes`` bytes exactly."""
+    try:
+        header = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates)
+    except UnicodeDecodeError as e:
+        raise SafetensorError(f"the header is not UTF-8 (byte {e.start} of {len(raw)})") from None
+    except json.JSONDecodeError as e:
+        raise SafetensorError(f"the header is not JSON: {e.msg} at byte {e.pos} of {len(raw)}") from None
+    if not isinstance(header, dict):
+        raise SafetensorError(f"the header is a JSON {type(header).__name__}, not an object")
+    metadata = header.pop("__metadata__", None)
+    if metadata is not None and not (isinstance(metadata, dict)
+                                     and all(isinstance(v, str) for v in metadata.values())):
+        raise SafetensorError("__metadata__ must be an object of strings to strings")
+    entries = [_entry(name, info) for name, info in header.items()]
+    entries.sort(key=lambda e: (e[3], e[4]))
+    end = 0
+    for name, _, _, begin, stop in entries:
+        if begin != end:
+            what = "overlaps the tensor before it" if begin < end else "leaves a hole after the tensor before it"
+            raise SafetensorError(f"tensor {name!r} starts at data byte {begin}, but the previous tensor ends at "
+                                  f"{end}: it {what}")
+        end = stop
+    if end != data_nbytes:
+        raise SafetensorError(f"the tensors cover {end} bytes of data but the file holds {data_nbytes} bytes "
+                              "after the header")
+    return entries, metadata
+
+
+def _entry(name, info):
+    if type(info) is not dict or not {"dtype", "shape", "data_offsets"} <= info.keys():
+        # other keys are ignored, as the package does
+        have = sorted(info) if type(info) is dict else type(info).__name__
+        raise SafetensorError(f"tensor {name!r} needs dtype, shape and data_offsets; it has {have}")
+    code, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+    dt = _DTYPES.get(code) if type(code) is str else None
+    if dt is None:
+        if type(code) is str and code in _KNOWN_UNSUPPORTED:
+            raise SafetensorError(f"tensor {name!r} has dtype {code}, which pytensor does not store")
+        raise SafetensorError(f"tensor {name!r} has unknown dtype {code!r}")
+    if type(shape) is not list or not all(type(n) is int and n >= 0 for n in shape):
+        raise SafetensorError(f"tensor {name!r}: shape must be a list of non-negative integers, got {shape!r}")
+    if type(offsets) is not list or len(offsets) != 2 or type(offsets[0]) is not int or type(offsets[1]) is not int:
+        raise SafetensorError(f"tensor {name!r}: data_offsets must be two integers, got {offsets!r}")
+    begin, end = offsets
+    if begin < 0 or end < begin:
+        raise SafetensorError(f"tensor {name!r}: data_offsets [{begin}, {end}] are reversed or negative")
+    nbytes = math.prod(shape) * dt.itemsize
+    if nbytes != end - begin:
+        raise SafetensorError(f"tensor {name!r}: shape {shape} of {code} needs {nbytes} bytes but data_offsets "
+                              f"[{begin}, {end}] hold {end - begin}")
+    return name, dt, tuple(shape), begin, end
+
+
+def _read_header(fd, file_nbytes, path):
+    """``(header_nbytes, entries, metadata)`` read with pread: nothing is mapped yet."""
+    if file_nbytes < 8:
+        raise SafetensorError(f"{path!r} holds {file_nbytes} bytes: too short for the 8-byte header length")
+    (n,) = struct.unpack("<Q", os.pread(fd, 8, 0))
+    if n > file_nbytes - 8:
+        raise SafetensorError(f"the header length is {n} bytes but {path!r} holds only {file_nbytes - 8} bytes "
+                              "after the length")
+    if n > MAX_HEADER_BYTES:
+        raise SafetensorError(f"the header length is {n} bytes, over the format's limit of {MAX_HEADER_BYTES}")
+    raw = os.pread(fd, n, 8)
+    if len(raw) != n:
+        raise SafetensorError(f"{path!r} changed while its header was read ({len(raw)} of {n} bytes)")
+    entries, metadata = _parse_header(raw, file_nbytes - 8 - n)
+    return n, entries, metadata
+
+
+# ---------------------------------------------------------------- views over the bytes
+
+def _view(base: Tensor, data_start: int, dt, shape, begin, end) -> Tensor:
+    """The tensor at bytes ``[data_start + begin, data_start + end)`` of the 1-D uint8 ``base``:
+    a view when those bytes are aligned to the element size, else a copy."""
+    lo = data_start + begin
+    raw = base[lo:data_start + end]
+    if (base.storage_offset() + lo) % dt.itemsize == 0:
+        return raw.view(dt).reshape(shape)
+    out = empty(shape, dtype=dt)
+    out.reshape(-1).view(_dt.uint8)[:] = raw
+    return out
+
+
+class safe_open:  # noqa: N801  (the safetensors package's name)
+    """Lazy access to a safetensors file by name: the header is read and checked, the file mapped
+    (nothing of the data is read), and each ``get_tensor`` is a view of that one mapping.
+
+    ``framework`` is accepted for the package's signature and must be ``None``, ``"pt"`` or
+    ``"pytensor"``; ``device`` must be ``"cpu"``.
+    """
+
+    def __init__(self, filename, framework=None, device="cpu", *, shared=False):
+        if framework not in (None, "pt", "pytensor"):
+            raise SafetensorError(f"safe_open(): framework {framework!r} is not pytensor's")
+        if str(device) != "cpu":
+            raise SafetensorError(f"safe_open(): pytensor maps files into CPU memory only, not {device!r}")
+        path = os.fsdecode(filename)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            file_nbytes = os.fstat(fd).st_size
+            n, entries, self._metadata = _read_header(fd, file_nbytes, path)
+        finally:
+            os.close(fd)
+        self._entries = {e[0]: e[1:] for e in entries}
+        self._order = [e[0] for e in entries]
+        self._data_start = 8 + n
+        self.path = path
+        self._base = from_file(path, shared=shared, dtype=_dt.uint8)
+        if self._base.numel() != file_nbytes:
+            nbytes = self._base.numel()
+            self._base = None
+            raise SafetensorError(f"{path!r} changed size while it was opened ({file_nbytes} -> {nbytes} bytes)")
+
+    def keys(self):
+        """The tensor names, in the order of their bytes in the file."""
+        return list(self._order)
+
+    def metadata(self):
+        """The header's ``__metadata__`` dict of strings, or None."""
+        return dict(self._metadata) if self._metadata is not None else None
+
+    def get_tensor(self, name) -> Tensor:
+        """The tensor ``name``: a view of the file's mapping (a copy only when misaligned)."""
+        if self._base is None:
+            raise SafetensorError("safe_open(): the file is closed")
+        try:
+            dt, shape, begin, end = self._entries[name]
+        except KeyError:
+            raise SafetensorError(f"no tensor named {name!r} in {self.path!r}") from None
+        return _view(self._base, self._data_start, dt, shape, begin, end)
+
+    def close(self):
+        """Drops this object's reference to the mapping; tensors already taken keep it alive."""
+        self._base = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def load_file(filename, device="cpu", *, shared=False) -> dict[str, Tensor]:
+    """Every tensor of a safetensors file, as views of one ``from_file`` mapping of the whole file.
+
+    Nothing after the header is read until a tensor is touched. ``shared=False`` maps privately
+    (writes never reach the file); ``shared=True`` maps it shared (writes do).
+    """
+    with safe_open(filename, device=device, shared=shared) as f:
+        return {name: f.get_tensor(name) for name in f.keys()}
+
+
+def load(data: bytes) -> dict[str, Tensor]:
+    """Every tensor of a safetensors file held in ``data`` (bytes-like), as views of its memory:
+    read-only over ``bytes``, writable over a ``bytearray``."""
+    mv = memoryview(data).cast("B")
+    if mv.nbytes < 8:
+        raise SafetensorError(f"the data holds {mv.nbytes} bytes: too short for the 8-byte header length")
+    (n,) = struct.unpack("<Q", mv[:8])
+    if n > mv.nbytes - 8:
+        raise SafetensorError(f"the header length is {n} bytes but the data holds only {mv.nbytes - 8} bytes "
+                              "after the length")
+    if n > MAX_HEADER_BYTES:
+        raise SafetensorError(f"the header length is {n} bytes, over the format's limit of {MAX_HEADER_BYTES}")
+    entries, _ = _parse_header(bytes(mv[8:8 + n]), mv.nbytes - 8 - n)
+    base = frombuffer(data, dtype=_dt.uint8) if mv.nbytes else None
+    return {name: _view(base, 8 + n, dt, shape, b, e) for name, dt, shape, b, e in entries}
+
+
+# ---------------------------------------------------------------- writing
+
+def _plan(tensors, metadata):
+    """``(header bytes, [(tensor, nbytes)])`` in the order the writers use: larger elements first,
+    then by name, so every tensor's bytes are aligned to its element size."""
+    if not isinstance(tensors, dict):
+        raise TypeError(f"save_file(): tensors must be a dict of str to Tensor, not {type(tensors).__name__}")
+    if metadata is not None and not (isinstance(metadata, dict)
+                                     and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+        raise TypeError("save_file(): metadata must be a dict of str to str")
+    for name, t in tensors.items():
+        if not isinstance(name, str):
+            raise TypeError(f"save_file(): tensor names must be str, got {type(name).__name__}")
+        if name == "__metadata__":
+            raise SafetensorError("save_file(): '__metadata__' is reserved by the format and cannot name a tensor")
+        if not isinstance(t, Tensor):
+            raise TypeError(f"save_file(): {name!r} is a {type(t).__name__}, not a pytensor Tensor")
+        if t.dtype not in _NAMES:
+            raise SafetensorError(f"save_file(): {name!r} has dtype {t.dtype}, which the format has no name for")
+    order = sorted(tensors, key=lambda k: (-tensors[k].dtype.itemsize, k))
+    header, at, parts = {}, 0, []
+    if metadata is not None:
+        header["__metadata__"] = dict(metadata)
+    for name in order:
+        t = tensors[name]
+        nbytes = t.numel() * t.dtype.itemsize
+        header[name] = {"dtype": _NAMES[t.dtype], "shape": list(t.shape), "data_offsets": [at, at + nbytes]}
+        parts.append((t, nbytes))
+        at += nbytes
+    raw = json.dumps(header, separators=(",", ":")).encode()
+    raw += b" " * (-(8 + len(raw)) % _ALIGN)  # spaces are valid JSON padding; the data starts aligned
+    return raw, parts
+
+
+def _bytes_of(t: Tensor):
+    """A uint8 NumPy view of ``t``'s elements in row-major order (a copy only if ``t`` is not contiguous)."""
+    flat = t.detach().contiguous().reshape(-1) if t.numel() else None
+    return flat.view(_dt.uint8).numpy() if flat is not None else b""
+
+
+def save_file(tensors: dict[str, Tensor], filename, metadata: dict[str, str] | None = None) -> None:
+    """Writes ``tensors`` in the safetensors format (each one's elements in row-major order; views are
+    written as their elements, not their storage). ``metadata`` becomes ``__metadata__``."""
+    raw, parts = _plan(tensors, metadata)
+    with open(filename, "wb") as f:
+        f.write(struct.pack("<Q", len(raw)))
+        f.write(raw)
+        for t, _ in parts:
+            f.write(_bytes_of(t))
+
+
+def save(tensors: dict[str, Tensor], metadata: dict[str, str] | None = None) -> bytes:
+    """The safetensors file of ``tensors`` as bytes (see :func:`save_file`)."""
+    raw, parts = _plan(tensors, metadata)
+    return b"".join([struct.pack("<Q", len(raw)), raw] + [bytes(_bytes_of(t)) for t, _ in parts])
