@@ -33,6 +33,7 @@ from .creation import tensor, as_tensor, asarray, from_numpy, frombuffer  # noqa
 from ._ops import broadcast_shapes, equal  # noqa: F401
 from ._dlpack import from_dlpack  # noqa: F401
 from ._file import from_file  # noqa: F401
+from ._provenance import provenance, set_enabled as set_provenance_enabled  # noqa: F401
 from ._npy import load  # noqa: F401
 from . import safetensors  # noqa: F401
 from . import utils  # noqa: F401

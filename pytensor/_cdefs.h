@@ -70,6 +70,8 @@ void lt_storage_bump_version(lt_storage *storage);
 int64_t lt_storage_live_count(void);
 typedef enum lt_map_mode { LT_MAP_SHARED = 0, LT_MAP_PRIVATE = 1, LT_MAP_READONLY = 2 } lt_map_mode;
 lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mode, int64_t nbytes);
+lt_status lt_storage_resident_pages(uint8_t *out, size_t out_npages, const lt_storage *storage);
+lt_status lt_storage_copied_pages(uint8_t *out, size_t out_npages, const lt_storage *storage);
 
 /* layout */
 lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape);

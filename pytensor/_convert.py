@@ -18,7 +18,10 @@ from collections.abc import Mapping, Sequence
 from . import dtypes as _dt
 from ._ffi import ffi, lib, shim
 from ._storage import UntypedStorage
+from ._provenance import OP
 from .tensor import Tensor
+
+_P_TENSOR = OP["tensor"]
 
 _PY_SCALARS = (bool, int, float, complex)
 _PY_SCALAR_TYPES = frozenset(_PY_SCALARS)
@@ -357,7 +360,12 @@ def tensor_from_data(data, dtype=None):
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "rather than pytensor.tensor(sourceTensor).", UserWarning, stacklevel=user_stacklevel())
-        return copy_preserving_layout(data, dtype)
+        return shim.prov_note(copy_preserving_layout(data, dtype), _P_TENSOR, None, data)
+    return shim.prov_note(_new_from_data(data, dtype), _P_TENSOR, type(data), None)
+
+
+def _new_from_data(data, dtype):
+    """tensor_from_data for anything but lists C could pack and tensors."""
     if _is_ndarray(data):
         src = from_numpy_copy(data)
         return src.to(dtype or src.dtype, copy=True) if dtype is not None and dtype is not src.dtype else src
@@ -430,11 +438,6 @@ def copy_preserving_layout(t, dtype=None):
     if numel:
         _copy_into(out, t)
     return out
-
-
-def ndarray_copy(arr, dtype=None):
-    """``tensor(arr)``: torch's from_numpy checks first, then a copy that keeps the layout."""
-    return copy_preserving_layout(from_numpy(arr), dtype)
 
 
 def as_tensor_operand(x, dt):

@@ -189,6 +189,9 @@ def from_dlpack(ext_tensor: Any, *, device: object = None, copy: bool | None = N
             else:
                 raise
     t = _consume(cap)
+    # Recorded as made from the producer, not from the capsule it returned
+    # (the C import chose the op: IS_COPIED or not).
+    shim.prov_note(t, shim.prov_node(t)[0], type(ext_tensor), None)
     if copy and not copied_by_producer:
         t = t.clone()
     return t

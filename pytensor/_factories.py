@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 from . import dtypes as _dt
 from ._convert import list_to_tensor
-from ._ffi import lib
+from ._ffi import lib, shim
+from ._provenance import OP
 from .errors import check
 from .tensor import Tensor, _shape_args, device as _device, require_cpu
 
@@ -26,11 +27,33 @@ def manual_seed(seed: int) -> _random.Random:
     return _rng
 
 
-def _finish(t, device, requires_grad, fn="factory"):
+_note = shim.prov_note
+_P_FACTORY = OP["factory"]
+
+
+def _finish(t, device, requires_grad, fn="factory", args=None):
+    """The end of every factory: device check, requires_grad, and the
+    provenance step ``fn(*args)`` (when args is given)."""
     require_cpu(device, fn)
+    if args is not None:
+        _note(t, _P_FACTORY, (fn, tuple(_plain_arg(a) for a in args)), None)
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+_PLAIN = (int, float, bool, complex, type(None))
+
+
+def _plain_arg(a):
+    """A factory argument to record: numbers and tuples of them as they are,
+    anything else (a 0-d tensor, say) as the text ``<type>``, so that the
+    record holds no tensor."""
+    if a.__class__ in _PLAIN:
+        return a
+    if isinstance(a, (tuple, list)) and all(x.__class__ in _PLAIN for x in a):
+        return tuple(a)
+    return f"<{type(a).__name__}>"
 
 
 def _check_size(size):
@@ -50,7 +73,7 @@ def empty(*size: int, dtype: _dt.dtype | str | None = None, device: str | _devic
     """
     size = _check_size(_shape_args(size))
     dt = _dt.dtype_arg("empty", dtype) or _dt.get_default_dtype()
-    return _finish(Tensor._empty(size, dt), device, requires_grad, "empty")
+    return _finish(Tensor._empty(size, dt), device, requires_grad, "empty", size)
 
 
 def zeros(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
@@ -63,7 +86,7 @@ def zeros(*size: int, dtype: _dt.dtype | str | None = None, device: str | _devic
     """
     size = _check_size(_shape_args(size))
     dt = _dt.dtype_arg("zeros", dtype) or _dt.get_default_dtype()
-    return _finish(Tensor._empty(size, dt, zero=True), device, requires_grad, "zeros")
+    return _finish(Tensor._empty(size, dt, zero=True), device, requires_grad, "zeros", size)
 
 
 def ones(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
@@ -75,7 +98,7 @@ def ones(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device
     tensor([1., 1., 1.])
     """
     t = empty(*size, dtype=dtype, device=device)
-    return _finish(t.fill_(1), None, requires_grad)
+    return _finish(t.fill_(1), None, requires_grad, "ones", size)
 
 
 def full(size: Sequence[int], fill_value: complex, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None,
@@ -88,7 +111,7 @@ def full(size: Sequence[int], fill_value: complex, *, dtype: _dt.dtype | str | N
     """
     dt = _dt.dtype_arg("full", dtype) or _dt.scalar_dtype(fill_value)
     t = empty(size, dtype=dt, device=device)
-    return _finish(t.fill_(fill_value), None, requires_grad)
+    return _finish(t.fill_(fill_value), None, requires_grad, "full", (size, fill_value))
 
 
 def _like(t, dtype):
@@ -172,14 +195,14 @@ def rand(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device
     True
     """
     t = _random_fill(size, dtype, _rng.random, "check_uniform_bounds")
-    return _finish(t, device, requires_grad)
+    return _finish(t, device, requires_grad, "rand", size)
 
 
 def randn(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
           generator: _random.Random | None = None, **_ignored) -> Tensor:
     """New memory filled with standard normal samples."""
     t = _random_fill(size, dtype, lambda: _rng.gauss(0.0, 1.0), "normal_kernel_cpu")
-    return _finish(t, device, requires_grad)
+    return _finish(t, device, requires_grad, "randn", size)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, *, dtype: _dt.dtype | str | None = None,
@@ -190,6 +213,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: _d
     >>> pytensor.arange(1, 2.5, 0.5)
     tensor([1.0000, 1.5000, 2.0000])
     """
+    given = (start,) if end is None else (start, end) if step == 1 else (start, end, step)
     if end is None:
         start, end = 0, start
     args = [a.item() if isinstance(a, Tensor) else a for a in (start, end, step)]
@@ -210,7 +234,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: _d
     if n:
         start_bytes, step_bytes, code = _arange_operands(start, step, n, dt)
         check(lib.lt_fill_arange(out._storage._ptr, dt.code, n, start_bytes, step_bytes, code))
-    return _finish(out, device, requires_grad)
+    return _finish(out, device, requires_grad, "arange", given)
 
 
 def _arange_operands(start, step, n, dt):
@@ -254,13 +278,14 @@ def linspace(start: float, end: float, steps: int, *, dtype: _dt.dtype | str | N
                 raise ValueError("Overflow when unpacking long long")
             start_bytes, end_bytes = (struct.pack(fmt, float(v)) for v in ends)
         check(lib.lt_fill_linspace(out._storage._ptr, dt.code, steps, start_bytes, end_bytes, code))
-    return _finish(out, device, requires_grad)
+    return _finish(out, device, requires_grad, "linspace", (start, end, steps))
 
 
 def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None,
         requires_grad: bool = False, **_ignored) -> Tensor:
     """The identity matrix in new memory."""
+    given = (n,) if m is None else (n, m)
     m = n if m is None else m
     t = zeros(n, m, dtype=dtype, device=device)
     t.diagonal().fill_(1)
-    return _finish(t, None, requires_grad)
+    return _finish(t, None, requires_grad, "eye", given)

@@ -8,7 +8,10 @@ from . import dtypes as _dt
 from ._ffi import lib, shim
 from ._storage import UntypedStorage
 from .errors import check
+from ._provenance import OP
 from .tensor import Tensor, device as _device
+
+_P_FROM_FILE = OP["from_file"]
 
 __all__ = ["from_file"]
 
@@ -64,7 +67,7 @@ def from_file(filename: str | bytes | os.PathLike, shared: bool | None = None, s
             raise RuntimeError(f"from_file(): {path!r} holds {total} bytes, which is not a multiple of the "
                                f"{dt.name} element size ({dt.itemsize} bytes); pass size= to map a prefix")
         size = total // dt.itemsize
-    t = Tensor._make(storage, dt, (size,), (1,), 0)
+    t = Tensor._make(storage, dt, (size,), (1,), 0, _P_FROM_FILE, (path, bool(shared)), None)
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -6,7 +6,12 @@ import itertools
 import operator
 
 from .errors import PytensorError
+from ._ffi import shim
+from ._provenance import OP
 from .tensor import Tensor
+
+_note = shim.prov_note
+_P_INDEX, _P_GATHER = OP["index"], OP["gather"]
 
 
 class InvalidIndexError(PytensorError, IndexError, TypeError):
@@ -20,17 +25,55 @@ def getitem(t, index):
     view, adv = _apply(t, index)
     if not adv:
         # t[...] and t[:] are new tensor objects over the same bytes, as in torch
-        return t._view(t._shape, t._strides) if view is t else view
+        view = t._view(t._shape, t._strides) if view is t else view
+        return _note(view, _P_INDEX, _recorded_key(index), t)  # one step t[index], not _apply's several
     out_shape, slots = _advanced_plan(view, adv)
     out = Tensor._empty(out_shape, t.dtype)
     for out_index, src in slots:
         out[out_index].copy_(src) if out_index else out.copy_(src)
-    return out
+    return _note(out, _P_GATHER, _key_text(index), t)
+
+
+_BASIC = (int, slice, type(None), type(Ellipsis))
+
+
+def _recorded_key(index):
+    """The key to record for a view ``t[index]``: ints, slices, None and ``...``
+    (or a tuple of them) as they are; anything else as text, so that the record
+    holds no index tensor or array (they may hold a storage alive)."""
+    items = index if index.__class__ is tuple else (index,)
+    for k in items:
+        if k.__class__ is slice:
+            if not all(v is None or v.__class__ is int for v in (k.start, k.stop, k.step)):
+                return _key_text(index)
+        elif k.__class__ not in _BASIC:
+            return _key_text(index)
+    return index
+
+
+def _key_text(index):
+    """An index as short text: tensors and arrays by their shape and dtype (advanced keys)."""
+    items = index if index.__class__ is tuple else (index,)
+    parts = []
+    for k in items:
+        if isinstance(k, slice):
+            parts.append(":".join("" if v is None else str(v) for v in (k.start, k.stop)) +
+                         ("" if k.step is None else f":{k.step}"))
+        elif k is None or k is Ellipsis or isinstance(k, (bool, int)):
+            parts.append("..." if k is Ellipsis else str(k))
+        elif hasattr(k, "shape") and hasattr(k, "dtype"):
+            parts.append(f"<{getattr(k.dtype, 'name', k.dtype)} {list(k.shape)}>")
+        else:
+            text = repr(k)
+            parts.append(text if len(text) <= 24 else text[:23] + "…")
+    return ", ".join(parts)
 
 
 def setitem(t, index, value):
     """``t[index] = value``: writes through every alias of the indexed elements."""
     view, adv = _apply(t, index)
+    if view is not t:
+        _note(view, _P_INDEX, _recorded_key(index), t)  # the writer the storage records is t[index]
     scalar = not isinstance(value, Tensor) and isinstance(value, (bool, int, float, complex))
     if not adv:
         if scalar:

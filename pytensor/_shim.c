@@ -7,7 +7,8 @@
  *     memory (the storage's deleter drops the reference, from any thread);
  *   - make and consume DLPack capsules;
  *   - the C fields of UntypedStorage and Tensor, and the zero-copy
- *     constructors' common case, so that a constructor costs what torch's does.
+ *     constructors' common case, so that a constructor costs what torch's does;
+ *   - provenance: how each tensor was made, recorded for a few ns a view.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -35,6 +36,7 @@ static void decref_deleter(void *ctx)
 }
 
 #include "_shim_types.h"
+#include "_shim_prov.h"
 
 /* wrap_object(keep, data_addr, nbytes, flags, provenance, label)
  *   -> UntypedStorage; raises libtensor's error on failure.
@@ -79,6 +81,7 @@ static PyMethodDef shim_methods[] = {
     SHIM_VIEW_METHODS
     SHIM_LIST_METHODS
     SHIM_DLPACK_METHODS
+    SHIM_PROV_METHODS
     {NULL, NULL, 0, NULL},
 };
 
@@ -88,6 +91,11 @@ int pyt_shim_init(void)
     PyGILState_STATE g = PyGILState_Ensure();
     PyObject *m = PyImport_AddModule("pytensor._shim"); /* borrowed */
     int rc = (m && PyModule_AddFunctions(m, shim_methods) == 0 && add_types(m) == 0) ? 0 : -1;
+    PyObject *ops = rc == 0 ? prov_op_names() : NULL;
+    if (!ops || PyModule_AddObject(m, "prov_ops", ops) != 0) {
+        Py_XDECREF(ops);
+        rc = -1;
+    }
     if (rc != 0)
         PyErr_Clear();
     PyGILState_Release(g);

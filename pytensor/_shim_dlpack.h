@@ -83,9 +83,25 @@ static PyObject *to_capsule(PyObject *self, PyObject *const *args, Py_ssize_t na
  * a capsule that is not an unconsumed DLPack capsule. Raises libtensor's
  * error when the tensor is refused (the capsule is then left unconsumed, so
  * its destructor still frees it). */
+static PyObject *consume_capsule(PyObject *cap, PyObject *producer);
+
 static PyObject *from_capsule(PyObject *self, PyObject *cap)
 {
     (void)self;
+    return consume_capsule(cap, cap);
+}
+
+/* The provenance of a DLPack import: from producer's type, and whether the
+ * producer says it copied (DLPACK_FLAG_BITMASK_IS_COPIED, versioned only). */
+static PyObject *prov_dlpack(PyObject *t, PyObject *producer, int copied)
+{
+    return prov_fresh(t, copied ? PROV_FROM_DLPACK_COPIED : PROV_FROM_DLPACK, (PyObject *)Py_TYPE(producer), NULL);
+}
+
+/* from_capsule's work, recorded as an import from producer (the capsule
+ * itself, or the object whose __dlpack__ made it). */
+static PyObject *consume_capsule(PyObject *cap, PyObject *producer)
+{
     int versioned;
     if (PyCapsule_IsValid(cap, CAP_VERSIONED))
         versioned = 1;
@@ -100,6 +116,8 @@ static PyObject *from_capsule(PyObject *self, PyObject *cap)
     lt_dtype dtype;
     int32_t ndim;
     int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], offset;
+    /* Read before the import: afterwards the managed tensor belongs to the storage. */
+    int copied = versioned && (((DLManagedTensorVersioned *)managed)->flags & DLPACK_FLAG_BITMASK_IS_COPIED);
     lt_status rc = lt_dlpack_import(&s, &dtype, &ndim, shape, strides, &offset, managed, versioned);
     if (rc != LT_OK)
         return raise_last(rc);
@@ -108,7 +126,7 @@ static PyObject *from_capsule(PyObject *self, PyObject *cap)
         lt_storage_release(s);
         return NULL;
     }
-    return tensor_over(s, dtype, shape, strides, ndim, offset);
+    return prov_dlpack(tensor_over(s, dtype, shape, strides, ndim, offset), producer, copied);
 }
 
 /* ---------------------------------------------------------------- C exchange API
@@ -257,13 +275,14 @@ static PyObject *exchange_import(PyObject *obj)
     lt_dtype dtype;
     int32_t ndim;
     int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], offset;
+    int copied = (mt->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0;
     lt_status rc = lt_dlpack_import(&s, &dtype, &ndim, shape, strides, &offset, mt, 1);
     if (rc != LT_OK) { /* refused before taking ownership: the export is still ours to free */
         if (mt->deleter)
             mt->deleter(mt);
         return raise_last(rc);
     }
-    return tensor_over(s, dtype, shape, strides, ndim, offset);
+    return prov_dlpack(tensor_over(s, dtype, shape, strides, ndim, offset), obj, copied);
 }
 
 /* import_dlpack(obj) -> from_dlpack(obj) with no device or copy asked for:
@@ -310,7 +329,7 @@ static PyObject *import_dlpack(PyObject *self, PyObject *obj)
         }
         return NULL;
     }
-    t = PyCapsule_CheckExact(cap) ? from_capsule(self, cap) : (Py_INCREF(Py_None), Py_None);
+    t = PyCapsule_CheckExact(cap) ? consume_capsule(cap, obj) : (Py_INCREF(Py_None), Py_None);
     if (t == Py_None) {
         Py_DECREF(t);
         t = PyTuple_Pack(1, cap);

@@ -138,7 +138,8 @@ static PyObject *pack_nest(PyObject *self, PyObject *const *args, Py_ssize_t nar
         strides[d] = acc;
         acc *= info.shape[d];
     }
-    return tensor_over(s, (int)code, info.shape, strides, info.nd, 0);
+    return prov_fresh(tensor_over(s, (int)code, info.shape, strides, info.nd, 0), PROV_TENSOR,
+                       (PyObject *)Py_TYPE(data), NULL);
 }
 
 #define SHIM_LIST_METHODS \

@@ -197,18 +197,21 @@ static int np_dtype_code(char kind, int itemsize)
     return -1;
 }
 
-/* share_numpy(arr, min_ndim) -> Tensor sharing arr's memory (from_numpy's
- * rules), or None. min_ndim 1 leaves 0-d arrays to the caller (asarray
- * copies them). */
+/* share_numpy(arr, min_ndim[, op]) -> Tensor sharing arr's memory (from_numpy's
+ * rules), recorded as op (the calling constructor's PROV_* code; default
+ * from_numpy) from arr's type, or None. min_ndim 1 leaves 0-d arrays to
+ * the caller (asarray copies them). */
 static PyObject *share_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 2)
+    if (nargs != 2 && nargs != 3)
         Py_RETURN_NONE;
     PyObject *arr = args[0];
-    long min_ndim = PyLong_AsLong(args[1]);
-    if (min_ndim == -1 && PyErr_Occurred())
+    long min_ndim = PyLong_AsLong(args[1]), op = nargs == 3 ? PyLong_AsLong(args[2]) : PROV_FROM_NUMPY;
+    if ((min_ndim == -1 || op == -1) && PyErr_Occurred())
         return NULL;
+    if (op != PROV_FROM_NUMPY && op != PROV_ASARRAY && op != PROV_AS_TENSOR)
+        Py_RETURN_NONE;
     if (!is_ndarray(arr))
         Py_RETURN_NONE;
     PyObject *cap = ndarray_attr(arr, ND_ARRAY_STRUCT); /* not arr's own attribute: see ndarray_attr */
@@ -253,7 +256,7 @@ static PyObject *share_numpy(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (rc != LT_OK)
         return raise_last(rc);
     lt_storage_set_label(s, "numpy.ndarray");
-    return tensor_over(s, code, shape, strides, nd, 0);
+    return prov_fresh(tensor_over(s, code, shape, strides, nd, 0), (int)op, (PyObject *)Py_TYPE(arr), NULL);
 }
 
 #if defined(Py_LIMITED_API) && Py_LIMITED_API + 0 < 0x030B0000
@@ -348,7 +351,7 @@ static PyObject *share_buffer(PyObject *self, PyObject *const *args, Py_ssize_t 
         return raise_last(rc);
     lt_storage_set_label(s, buffer_label(obj));
     int64_t one = 1;
-    return tensor_over(s, code, &n, &one, 1, 0);
+    return prov_fresh(tensor_over(s, code, &n, &one, 1, 0), PROV_FROMBUFFER, (PyObject *)Py_TYPE(obj), NULL);
 }
 #define SHIM_BUFFER_METHODS \
     {"share_buffer", (PyCFunction)(void (*)(void))share_buffer, METH_FASTCALL, "frombuffer's common case."},

@@ -23,6 +23,11 @@ typedef struct {
     PyObject *file;     /* (path, mode) for from_file storages, else None */
     PyObject *cptr;     /* cffi "lt_storage *" made on first use by Python, or NULL */
     PyObject *weakrefs;
+    /* The last write recorded through pytensor (_shim_prov.h): the writer's
+     * node (NULL: none yet), its id() and the version the write made. */
+    PyObject *writer_node;
+    uintptr_t writer_id;
+    uint64_t writer_version;
 } StorageObject;
 
 typedef struct {
@@ -36,6 +41,11 @@ typedef struct {
     PyObject *grad;
     PyObject *grad_fn;
     PyObject *weakrefs;
+    /* Provenance (_shim_prov.h): how this tensor was made. Never a tensor. */
+    int prov_op;         /* a PROV_* code; 0: not recorded */
+    PyObject *prov_arg;  /* the operation's argument as passed, or NULL */
+    PyObject *prov_from; /* the parent's node, or NULL */
+    PyObject *prov_node; /* this tensor's own node, made when it first becomes a parent, or NULL */
 } TensorObject;
 
 /* Set by register(); strong references held for the life of the process. */
@@ -112,6 +122,7 @@ static int storage_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(self)); /* heap types are referenced by their instances */
     Py_VISIT(o->file);
     Py_VISIT(o->cptr);
+    Py_VISIT(o->writer_node);
     return 0;
 }
 
@@ -120,6 +131,7 @@ static int storage_clear(PyObject *self)
     StorageObject *o = (StorageObject *)self;
     Py_CLEAR(o->file);
     Py_CLEAR(o->cptr);
+    Py_CLEAR(o->writer_node);
     return 0;
 }
 
@@ -266,18 +278,31 @@ static PyObject *tensor_over(lt_storage *s, int code, const int64_t *shape, cons
                         PyLong_FromLongLong(offset));
 }
 
-/* make_tensor(storage, dtype, shape, strides, offset) -> Tensor (Tensor._make).
- * shape and strides are tuples; callers inside pytensor guarantee it. */
+/* _shim_prov.h */
+static PyObject *prov_fresh(PyObject *obj, int op, PyObject *arg, PyObject *parent);
+static int prov_op_valid(long op);
+
+/* make_tensor(storage, dtype, shape, strides, offset[, op, arg, parent])
+ * -> Tensor (Tensor._make). shape and strides are tuples; callers inside
+ * pytensor guarantee it. The optional three record the tensor's
+ * provenance: a PROV_* code, its argument (None: none) and the parent
+ * Tensor (None: none), as prov_note does, without a second call. */
 static PyObject *make_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "_make(storage, dtype, shape, strides, offset)");
+    if (nargs != 5 && !(nargs == 8 && PyLong_CheckExact(args[5]) && prov_op_valid(PyLong_AsLong(args[5])) &&
+                        (args[7] == Py_None || PyObject_TypeCheck(args[7], tensor_cls)))) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "_make(storage, dtype, shape, strides, offset[, op, arg, parent])");
         return NULL;
     }
     for (Py_ssize_t i = 0; i < 5; i++)
         Py_INCREF(args[i]);
-    return tensor_steal(args[0], args[1], args[2], args[3], args[4]);
+    PyObject *t = tensor_steal(args[0], args[1], args[2], args[3], args[4]);
+    if (nargs == 5)
+        return t;
+    long op = PyLong_AsLong(args[5]);
+    return prov_fresh(t, (int)op, args[6] == Py_None ? NULL : args[6], args[7] == Py_None ? NULL : args[7]);
 }
 
 static int tensor_traverse(PyObject *self, visitproc visit, void *arg)
@@ -292,12 +317,18 @@ static int tensor_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(t->requires_grad);
     Py_VISIT(t->grad);
     Py_VISIT(t->grad_fn);
+    Py_VISIT(t->prov_arg);
+    Py_VISIT(t->prov_from);
+    Py_VISIT(t->prov_node);
     return 0;
 }
 
 static int tensor_clear(PyObject *self)
 {
     TensorObject *t = (TensorObject *)self;
+    Py_CLEAR(t->prov_node);
+    Py_CLEAR(t->prov_from);
+    Py_CLEAR(t->prov_arg);
     Py_CLEAR(t->grad_fn);
     Py_CLEAR(t->grad);
     Py_CLEAR(t->requires_grad);

@@ -77,13 +77,18 @@ static int view_strides(const int64_t *old_shape, const int64_t *old_strides, Py
     return view_d == -1;
 }
 
-/* reshape_view(tensor, args) -> a view of tensor with the sizes in args, or
- * None (see above). */
+/* reshape_view(tensor, args[, op]) -> a view of tensor with the sizes in
+ * args, recorded as op (PROV_VIEW or PROV_RESHAPE, the default) with args,
+ * or None (see above). */
 static PyObject *reshape_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 2 || !tensor_cls || !PyObject_TypeCheck(args[0], tensor_cls) || !PyTuple_Check(args[1]))
+    long op = nargs == 3 ? PyLong_AsLong(args[2]) : nargs == 2 ? PROV_RESHAPE : -1;
+    if ((op != PROV_VIEW && op != PROV_RESHAPE) || !tensor_cls || !PyObject_TypeCheck(args[0], tensor_cls) ||
+        !PyTuple_Check(args[1])) {
+        PyErr_Clear();
         Py_RETURN_NONE;
+    }
     TensorObject *t = (TensorObject *)args[0];
     int64_t old_shape[LT_MAX_NDIM], old_strides[LT_MAX_NDIM], shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
     Py_ssize_t old_nd = int64_tuple(t->shape, old_shape, LT_MAX_NDIM), nd = read_sizes(args[1], shape);
@@ -113,7 +118,8 @@ static PyObject *reshape_view(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_INCREF(t->storage);
     Py_INCREF(t->dtype);
     Py_INCREF(t->offset);
-    return tensor_steal(t->storage, t->dtype, int_tuple(shape, nd), int_tuple(strides, nd), t->offset);
+    PyObject *out = tensor_steal(t->storage, t->dtype, int_tuple(shape, nd), int_tuple(strides, nd), t->offset);
+    return prov_fresh(out, (int)op, args[1], args[0]);
 }
 
 /* A copy of tuple tup with item 0 replaced by first (stolen) or, when first
@@ -134,6 +140,30 @@ static PyObject *tuple_head(PyObject *tup, PyObject *first)
         PyTuple_SetItem(out, i - skip, x);
     }
     return out;
+}
+
+/* The fields of a slice object: the layout CPython has always had (the
+ * limited API hides it; reading it is the only way to check a slice's
+ * members without three attribute lookups). */
+typedef struct {
+    PyObject_HEAD
+    PyObject *start, *stop, *step;
+} slice_fields;
+
+static int plain_slice_member(PyObject *x) { return x == Py_None || PyLong_CheckExact(x); }
+
+/* The index key to record for t[index] (borrowed; NULL records none): the
+ * fast path's ints, and its slices when they hold ints and None only. A
+ * slice holding anything else (an object with __index__, say a 0-d tensor,
+ * which would keep its storage alive) is recorded without its key. */
+static PyObject *prov_index_key(PyObject *index)
+{
+    if (PyLong_CheckExact(index))
+        return index;
+    slice_fields *sl = (slice_fields *)index;
+    if (plain_slice_member(sl->start) && plain_slice_member(sl->stop) && plain_slice_member(sl->step))
+        return index;
+    return NULL;
 }
 
 /* t[index] (the Tensor's subscript slot). t[i] and t[a:b:c] with step > 0,
@@ -183,7 +213,8 @@ static PyObject *tensor_subscript(PyObject *self, PyObject *index)
         }
         Py_INCREF(t->storage);
         Py_INCREF(t->dtype);
-        return tensor_steal(t->storage, t->dtype, shape, strides, PyLong_FromLongLong(new_off));
+        PyObject *out = tensor_steal(t->storage, t->dtype, shape, strides, PyLong_FromLongLong(new_off));
+        return prov_fresh(out, PROV_INDEX, prov_index_key(index), self);
     }
     if (!slow_name && !(slow_name = PyUnicode_InternFromString("_getitem")))
         return NULL;

@@ -7,10 +7,11 @@ attribute, so a DLPack consumer that outlives every wrapper stays valid.
 """
 from __future__ import annotations
 
+import mmap
 import os
 
 from ._ffi import ffi, lib, shim
-from .errors import ReadOnlyError, DeviceError
+from .errors import ReadOnlyError, DeviceError, check
 
 _PROVENANCE = {
     lib.LT_PROV_OWNED: "owned", lib.LT_PROV_BUFFER: "buffer", lib.LT_PROV_NUMPY: "numpy",
@@ -124,6 +125,52 @@ class UntypedStorage(shim.StorageBase):
     def filename(self):
         """The mapped file's path for ``from_file(shared=True)`` (also when opened read-only), else None, as torch."""
         return self._file[0] if self._file and self._file[1] != "private" else None
+
+    @property
+    def file_range(self):
+        """``(byte_offset, nbytes)``: the bytes of the mapped file this storage holds, else None.
+        from_file maps a file from its first byte, so byte_offset is 0."""
+        return (0, self._nbytes) if self._file else None
+
+    # -- pages of a mapped file -------------------------------------------
+    #: Bytes per page in ``resident_pages()`` and ``copied_pages()`` (the system's, sysconf).
+    page_nbytes = mmap.PAGESIZE
+
+    def resident_pages(self):
+        """Which pages of a mapped file are in RAM now (mincore): one byte per page, 1 or 0.
+
+        Page ``i`` holds the storage's bytes ``[i*P - h, (i+1)*P - h)``, with
+        ``P = page_nbytes`` and ``h = data_ptr() % P`` (0 for from_file). In RAM
+        means mapped by this process or in the page cache, where a first read
+        costs no disk. Asking reads no byte, so it pulls no page in.
+        Raises LibtensorError (LT_EINVAL) for a storage that is not a file
+        mapping, and (LT_EIO) when the kernel will not say: for a file this
+        process neither owns nor may write, Linux reports every page resident.
+
+        >>> import os, tempfile, pytensor
+        >>> P, path = pytensor.UntypedStorage.page_nbytes, os.path.join(tempfile.mkdtemp(), "r.bin")
+        >>> t = pytensor.from_file(path, shared=True, size=3 * P, dtype=pytensor.uint8)
+        >>> t[P + 5] = 1  # a write into page 1 brings that page into RAM
+        >>> pages = t.untyped_storage().resident_pages(); len(pages), pages[1]
+        (3, 1)
+        """
+        return self._pages(lib.lt_storage_resident_pages)
+
+    def copied_pages(self):
+        """Which pages of a private file mapping were written, and so copied on write (one byte per
+        page, 1 or 0, numbered as in ``resident_pages``): this process's own copies, which no longer
+        match the file. Read from /proc/self/pagemap without reading a byte.
+        Raises LibtensorError: LT_EINVAL for a shared or read-only mapping (writes reach the file,
+        or are refused: nothing is copied) or a storage that is not a file mapping; LT_EIO when
+        /proc/self/pagemap cannot be read (the message says why)."""
+        return self._pages(lib.lt_storage_copied_pages)
+
+    def _pages(self, query):
+        size = self.page_nbytes
+        npages = (self._addr % size + self._nbytes + size - 1) // size if self._nbytes else 0
+        out = ffi.new("uint8_t[]", max(npages, 1))
+        check(query(out, npages, self._ptr))
+        return ffi.buffer(out, npages)[:]
 
     @property
     def refcount(self):

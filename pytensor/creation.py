@@ -14,9 +14,10 @@ import sys
 from types import SimpleNamespace
 
 from . import dtypes as _dt
-from ._convert import (from_numpy as _from_numpy, tensor_from_data, copy_preserving_layout, ndarray_copy,
+from ._convert import (from_numpy as _from_numpy, tensor_from_data, copy_preserving_layout,
                        _is_numpy_scalar, _is_ndarray)
 from ._ffi import ffi, shim
+from ._provenance import OP
 from ._storage import UntypedStorage
 from .autograd import as_input_grad, needs_graph, record
 from .tensor import Tensor, _int64_arg, device as _device, require_cpu
@@ -29,6 +30,11 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer"]
 # the buffer protocol of the 3.11 limited API; on a 3.10 build it is absent.
 _share_numpy = shim.share_numpy
 _share_buffer = getattr(shim, "share_buffer", None)
+# Provenance (see _provenance.py): _note(t, op, arg, parent) records how t was
+# made; the C paths above record their own (the op code is passed in).
+_note = shim.prov_note
+_P_FROM_NUMPY, _P_ASARRAY, _P_AS_TENSOR, _P_FROMBUFFER, _P_TENSOR, _P_CONVERT, _P_ALIAS = (
+    OP[n] for n in ("from_numpy", "asarray", "as_tensor", "frombuffer", "tensor", "convert", "alias"))
 
 _TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                 "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -89,15 +95,21 @@ def tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
         raise RuntimeError("tensor(): pin_memory=True needs an accelerator's pinned-memory allocator, and pytensor "
                            "has none (it computes on the CPU); leave pin_memory False")
     _check_device(device)
-    if _is_ndarray(data):
-        t = ndarray_copy(data, dtype)
-    elif _is_dlpack_producer(data):
-        from ._dlpack import from_dlpack  # torch copies any DLPack producer, through DLPack
-        t = copy_preserving_layout(from_dlpack(data), dtype)
+    if _is_ndarray(data) or _is_dlpack_producer(data):
+        if _is_ndarray(data):
+            src = _from_numpy(data)  # torch.from_numpy's checks first, then a copy that keeps the layout
+        else:
+            from ._dlpack import from_dlpack  # torch copies any DLPack producer, through DLPack
+            src = from_dlpack(data)
+        t = _note(copy_preserving_layout(src, dtype), _P_TENSOR, (type(data), src._storage._addr), None)
     else:
-        t = tensor_from_data(data, dtype)
+        t = tensor_from_data(data, dtype)  # records tensor(<type>), or tensor(t) from a tensor
     t._requires_grad = False
     return _set_requires_grad(t, requires_grad)
+
+
+_SEQUENCE_COPIED = "scalars and sequences are always copied"
+_ZERO_D_COPIED = "0-d arrays are always copied"
 
 
 def _is_dlpack_producer(obj):
@@ -118,15 +130,17 @@ def from_numpy(ndarray: Any, /) -> Tensor:
     >>> t = pytensor.from_numpy(a); t[0] = 10; a
     array([10,  1,  2])
     """
-    t = _share_numpy(ndarray, 0)
-    return t if t is not None else _from_numpy(ndarray)
+    t = _share_numpy(ndarray, 0)  # recorded as from_numpy: the C side's default op
+    return t if t is not None else _note(_from_numpy(ndarray), _P_FROM_NUMPY, type(ndarray), None)
 
 
 # ================================================================== as_tensor, asarray
 
-def _alias_or_convert(t, dtype, device, copy):
+def _alias_or_convert(t, dtype, device, copy, fn="asarray", source=None):
     """The asarray/as_tensor decision for an existing tensor ``t``: ``t``
-    itself, or a copy that keeps its layout."""
+    itself, or a copy that keeps its layout, recorded as ``fn``'s. ``source``
+    is the type of the object ``t`` was just made from (an array, a buffer),
+    when ``t`` is that temporary: a copy is then recorded as made from it."""
     wrong_dtype = dtype is not None and dtype is not t.dtype
     wrong_device = device is not None and device != t.device  # torch: 'cpu:0' is not 'cpu'
     if copy is False and wrong_device:
@@ -135,7 +149,12 @@ def _alias_or_convert(t, dtype, device, copy):
         raise ValueError(f"can't alias tensor with dtype '{_TORCH_NAMES[t.dtype.name]}' into dtype "
                          f"'{_TORCH_NAMES[dtype.name]}'.")
     if copy or wrong_dtype or wrong_device:
-        return _recorded_copy(t, dtype, "ToCopyBackward0" if wrong_dtype or wrong_device else "CloneBackward0")
+        out = _recorded_copy(t, dtype, "ToCopyBackward0" if wrong_dtype or wrong_device else "CloneBackward0")
+        from_source = () if source is None else ((source, t._storage._addr),)  # what the model matches names by
+        arg = (fn, t._dtype, dtype, "copy=True" if copy else None) + from_source
+        return _note(out, _P_CONVERT, arg, None if source is not None else t)
+    if source is not None:
+        _note(t, _P_ASARRAY if fn == "asarray" else _P_AS_TENSOR, source, None)
     return t
 
 
@@ -166,19 +185,20 @@ def as_tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | 
     if dtype is None and device is None:
         if data.__class__ is Tensor:
             return data
-        t = _share_numpy(data, 0)
+        t = _share_numpy(data, 0, _P_AS_TENSOR)
         if t is not None:
             return t
     dtype = _dtype_arg("as_tensor", dtype)
     dev = _check_device(device, "as_tensor")
     if isinstance(data, Tensor):
-        return _alias_or_convert(data, dtype, dev, None)
+        return _alias_or_convert(data, dtype, dev, None, "as_tensor")
     if _is_ndarray(data):
-        return _alias_or_convert(_from_numpy(data), dtype, dev, None)
+        return _alias_or_convert(_from_numpy(data), dtype, dev, None, "as_tensor", type(data))
     if _is_dlpack_producer(data):
         from ._dlpack import from_dlpack
-        return _alias_or_convert(from_dlpack(data), dtype, dev, None)
-    return tensor_from_data(data, dtype)
+        return _alias_or_convert(from_dlpack(data), dtype, dev, None, "as_tensor", type(data))
+    return _note(tensor_from_data(data, dtype), _P_CONVERT,
+                 ("as_tensor", None, None, _SEQUENCE_COPIED, (type(data), None)), None)
 
 
 def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, copy: bool | None = None,
@@ -206,13 +226,14 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
     if dtype is None and device is None and copy is None and requires_grad is None:
         if obj.__class__ is Tensor:
             return obj  # requires_grad=None inherits: the same object, as below
-        t = _share_numpy(obj, 1)  # n-d arrays only: asarray copies 0-d ones
+        t = _share_numpy(obj, 1, _P_ASARRAY)  # n-d arrays only: asarray copies 0-d ones
         if t is not None:
             return t
     dtype = _dtype_arg("asarray", dtype)
     copy = _bool_arg("asarray", "copy", copy, allow_none=True)
     requires_grad = _bool_arg("asarray", "requires_grad", requires_grad, allow_none=True)
     dev = _check_device(device, "asarray")
+    source = type(obj)
     if isinstance(obj, Tensor):
         out = _alias_or_convert(obj, dtype, dev, copy)
     elif _is_ndarray(obj) or _is_numpy_scalar(obj):
@@ -222,29 +243,32 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
                                    "ndarray. ")
             obj = sys.modules["numpy"].asarray(obj)
         shared = _from_numpy(obj)
-        out = _alias_or_convert(shared, dtype, dev, copy)
+        out = _alias_or_convert(shared, dtype, dev, copy, "asarray", source)
         if shared.dim() == 0 and out.data_ptr() == shared.data_ptr():
             # torch copies every 0-d array, even with copy=False (and without an error)
-            out = copy_preserving_layout(out)
+            out = _note(copy_preserving_layout(out), _P_CONVERT,
+                        ("asarray", None, None, _ZERO_D_COPIED, (source, shared._storage._addr)), None)
     elif _is_capsule(obj):
         from ._dlpack import from_dlpack
-        out = _alias_or_convert(from_dlpack(obj), dtype, dev, copy)
+        out = _alias_or_convert(from_dlpack(obj), dtype, dev, copy, "asarray", source)
     elif _has_buffer(obj):
-        out = _alias_or_convert(frombuffer(obj, dtype=dtype or _dt.get_default_dtype()), None, dev, copy)
+        out = _alias_or_convert(frombuffer(obj, dtype=dtype or _dt.get_default_dtype()), None, dev, copy, "asarray",
+                                source)
     elif hasattr(obj, "__dlpack__"):
         from ._dlpack import from_dlpack
-        out = _alias_or_convert(from_dlpack(obj), dtype, dev, copy)
+        out = _alias_or_convert(from_dlpack(obj), dtype, dev, copy, "asarray", source)
     else:
         if copy is False:
             raise ValueError("can't alias arbitrary sequence into a tensor.")
-        out = tensor_from_data(obj, dtype)
+        out = _note(tensor_from_data(obj, dtype), _P_CONVERT, ("asarray", None, None, _SEQUENCE_COPIED, (source, None)),
+                    None)
     if requires_grad is None:
         requires_grad = obj.requires_grad if isinstance(obj, Tensor) else False
     if out.requires_grad != requires_grad:
         if out is obj or out.grad_fn is not None:
             # A new alias: never change the caller's tensor (torch's docs, not
             # torch's code, which flips requires_grad on the source itself).
-            out = out.detach()
+            out = _note(out.detach(), _P_ALIAS, "asarray", out)
         if requires_grad:
             _check_grad_dtype(out.dtype)
             out.requires_grad_(True)
@@ -330,7 +354,7 @@ def frombuffer(buffer: Any, *, dtype: _dt.dtype | str, count: int = -1, offset: 
     addr = int(ffi.cast("uintptr_t", cd)) + offset
     label = type(buffer).__name__
     storage = UntypedStorage._wrap_object(cd, addr, n * elsize, readonly, "buffer", label)
-    t = Tensor._make(storage, dtype, (n,), (1,), 0)
+    t = Tensor._make(storage, dtype, (n,), (1,), 0, _P_FROMBUFFER, type(buffer), None)
     return _set_requires_grad(t, requires_grad)
 
 

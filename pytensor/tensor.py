@@ -18,11 +18,20 @@ from . import dtypes as _dt
 from ._ffi import ffi, lib, shim
 from ._storage import UntypedStorage
 from .errors import DeviceError, check
+from ._provenance import OP as _OP
 
 __all__ = ["Tensor", "device", "Size", "get_default_device", "set_default_device"]
 
 
 _reshape_view = shim.reshape_view  # view/reshape's common case in C; None: the Python path decides
+_note_write = shim.note_write  # bumps the storage's version and records the writer
+_note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see _provenance.py)
+# The provenance codes this module records (names: _shim_prov.h's PROV_OPS).
+(_P_INDEX, _P_VIEW, _P_RESHAPE, _P_VIEW_DTYPE, _P_T, _P_MT, _P_TRANSPOSE, _P_T_METHOD, _P_PERMUTE, _P_SQUEEZE,
+ _P_UNSQUEEZE, _P_EXPAND, _P_NARROW, _P_SELECT, _P_UNFOLD, _P_AS_STRIDED, _P_DIAGONAL, _P_DETACH, _P_CONTIGUOUS,
+ _P_CLONE, _P_TO) = (_OP[n] for n in (
+    "index", "view", "reshape", "view_dtype", "T", "mT", "transpose", "t", "permute", "squeeze", "unsqueeze",
+    "expand", "narrow", "select", "unfold", "as_strided", "diagonal", "detach", "contiguous", "clone", "to"))
 _MAX_NBYTES = 2**63 - 1  # byte sizes are int64 in torch and size_t (<= PTRDIFF_MAX) in libtensor
 
 
@@ -288,11 +297,11 @@ class Tensor(shim.TensorBase):
         raise TypeError("create tensors with pytensor.tensor(), pytensor.asarray() or a factory "
                         "such as pytensor.zeros(); Tensor() itself is not a constructor")
 
-    def _view(self, shape, strides, offset=None):
-        """A new view of the same storage (no copy). Views never chain: offset is absolute."""
-        t = Tensor._make(self._storage, self._dtype, tuple(shape), tuple(strides),
-                         self._offset if offset is None else offset)
-        return t
+    def _view(self, shape, strides, offset=None, op=0, arg=None):
+        """A new view of the same storage (no copy), made by provenance step
+        ``op`` with ``arg`` from self. Views never chain: offset is absolute."""
+        return Tensor._make(self._storage, self._dtype, tuple(shape), tuple(strides),
+                            self._offset if offset is None else offset, op, arg, self)
 
     # ================================================================ metadata
     @property
@@ -386,7 +395,8 @@ class Tensor(shim.TensorBase):
         return self._storage._readonly
 
     def _version_bump(self):
-        lib.lt_storage_bump_version(self._storage._ptr)
+        """Count a write through self, and record self as the storage's last writer."""
+        _note_write(self)
 
     @property
     def _version(self):
@@ -456,7 +466,7 @@ class Tensor(shim.TensorBase):
 
     def detach(self) -> Tensor:
         """A view of the same storage without gradient tracking (shares memory)."""
-        return self._view(self._shape, self._strides)
+        return self._view(self._shape, self._strides, None, _P_DETACH)
 
     def detach_(self):
         """Cut this tensor out of its graph in place: it becomes a leaf that does not require grad."""
@@ -473,18 +483,18 @@ class Tensor(shim.TensorBase):
         >>> v = t.view(2, 3); v[1, 2] = 60; t[5].item()
         60
         """
-        t = _reshape_view(self, shape)
+        t = _reshape_view(self, shape, _P_VIEW)
         if t is not None:
             return t
         if len(shape) == 1 and (isinstance(shape[0], (_dt.dtype, str)) or not (
                 hasattr(shape[0], "__index__") or hasattr(shape[0], "__iter__"))):
             return self._view_dtype(_dt.dtype_arg("view", shape[0]))  # a dtype (or its name): not a shape
-        shape = _infer_shape(_shape_args(shape), self.numel())
-        strides = _view_strides(self._shape, self._strides, shape)
+        sizes = _infer_shape(_shape_args(shape), self.numel())
+        strides = _view_strides(self._shape, self._strides, sizes)
         if strides is None:
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-        return self._view(shape, strides)
+        return self._view(sizes, strides, None, _P_VIEW, _plain_sizes(shape))
 
     def _view_dtype(self, dt):
         if dt.itemsize != self._dtype.itemsize:
@@ -498,23 +508,22 @@ class Tensor(shim.TensorBase):
                                    "and the other strides must be divisible by the size ratio")
             shape = self._shape[:-1] + (last // ratio_den,)
             strides = tuple(s * ratio_num // ratio_den for s in self._strides[:-1]) + (1,)
-            t = Tensor._make(self._storage, dt, shape, strides, off // ratio_den)
-            return t
-        return Tensor._make(self._storage, dt, self._shape, self._strides, self._offset)
+            return Tensor._make(self._storage, dt, shape, strides, off // ratio_den, _P_VIEW_DTYPE, dt, self)
+        return Tensor._make(self._storage, dt, self._shape, self._strides, self._offset, _P_VIEW_DTYPE, dt, self)
 
     def view_as(self, other):
         return self.view(other.shape)
 
     def reshape(self, *shape: int) -> Tensor:
         """A view when the strides allow it, otherwise a contiguous copy (as torch)."""
-        t = _reshape_view(self, shape)
+        t = _reshape_view(self, shape, _P_RESHAPE)
         if t is not None:
             return t
-        shape = _infer_shape(_shape_args(shape), self.numel())
-        strides = _view_strides(self._shape, self._strides, shape)
+        sizes = _infer_shape(_shape_args(shape), self.numel())
+        strides = _view_strides(self._shape, self._strides, sizes)
         if strides is not None:
-            return self._view(shape, strides)
-        return self.contiguous().view(shape)
+            return self._view(sizes, strides, None, _P_RESHAPE, _plain_sizes(shape))
+        return self.contiguous().view(sizes)
 
     def reshape_as(self, other):
         return self.reshape(other.shape)
@@ -524,29 +533,31 @@ class Tensor(shim.TensorBase):
         n = self.dim()
         d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
         if n == 0:
-            return self._view((), ())
+            return self._view((), (), None, _P_TRANSPOSE, (dim0, dim1))
         shape, strides = list(self._shape), list(self._strides)
         shape[d0], shape[d1] = shape[d1], shape[d0]
         strides[d0], strides[d1] = strides[d1], strides[d0]
-        return self._view(shape, strides)
+        return self._view(shape, strides, None, _P_TRANSPOSE, (dim0, dim1))
 
     swapaxes = swapdims = transpose
 
     def t(self):
         if self.dim() > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
-        return self.transpose(0, 1) if self.dim() == 2 else self._view(self._shape, self._strides)
+        if self.dim() < 2:
+            return self._view(self._shape, self._strides, None, _P_T_METHOD)
+        return _note(self.transpose(0, 1), _P_T_METHOD, None, self)
 
     @property
     def T(self):
         """All dimensions reversed (a view)."""
-        return self._view(self._shape[::-1], self._strides[::-1])
+        return self._view(self._shape[::-1], self._strides[::-1], None, _P_T)
 
     @property
     def mT(self):
         if self.dim() < 2:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
-        return self.transpose(-2, -1)
+        return _note(self.transpose(-2, -1), _P_MT, None, self)
 
     def permute(self, *dims: int) -> Tensor:
         """Reorder dimensions (a view)."""
@@ -559,7 +570,8 @@ class Tensor(shim.TensorBase):
         dims = [wrap_dim(d, n) for d in dims]
         if len(set(dims)) != n:
             raise RuntimeError("permute(): duplicate dims are not allowed.")
-        return self._view([self._shape[d] for d in dims], [self._strides[d] for d in dims])
+        return self._view([self._shape[d] for d in dims], [self._strides[d] for d in dims], None, _P_PERMUTE,
+                          tuple(dims))
 
     def movedim(self, source, destination):
         n = self.dim()
@@ -575,7 +587,7 @@ class Tensor(shim.TensorBase):
         else:
             dims = {wrap_dim(d, n) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
             keep = [i for i in range(n) if not (i in dims and self._shape[i] == 1)]
-        return self._view([self._shape[i] for i in keep], [self._strides[i] for i in keep])
+        return self._view([self._shape[i] for i in keep], [self._strides[i] for i in keep], None, _P_SQUEEZE, dim)
 
     def unsqueeze(self, dim):
         """Insert a dimension of extent 1 at ``dim`` (a view)."""
@@ -584,7 +596,7 @@ class Tensor(shim.TensorBase):
         stride = self._shape[d] * self._strides[d] if d < n else 1
         shape = self._shape[:d] + (1,) + self._shape[d:]
         strides = self._strides[:d] + (stride,) + self._strides[d:]
-        return self._view(shape, strides)
+        return self._view(shape, strides, None, _P_UNSQUEEZE, dim)
 
     def expand(self, *sizes):
         """Broadcast to ``sizes`` with zero strides: every new element aliases an old one."""
@@ -612,7 +624,7 @@ class Tensor(shim.TensorBase):
                 st = 0
             shape.append(want)
             strides.append(st)
-        return self._view(shape, strides)
+        return self._view(shape, strides, None, _P_EXPAND, tuple(sizes))
 
     def expand_as(self, other):
         return self.expand(other.shape)
@@ -653,7 +665,8 @@ class Tensor(shim.TensorBase):
             raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
         shape = list(self._shape)
         shape[d] = length
-        return self._view(shape, self._strides, self._offset + start * self._strides[d])
+        return self._view(shape, self._strides, self._offset + start * self._strides[d], _P_NARROW,
+                          (dim, start, length))
 
     def select(self, dim, index):
         """The slice at ``index`` along ``dim``, one dimension fewer (a view)."""
@@ -665,10 +678,11 @@ class Tensor(shim.TensorBase):
         index = operator.index(index)
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        arg = (dim, index)
         if index < 0:
             index += size
         return self._view(self._shape[:d] + self._shape[d + 1:], self._strides[:d] + self._strides[d + 1:],
-                          self._offset + index * self._strides[d])
+                          self._offset + index * self._strides[d], _P_SELECT, arg)
 
     def unfold(self, dimension, size, step):
         """Sliding windows of ``size`` every ``step`` along ``dimension`` (a view that overlaps itself)."""
@@ -683,7 +697,7 @@ class Tensor(shim.TensorBase):
         if size < 0:  # else the window count exceeds the extent and the windows have a negative extent
             raise RuntimeError(f"size is {size} but must be >= 0")
         if n == 0:
-            return self._view((size,), (1,))
+            return self._view((size,), (1,), None, _P_UNFOLD, (dimension, size, step))
         shape = list(self._shape)
         strides = list(self._strides)
         shape[d] = (extent - size) // step + 1
@@ -691,7 +705,7 @@ class Tensor(shim.TensorBase):
         if not -2**63 <= strides[d] < 2**63:
             raise RuntimeError(f"unfold(): step {step} times stride {self._strides[d]} of dimension {d} does not "
                                "fit in int64; use a smaller step")
-        return self._view(shape + [size], strides + [self._strides[d]])
+        return self._view(shape + [size], strides + [self._strides[d]], None, _P_UNFOLD, (dimension, size, step))
 
     def as_strided(self, size, stride, storage_offset=None):
         """Any view of the same storage; checked to lie inside it."""
@@ -708,7 +722,7 @@ class Tensor(shim.TensorBase):
             raise RuntimeError("as_strided: Negative strides are not supported at the moment, got strides: "
                                f"{list(stride)}")
         check(lib.lt_layout_check(len(size), size, stride, off, self.itemsize, self._storage._nbytes))
-        return self._view(size, stride, off)
+        return self._view(size, stride, off, _P_AS_STRIDED, (size, stride, None if storage_offset is None else off))
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
         n = self.dim()
@@ -723,7 +737,7 @@ class Tensor(shim.TensorBase):
         keep = [i for i in range(n) if i not in (d1, d2)]
         shape = [self._shape[i] for i in keep] + [length]
         strides = [self._strides[i] for i in keep] + [self._strides[d1] + self._strides[d2]]
-        return self._view(shape, strides, self._offset + (start if length else 0))
+        return self._view(shape, strides, self._offset + (start if length else 0), _P_DIAGONAL, (offset, dim1, dim2))
 
     def split(self, split_size, dim=0):
         """Views of ``split_size`` elements along ``dim`` (the last may be
@@ -780,7 +794,7 @@ class Tensor(shim.TensorBase):
             return self
         out = Tensor._empty(self._shape, self._dtype)
         _copy_into(out, self)
-        return out
+        return _note(out, _P_CONTIGUOUS, None, self)
 
     def clone(self, memory_format: object = None) -> Tensor:
         """A copy in new memory (never shares), laid out as torch's ``preserve_format``.
@@ -793,7 +807,7 @@ class Tensor(shim.TensorBase):
         (1, 3)
         """
         from ._convert import copy_preserving_layout
-        return copy_preserving_layout(self)
+        return _note(copy_preserving_layout(self), _P_CLONE, None, self)
 
     def to(self, *args: object, **kwargs: object) -> Tensor:
         """Self when nothing changes, otherwise a converted copy. Accepts a dtype
@@ -806,7 +820,7 @@ class Tensor(shim.TensorBase):
         if dt is self._dtype and not copy:
             return self
         from ._convert import copy_preserving_layout
-        return copy_preserving_layout(self, dt)
+        return _note(copy_preserving_layout(self, dt), _P_TO, (self._dtype, dt, "copy=True" if copy else None), self)
 
     def type(self, dtype=None):
         """The type name (``'pytensor.FloatTensor'``) without an argument; else ``to(dtype)``,
@@ -1131,6 +1145,11 @@ _TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor"
 
 
 _TYPE_DTYPES = {v: _dt.dtype_arg("type", k) for k, v in _TYPE_NAMES.items()}
+
+
+def _plain_sizes(args):
+    """view()/reshape()'s size arguments as a tuple of ints, to record."""
+    return tuple(_shape_args(args))
 
 
 def _is_contiguous(shape, strides):

@@ -38,6 +38,8 @@ import functools
 import math
 import sys
 
+from ._files import file_info, in_region
+
 __all__ = [
     "PREVIEW_BYTES", "snapshot", "resolve", "build", "footprint", "elements_in_window", "layout_stats",
     "idiom_tags", "shared_bytes", "account_bytes", "read_memory",
@@ -564,7 +566,12 @@ def _resolve_tensor(t):
         "type": f"{type(st).__module__.split('.')[0]}.{type(st).__name__}",
     }
     nbytes = int(st.nbytes())
+    # read before build() reads any preview bytes, so the picture shows what the program pulled in
+    src["file"] = file_info(st, s_addr, s_addr + nbytes)
+    # how it was made: its provenance node (a tuple holding no tensor; see pytensor/_provenance.py)
+    lineage_src = {"node": sys.modules["pytensor"]._provenance.node(t), "id": id(t)} if _is_pytensor(t) else None
     return {
+        "lineage_src": lineage_src,
         "kind": "tensor",
         "type": f"{type(t).__module__.split('.')[0]}.{type(t).__name__}",
         "dtype": _dtype_name(dt),
@@ -624,6 +631,7 @@ def _exporter(obj):
 
 
 def _resolve_ndarray(arr, kind, holds, owner=None):
+    given = arr
     named_root, base_owner = _owner_of(arr)
     arr, root = _plain(arr), _plain(named_root)
     ai = arr.__array_interface__
@@ -672,6 +680,7 @@ def _resolve_ndarray(arr, kind, holds, owner=None):
                "version": None, "device": _HOST, "type": "numpy.ndarray"}
     bo = arr.dtype.byteorder
     return {
+        "lineage_src": _nd_lineage_src(given) if kind == "ndarray" else None,
         "kind": kind,
         "type": "numpy.ndarray",
         "dtype": _NP_NAMES.get(arr.dtype.str[1:], arr.dtype.name),
@@ -688,6 +697,30 @@ def _resolve_ndarray(arr, kind, holds, owner=None):
         "span_lo": lo, "span_hi": hi,
         "source": src,
     }
+
+
+def _nd_lineage_src(arr):
+    """What the model needs to tell how an ndarray was made, without keeping
+    anything alive: ``(id, shape, type text)`` of the array and of each
+    ``.base`` after it (NumPy records no operation, only the base, and
+    collapses view-of-view chains to the owner). The ids serve only to
+    match inspected objects that are alive while the snapshot is built."""
+    import numpy as np
+    steps, obj = [], arr
+    while obj is not None and len(steps) < _MAX_STEPS:
+        if not isinstance(obj, np.ndarray):
+            obj = _exporter(obj)          # a memoryview's own exporter: the bytearray, the mmap
+            steps.append((id(obj), None, _type_text(obj)))
+            break
+        steps.append((id(obj), tuple(int(n) for n in np.ndarray.shape.__get__(obj)), "ndarray"))
+        obj = _nd_base(obj)
+    return {"nd": steps}
+
+
+def _type_text(obj):
+    tp = type(obj)
+    mod = (tp.__module__ or "").split(".")[0]
+    return tp.__name__ if mod in ("builtins", "numpy", "mmap", "") else f"{mod}.{tp.__name__}"
 
 
 def _owner_provenance(owner):
@@ -804,6 +837,7 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
         spans.append((it["device"], min(it["span_lo"], lo) if hi > lo else it["span_lo"],
                       max(it["span_hi"], hi), i))
     regions, views, blob = [], [], bytearray()
+    lineages = _lineages(items)
     for dev, r_lo, r_hi, members in _merge_spans(spans):
         rid = f"r{r_lo:x}" if dev == _HOST else f"r{dev.replace(':', '')}-{r_lo:x}"
         sources, known = {}, []
@@ -819,6 +853,7 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
         for i in members:
             vid, name, it = items[i]
             v = _view_dict(vid, name, it, r_lo, rid)
+            v.update(lineages[vid])
             v["in_bounds"] = any(a <= v["footprint"][0] and v["footprint"][1] <= b for a, b in known) \
                 or v["numel"] == 0 or dev != _HOST
             rviews.append(v)
@@ -835,6 +870,7 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
                     r["badges"].append(b)
         r["badges"] += _lifetime_badges(r["sources"])
         r["readonly"] = all(s["readonly"] for s in r["sources"])
+        r["file"] = next((in_region(s["file"], s["offset"]) for s in sources.values() if s.get("file")), None)
         versions = [s["version"] for s in r["sources"] if s["version"] is not None]
         r["version"] = sum(versions) if versions else None
         # the preview window: where the views are, bounded, and only over live memory
@@ -849,6 +885,9 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
         w1 = min(nbytes, w0 + preview_bytes)
         chunk = bytearray(w1 - w0)
         have = _intervals_intersect(known, w0, w1) if (read and dev == _HOST) else []
+        if r["file"] is not None and r["file"]["resident"] is not None:
+            # read only pages already in RAM: looking must not pull a page of the file in
+            have = [x for a, b in r["file"]["resident"] for x in _intervals_intersect(have, a, b)]
         for a, b in have:
             chunk[a - w0:b - w0] = read_memory(r_lo + a, b - a)
         r["preview"] = {"start": w0, "length": w1 - w0, "pos": len(blob), "known": have}
@@ -885,6 +924,139 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
     snap = {"version": SNAPSHOT_VERSION, "byteorder": sys.byteorder, "regions": regions, "views": views,
             "overlaps": overlaps, "gone": list(gone), "preview_bytes": preview_bytes}
     return snap, bytes(blob)
+
+
+# ====================================================================== lineage: how each view was made
+_MAX_STEPS = 16              # steps of a chain followed
+LINEAGE_TEXT_MAX = 160       # characters of lineage_text; a longer chain loses its middle steps to "…"
+_SHARING_CONSTRUCTORS = ("from_numpy", "asarray", "as_tensor", "frombuffer", "from_dlpack")
+
+
+def _lineages(items):
+    """``{view id: {"lineage", "lineage_text", "origin"}}`` for ``build``'s items.
+
+    Parents are named by the inspected objects they are: a pytensor parent
+    by its provenance node (the same tuple object its children point at),
+    an ndarray base by ``id()`` (every inspected object is alive while its
+    item is resolved), and the object a constructor read by address
+    (``from_numpy(a)`` wraps the memory at ``a``'s first byte; a copy records
+    the address it copied from).
+    """
+    node_names, obj_names, addr_names = {}, {}, {}
+    for _, name, it in items:
+        src = it.get("lineage_src") or {}
+        if "node" in src:
+            node_names.setdefault(id(src["node"]), name)
+            obj_names.setdefault(src["id"], name)
+        else:
+            if src.get("nd"):
+                obj_names.setdefault(src["nd"][0][0], name)
+            addr_names.setdefault(it["addr0"], name)
+    out = {}
+    for vid, name, it in items:
+        src = it.get("lineage_src") or {}
+        if "node" in src:
+            steps, origin = _tensor_lineage(name, it, src["node"], node_names, addr_names)
+        elif src.get("nd"):
+            steps, origin = _ndarray_lineage(name, src["nd"], obj_names)
+        else:
+            steps, origin = [], None
+        out[vid] = {"lineage": steps, "lineage_text": lineage_text(steps), "origin": origin}
+    return out
+
+
+def _tensor_lineage(name, it, node, node_names, addr_names):
+    prov = sys.modules["pytensor"]._provenance
+    nodes = prov.chain(node, _MAX_STEPS)
+    while nodes and not prov.OPS[nodes[-1][0]]:       # steps nobody recorded (recording was off)
+        nodes.pop()
+    if not nodes:
+        return [], None
+    names = dict(node_names)
+    names[id(nodes[0])] = name
+    root = nodes[-1]
+    source = None   # the inspected object the oldest step read, by the address of its first byte
+    if root[2] is None:
+        addr = prov.source(root)[1]
+        if addr is None and prov.OPS[root[0]] in _SHARING_CONSTRUCTORS:
+            addr = it["span_lo"]      # a shared source starts where the storage does
+        source = addr_names.get(addr)
+    texts = prov.inline_refs(nodes, names, source)
+    steps = [{"name": name if i == 0 else names.get(id(n)), "expr": texts[i]} for i, n in enumerate(nodes)]
+    return steps, _tensor_origin(prov, nodes, texts, names, source)
+
+
+def _tensor_origin(prov, nodes, texts, names, source):
+    shared, why = prov.origin(nodes[0])
+    if shared is None:
+        return None
+    op, arg = prov.OPS[nodes[0][0]], nodes[0][1]
+    if op == "from_file":
+        return {"shared": True, "text": f"shares the bytes of {arg[0]} (mapped {'shared' if arg[1] else 'private'})"}
+    ref = prov.parent_ref(nodes, texts, 0, names) if nodes[0][2] is not None else \
+        (source or prov.source_text(nodes[0]))
+    if ref == "…" or ref == "?":
+        ref = "its parent" if nodes[0][2] is not None else "its source"
+    if shared:
+        return {"shared": True, "text": f"shares {ref}'s bytes"}
+    return {"shared": False, "text": f"copied from {ref}" + (f" ({why})" if why else "")}
+
+
+def _dims(shape):
+    return "×".join(str(n) for n in shape) if shape else "scalar"
+
+
+def _ndarray_lineage(name, nd, obj_names):
+    """NumPy records no operation: each step is "view of <base>" with the shapes."""
+    steps = []
+    for i, (oid, shape, kind) in enumerate(nd):
+        step_name = name if i == 0 else obj_names.get(oid)
+        if i + 1 < len(nd):
+            pid, pshape, pkind = nd[i + 1]
+            ref = obj_names.get(pid) or pkind
+            expr = f"view of {ref} ({_dims(pshape)} → {_dims(shape)})" if pshape is not None \
+                else f"over {ref}'s bytes"
+        elif step_name is None:
+            break          # an unnamed owner: the step before already says what it is
+        else:
+            expr = None    # the owner of its bytes (or a foreign exporter): nothing before it
+        steps.append({"name": step_name, "expr": expr})
+    if len(nd) < 2:
+        return [], None
+    base = nd[1]
+    return steps, {"shared": True, "text": f"shares {obj_names.get(base[0]) or base[2]}'s bytes"}
+
+
+def _step_text(step):
+    if step["name"] and step["expr"]:
+        return f"{step['name']} = {step['expr']}"
+    return step["expr"] or step["name"] or "?"
+
+
+def lineage_text(steps, limit=LINEAGE_TEXT_MAX):
+    """The lineage as one line, ``"col = grid[:, 2] ← grid = base.view(3, 4) ← base = arange(12)"``;
+    past ``limit`` characters the middle steps become "…" (the first and last stay).
+
+    >>> lineage_text([{"name": "v", "expr": "a[1:]"}, {"name": "a", "expr": None}])
+    'v = a[1:] ← a'
+    """
+    parts = [_step_text(s) for s in steps]
+    parts = [p if len(p) <= limit // 2 else p[:limit // 2 - 1] + "…" for p in parts]
+    text = " ← ".join(parts)
+    if len(text) <= limit:
+        return text
+    head, tail = [parts[0]], [parts[-1]]
+    growing = {"head": True, "tail": True}        # a side stops at its first step that does not fit
+    for k in range(1, len(parts) - 1):            # keep what fits from both ends, newest first
+        for side, part in (("head", parts[k]), ("tail", parts[-1 - k])):
+            fits = len(" ← ".join(head + ["…"] + tail)) + len(part) + 3 <= limit
+            if not (growing[side] and fits and len(head) + len(tail) < len(parts) - 1):
+                growing[side] = False
+            elif side == "head":
+                head.append(part)
+            else:
+                tail.insert(0, part)
+    return " ← ".join(head + ["…"] + tail)
 
 
 @functools.lru_cache(maxsize=4096)

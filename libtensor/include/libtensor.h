@@ -266,6 +266,40 @@ typedef enum lt_map_mode {
 } lt_map_mode;
 lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mode, int64_t nbytes);
 
+/* Which pages of a mapped file are in RAM, and which a private map has
+ * copied, one byte per page (0 or 1) in out. Pages are the system's
+ * (sysconf(_SC_PAGESIZE) bytes), counted from the page holding the
+ * storage's first byte, so a storage of nbytes at address data spans
+ *   npages = (data % page_nbytes + nbytes + page_nbytes - 1) / page_nbytes
+ * pages; out must hold that many (an empty storage spans none: LT_OK, out
+ * untouched). The storage's bytes must lie in a live mapping made by
+ * lt_storage_map_file; any storage over them will do (a DLPack import of a
+ * mapped tensor, say). Neither call reads a byte of the mapping, so asking
+ * never pulls a page in; each answer is a snapshot, as the kernel reads
+ * and evicts pages at any moment.
+ *
+ * lt_storage_resident_pages: out[i] = 1 when page i is in RAM (mincore):
+ * mapped by this process, or in the page cache, where a first touch reads
+ * no disk. Fails with LT_EIO when the kernel will not say: Linux 5.0 and
+ * later answer only for files this process owns or may write (for any other
+ * file mincore reports every page resident, so we refuse to pass that on).
+ *
+ * lt_storage_copied_pages: for an LT_MAP_PRIVATE mapping, out[i] = 1 when
+ * page i was written and so copied on write: this process holds its own
+ * copy, which no longer matches the file. Read from /proc/self/pagemap
+ * (an anonymous page, in RAM or swapped, where the map had the file's
+ * page). Fails with LT_EINVAL for a shared or read-only mapping (nothing is
+ * ever copied there: writes reach the file, or are refused) and with
+ * LT_EIO when /proc/self/pagemap cannot be read (not Linux, a sandboxed
+ * /proc, or a kernel before 4.2 hiding it from unprivileged processes);
+ * lt_last_error gives the reason.
+ *
+ * Both fail with LT_EINVAL when the bytes lie in no such mapping and with
+ * LT_ERANGE when out is NULL or holds fewer than npages bytes.
+ * Thread-safe. Borrows storage and out. */
+lt_status lt_storage_resident_pages(uint8_t *out, size_t out_npages, const lt_storage *storage);
+lt_status lt_storage_copied_pages(uint8_t *out, size_t out_npages, const lt_storage *storage);
+
 /* ---------------------------------------------------------------- layout */
 
 /* Number of elements of a shape, refusing negative extents and overflow

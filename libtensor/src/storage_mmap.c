@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -15,11 +16,41 @@
 
 #include "internal.h"
 
-/* What the deleter needs to undo one mapping. */
-typedef struct {
+/* What the deleter needs to undo one mapping, and what the page queries
+ * (lt_storage_resident_pages, lt_storage_copied_pages) need to know about
+ * it. A storage keeps its deleter's context to itself, so every live
+ * mapping is also on one list, where a query finds the mapping that holds a
+ * storage's bytes (any storage over them: the one lt_storage_map_file made,
+ * or a DLPack import of it). */
+typedef struct mapping {
     void *base;
     size_t nbytes;
+    lt_map_mode mode;
+    int mincore_ok; /* see can_see_page_cache */
+    struct mapping *next;
 } mapping;
+
+static mapping *live_maps;
+static pthread_mutex_t live_maps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void list_add(mapping *m)
+{
+    pthread_mutex_lock(&live_maps_lock);
+    m->next = live_maps;
+    live_maps = m;
+    pthread_mutex_unlock(&live_maps_lock);
+}
+
+static void list_remove(mapping *m)
+{
+    pthread_mutex_lock(&live_maps_lock);
+    mapping **p = &live_maps;
+    while (*p && *p != m)
+        p = &(*p)->next;
+    if (*p)
+        *p = m->next;
+    pthread_mutex_unlock(&live_maps_lock);
+}
 
 /* mmap refuses length 0, so an empty mapping is a storage with no mapping
  * at all; its data points here so that it is still non-NULL. */
@@ -38,6 +69,7 @@ static lt_status fail_errno(const char *path, int err)
 static void unmap(void *ctx)
 {
     mapping *m = ctx;
+    list_remove(m);
     munmap(m->base, m->nbytes);
     free(m);
 }
@@ -143,10 +175,23 @@ static lt_status mapping_length(size_t *out, int *grew, int fd, const struct sta
     return LT_OK;
 }
 
+/* Since Linux 5.0, mincore tells the truth about a file's pages only to a
+ * process that owns the file or may write it; to any other it reports every
+ * page resident (a side channel closed by lying, not by failing). Decided
+ * once, at map time, the way the kernel decides: owner, root (standing in
+ * for CAP_FOWNER), or write permission. A shared map was opened read-write,
+ * so it always qualifies. */
+static int can_see_page_cache(const struct stat *st, const char *path, lt_map_mode mode)
+{
+    uid_t me = geteuid();
+    return mode == LT_MAP_SHARED || me == 0 || st->st_uid == me || faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0;
+}
+
 /* Maps nbytes of fd and wraps them. Private maps are MAP_NORESERVE: they are
  * mostly read, and charging the whole file against the commit limit up front
  * would refuse large files for memory that is never written. */
-static lt_status map_and_wrap(lt_storage **out, int fd, const char *path, lt_map_mode mode, size_t nbytes)
+static lt_status map_and_wrap(lt_storage **out, int fd, const struct stat *st, const char *path, lt_map_mode mode,
+                              size_t nbytes)
 {
     unsigned flags = mode == LT_MAP_READONLY ? LT_STORAGE_READONLY : 0;
     if (nbytes == 0)
@@ -163,7 +208,10 @@ static lt_status map_and_wrap(lt_storage **out, int fd, const char *path, lt_map
     }
     m->base = base;
     m->nbytes = nbytes;
-    /* On failure lt_storage_wrap runs unmap(m) itself. */
+    m->mode = mode;
+    m->mincore_ok = can_see_page_cache(st, path, mode);
+    list_add(m);
+    /* On failure lt_storage_wrap runs unmap(m) itself, which takes m off the list. */
     return lt_storage_wrap(out, base, nbytes, flags, LT_PROV_FILE, unmap, m);
 }
 
@@ -204,7 +252,7 @@ lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mo
     lt_storage *s = NULL;
     rc = mapping_length(&length, &grew, fd, &st, path, mode, nbytes);
     if (rc == LT_OK) {
-        rc = map_and_wrap(&s, fd, path, mode, length);
+        rc = map_and_wrap(&s, fd, &st, path, mode, length);
         if (rc != LT_OK && grew) /* a failed map leaves the file as it found it */
             shrink_back(fd, (int64_t)st.st_size, (int64_t)length);
     }
@@ -214,4 +262,135 @@ lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mo
     set_label(s, path, mode);
     *out = s;
     return LT_OK;
+}
+
+/* ------------------------------------------------------------ page queries
+ *
+ * What the kernel knows about a mapping's pages: mincore says which are in
+ * RAM, /proc/self/pagemap which a private map has copied on write. Both are
+ * read here, in C, beside the mapping record that gives their answers a
+ * meaning (base, length, mode, whether mincore may be believed): one home
+ * for every question about a mapping's pages, and C tests can check the
+ * copy-on-write rule without Python. Neither query reads a byte of the
+ * mapping, so asking never pulls a page in. */
+
+#define PAGEMAP_PRESENT ((uint64_t)1 << 63) /* in RAM and mapped by this process */
+#define PAGEMAP_SWAPPED ((uint64_t)1 << 62) /* a swap (or migration) entry */
+#define PAGEMAP_FILE ((uint64_t)1 << 61)    /* a page-cache page, not an anonymous one */
+#define PAGEMAP_CHUNK 512                   /* entries per read: 4 KiB of stack */
+
+/* The pages a storage's bytes lie on, and the mapping that holds them. */
+typedef struct {
+    uintptr_t first; /* address of the page holding the storage's first byte */
+    size_t npages;
+    size_t page_nbytes;
+    mapping map; /* a copy of the record, taken under the lock */
+} page_span;
+
+/* Copies the record of the live mapping holding [data, data + nbytes) into
+ * *out; 0 when no mapping made here holds them. */
+static int find_mapping(mapping *out, uintptr_t data, size_t nbytes)
+{
+    int found = 0;
+    pthread_mutex_lock(&live_maps_lock);
+    for (const mapping *m = live_maps; m && !found; m = m->next) {
+        uintptr_t base = (uintptr_t)m->base;
+        if (base <= data && nbytes <= m->nbytes && data - base <= m->nbytes - nbytes) {
+            *out = *m;
+            found = 1;
+        }
+    }
+    pthread_mutex_unlock(&live_maps_lock);
+    return found;
+}
+
+/* Fills *span for storage s and checks out; span->npages == 0 (an empty
+ * storage) means there is nothing to report. */
+static lt_status pages_of(page_span *span, const uint8_t *out, size_t out_npages, const lt_storage *s,
+                          const char *fn)
+{
+    if (!s)
+        return lt__fail(LT_EINVAL, "%s needs a storage", fn);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t data = (uintptr_t)lt_storage_data(s);
+    size_t nbytes = lt_storage_nbytes(s);
+    span->page_nbytes = page;
+    span->first = data - data % page;
+    span->npages = nbytes ? (data % page + nbytes + page - 1) / page : 0; /* pages touched by [data, data+nbytes) */
+    if (span->npages == 0)
+        return LT_OK;
+    if (!out || out_npages < span->npages)
+        return lt__fail(LT_ERANGE, "%s: the storage's %zu bytes lie on %zu pages of %zu bytes, but out holds %zu",
+                        fn, nbytes, span->npages, page, out ? out_npages : 0);
+    if (!find_mapping(&span->map, data, nbytes))
+        return lt__fail(LT_EINVAL, "%s: the storage's %zu bytes at %p lie in no file mapping made by "
+                        "lt_storage_map_file", fn, nbytes, (void *)data);
+    return LT_OK;
+}
+
+lt_status lt_storage_resident_pages(uint8_t *out, size_t out_npages, const lt_storage *storage)
+{
+    page_span span;
+    lt_status rc = pages_of(&span, out, out_npages, storage, "lt_storage_resident_pages");
+    if (rc != LT_OK || span.npages == 0)
+        return rc;
+    if (!span.map.mincore_ok)
+        return lt__fail(LT_EIO, "mincore cannot see this file's pages: Linux answers only for files this "
+                        "process owns or may write, and reports every page of any other file resident");
+    if (mincore((void *)span.first, span.npages * span.page_nbytes, out) != 0)
+        return lt__fail(LT_EIO, "mincore over %zu pages at %p failed: %s", span.npages, (void *)span.first,
+                        strerror(errno));
+    for (size_t i = 0; i < span.npages; i++)
+        out[i] &= 1; /* the other bits are reserved */
+    return LT_OK;
+}
+
+/* A private map's page is this process's own copy when it is anonymous
+ * memory, in RAM or in swap: a page never written is the file's page-cache
+ * page (PAGEMAP_FILE) or not mapped at all (entry 0). A migration entry of
+ * a file page is "swapped" too, but keeps PAGEMAP_FILE. */
+static uint8_t is_copy(uint64_t entry)
+{
+    return (entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)) && !(entry & PAGEMAP_FILE);
+}
+
+/* out[i] = is_copy(pagemap entry of virtual page first_page + i). Since
+ * Linux 4.2 an unprivileged process may read its own entries' flags (only
+ * the frame numbers are zeroed), so a failure here means no pagemap at all
+ * (not Linux, a sandboxed /proc) or a kernel that hides it. */
+static lt_status read_pagemap(uint8_t *out, uint64_t first_page, size_t npages)
+{
+    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return lt__fail(LT_EIO, "pagemap not readable: /proc/self/pagemap: %s", strerror(errno));
+    uint64_t entries[PAGEMAP_CHUNK];
+    size_t done = 0;
+    while (done < npages) {
+        size_t want = npages - done < PAGEMAP_CHUNK ? npages - done : PAGEMAP_CHUNK;
+        ssize_t got = pread(fd, entries, want * sizeof entries[0], (off_t)((first_page + done) * sizeof entries[0]));
+        if (got < (ssize_t)sizeof entries[0]) {
+            const char *why = got < 0 ? strerror(errno) : "short read";
+            close(fd);
+            return lt__fail(LT_EIO, "pagemap not readable: /proc/self/pagemap at page %zu of %zu: %s", done,
+                            npages, why);
+        }
+        size_t n = (size_t)got / sizeof entries[0];
+        for (size_t k = 0; k < n; k++)
+            out[done + k] = is_copy(entries[k]);
+        done += n;
+    }
+    close(fd);
+    return LT_OK;
+}
+
+lt_status lt_storage_copied_pages(uint8_t *out, size_t out_npages, const lt_storage *storage)
+{
+    page_span span;
+    lt_status rc = pages_of(&span, out, out_npages, storage, "lt_storage_copied_pages");
+    if (rc != LT_OK || span.npages == 0)
+        return rc;
+    if (span.map.mode != LT_MAP_PRIVATE)
+        return lt__fail(LT_EINVAL, "a %s mapping copies no pages: %s", mode_name(span.map.mode),
+                        span.map.mode == LT_MAP_SHARED ? "its writes go to the file" : "it cannot be written");
+    return read_pagemap(out, span.first / span.page_nbytes, span.npages);
 }

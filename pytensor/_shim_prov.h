@@ -1,0 +1,224 @@
+/* _shim_prov.h: provenance, how each tensor was made, and the last writer
+ * of each storage (included once, by _shim.c, after _shim_types.h).
+ *
+ * A tensor records its own step in three fields: prov_op (a PROV_* code),
+ * prov_arg (the operation's argument as the caller passed it: an index key,
+ * a size tuple, the source object's type; never a tensor or an array) and
+ * prov_from (its parent's node). A node is the tuple (op, arg, from_node)
+ * of one tensor, made the first time that tensor becomes a parent and then
+ * cached on it: x[1:] in a loop makes one node, and each view costs two
+ * INCREFs and three stores. Nodes hold no tensor, so a chain outlives the
+ * tensors it describes and keeps none of them (nor their storages) alive.
+ * Text is made only when someone asks (pytensor/_provenance.py).
+ *
+ * Every write through pytensor (fill_, copy_, setitem, in-place operators)
+ * goes through note_write, which bumps the storage's version and records on
+ * the storage the writer's id() and node (no reference to the writer).
+ */
+
+/* The operation names, in code order: the one list. Python reads it as
+ * shim.prov_ops and formats each name (pytensor/_provenance.py); the C
+ * paths below name the codes they record themselves. */
+#define PROV_OPS(X)                                                                                   \
+    X(NONE, "") X(INDEX, "index") X(VIEW, "view") X(RESHAPE, "reshape") X(VIEW_DTYPE, "view_dtype")   \
+    X(T, "T") X(MT, "mT") X(TRANSPOSE, "transpose") X(T_METHOD, "t") X(PERMUTE, "permute")            \
+    X(SQUEEZE, "squeeze") X(UNSQUEEZE, "unsqueeze") X(EXPAND, "expand") X(NARROW, "narrow")           \
+    X(SELECT, "select") X(UNFOLD, "unfold") X(AS_STRIDED, "as_strided") X(DIAGONAL, "diagonal")        \
+    X(DETACH, "detach") X(ALIAS, "alias") X(CONTIGUOUS, "contiguous") X(CLONE, "clone") X(TO, "to")    \
+    X(CONVERT, "convert") X(GATHER, "gather") X(FROM_NUMPY, "from_numpy") X(ASARRAY, "asarray")        \
+    X(AS_TENSOR, "as_tensor") X(FROMBUFFER, "frombuffer") X(FROM_DLPACK, "from_dlpack")               \
+    X(FROM_DLPACK_COPIED, "from_dlpack_copied") X(FROM_FILE, "from_file") X(TENSOR, "tensor")         \
+    X(FACTORY, "factory")
+
+#define PROV_CODE(code, name) PROV_##code,
+enum { PROV_OPS(PROV_CODE) PROV_COUNT };
+#undef PROV_CODE
+
+static int prov_op_valid(long op) { return op >= 0 && op < PROV_COUNT; }
+
+/* Recording is on unless a user turns it off (pytensor._provenance.set_enabled);
+ * every recording site tests this one flag first. */
+static int prov_on = 1;
+
+/* t's node (a new reference), made and cached on first use; NULL with an
+ * exception only when the tuple cannot be allocated. */
+static PyObject *prov_node_of(TensorObject *t)
+{
+    if (t->prov_node) {
+        Py_INCREF(t->prov_node);
+        return t->prov_node;
+    }
+    PyObject *node = PyTuple_New(3);
+    PyObject *op = node ? PyLong_FromLong(t->prov_op) : NULL; /* a cached small int: no allocation */
+    if (!op) {
+        Py_XDECREF(node);
+        return NULL;
+    }
+    PyObject *arg = t->prov_arg ? t->prov_arg : Py_None, *from = t->prov_from ? t->prov_from : Py_None;
+    Py_INCREF(arg);
+    Py_INCREF(from);
+    PyTuple_SetItem(node, 0, op);
+    PyTuple_SetItem(node, 1, arg);
+    PyTuple_SetItem(node, 2, from);
+    Py_INCREF(node);
+    t->prov_node = node;
+    return node;
+}
+
+/* Records on the tensor obj (new, or about to be handed out) that op with
+ * arg (borrowed; NULL for none) made it from parent (a Tensor, borrowed, or
+ * NULL). Returns obj, which may be NULL (a failed constructor) and is then
+ * passed through. Recording never fails the operation: a node that cannot
+ * be allocated leaves the step without its parent. */
+static PyObject *prov_record(PyObject *obj, int op, PyObject *arg, PyObject *parent)
+{
+    if (!obj || !prov_on)
+        return obj;
+    TensorObject *t = (TensorObject *)obj;
+    PyObject *from = parent ? prov_node_of((TensorObject *)parent) : NULL;
+    if (parent && !from)
+        PyErr_Clear();
+    Py_XINCREF(arg);
+    PyObject *old_arg = t->prov_arg, *old_from = t->prov_from, *old_node = t->prov_node;
+    t->prov_op = op;
+    t->prov_arg = arg;
+    t->prov_from = from;
+    t->prov_node = NULL; /* a re-recorded tensor gets a new node; its children keep the old one */
+    Py_XDECREF(old_arg);
+    Py_XDECREF(old_from);
+    Py_XDECREF(old_node);
+    return obj;
+}
+
+/* prov_record for a tensor made just now, whose provenance fields are still
+ * empty: what every view and constructor in C calls, so it only stores. */
+static inline PyObject *prov_fresh(PyObject *obj, int op, PyObject *arg, PyObject *parent)
+{
+    if (!obj || !prov_on)
+        return obj;
+    TensorObject *t = (TensorObject *)obj;
+    if (parent) {
+        PyObject *from = prov_node_of((TensorObject *)parent);
+        if (!from)
+            PyErr_Clear(); /* recording never fails the operation: the step loses its parent */
+        t->prov_from = from;
+    }
+    Py_XINCREF(arg);
+    t->prov_op = op;
+    t->prov_arg = arg;
+    return obj;
+}
+
+static int is_tensor(PyObject *obj) { return tensor_cls && PyObject_TypeCheck(obj, tensor_cls); }
+
+/* prov_note(t, op, arg, parent) -> t: record a step made in Python. arg None
+ * records no argument; parent is a Tensor or None. */
+static PyObject *prov_note(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4 || !is_tensor(args[0]) || (args[3] != Py_None && !is_tensor(args[3]))) {
+        PyErr_SetString(PyExc_TypeError, "prov_note(tensor, op, arg, parent tensor or None)");
+        return NULL;
+    }
+    long op = PyLong_AsLong(args[1]);
+    if (!prov_op_valid(op)) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "prov_note: op %ld is not one of the %d PROV_* codes", op, PROV_COUNT);
+        return NULL;
+    }
+    prov_record(args[0], (int)op, args[2] == Py_None ? NULL : args[2], args[3] == Py_None ? NULL : args[3]);
+    Py_INCREF(args[0]);
+    return args[0];
+}
+
+/* prov_node(t) -> t's node (op, arg, from_node), made on first use. */
+static PyObject *prov_node_py(PyObject *self, PyObject *t)
+{
+    (void)self;
+    if (!is_tensor(t)) {
+        PyErr_SetString(PyExc_TypeError, "prov_node() takes a pytensor.Tensor");
+        return NULL;
+    }
+    return prov_node_of((TensorObject *)t);
+}
+
+/* prov_enable(flag) -> the previous setting (bool). */
+static PyObject *prov_enable(PyObject *self, PyObject *flag)
+{
+    (void)self;
+    int on = PyObject_IsTrue(flag);
+    if (on < 0)
+        return NULL;
+    int was = prov_on;
+    prov_on = on;
+    return PyBool_FromLong(was);
+}
+
+/* note_write(t): t's storage was written through t. Bumps the storage's
+ * version (what Tensor._version_bump did through cffi) and, while recording
+ * is on, remembers t's id() and node there. */
+static PyObject *note_write(PyObject *self, PyObject *obj)
+{
+    (void)self;
+    if (!is_tensor(obj)) {
+        PyErr_SetString(PyExc_TypeError, "note_write() takes a pytensor.Tensor");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)obj;
+    if (!PyObject_TypeCheck(t->storage, storage_cls)) { /* _storage is writable from Python */
+        PyErr_SetString(PyExc_TypeError, "note_write(): the tensor's _storage is not a pytensor storage");
+        return NULL;
+    }
+    StorageObject *st = (StorageObject *)t->storage;
+    lt_storage_bump_version(st->s);
+    if (prov_on) {
+        PyObject *node = prov_node_of(t);
+        if (!node)
+            return NULL;
+        replace_ref(&st->writer_node, node);
+        st->writer_id = (uintptr_t)obj;
+        st->writer_version = lt_storage_version(st->s);
+    }
+    Py_RETURN_NONE;
+}
+
+/* last_write(storage) -> (version, tensor id, node) of the last recorded
+ * write through pytensor, or None when none was recorded. */
+static PyObject *last_write(PyObject *self, PyObject *obj)
+{
+    (void)self;
+    if (!storage_cls || !PyObject_TypeCheck(obj, storage_cls)) {
+        PyErr_SetString(PyExc_TypeError, "last_write() takes a pytensor.UntypedStorage");
+        return NULL;
+    }
+    StorageObject *st = (StorageObject *)obj;
+    if (!st->writer_node)
+        Py_RETURN_NONE;
+    return Py_BuildValue("(KNO)", (unsigned long long)st->writer_version, PyLong_FromSize_t(st->writer_id),
+                         st->writer_node);
+}
+
+/* The op names as a tuple, for the module attribute prov_ops. */
+static PyObject *prov_op_names(void)
+{
+#define PROV_NAME(code, name) name,
+    static const char *const names[PROV_COUNT] = {PROV_OPS(PROV_NAME)};
+#undef PROV_NAME
+    PyObject *tup = PyTuple_New(PROV_COUNT);
+    for (int i = 0; tup && i < PROV_COUNT; i++) {
+        PyObject *s = PyUnicode_FromString(names[i]);
+        if (!s) {
+            Py_CLEAR(tup);
+            break;
+        }
+        PyTuple_SetItem(tup, i, s);
+    }
+    return tup;
+}
+
+#define SHIM_PROV_METHODS                                                                          \
+    {"prov_note", (PyCFunction)(void (*)(void))prov_note, METH_FASTCALL, "Record how a tensor was made."}, \
+    {"prov_node", prov_node_py, METH_O, "A tensor's provenance node."},                              \
+    {"prov_enable", prov_enable, METH_O, "Turn provenance recording on or off."},                   \
+    {"note_write", note_write, METH_O, "Bump the version and record the writer."},                  \
+    {"last_write", last_write, METH_O, "The storage's last recorded writer."},

@@ -1,0 +1,144 @@
+"""Files as memory: what the inspector says about a buffer that is a mapped file.
+
+A ``from_file`` storage is a window onto a file. ``file_info`` describes the
+part of that window a region of the picture shows: which file, how it is
+mapped, which bytes of the file it is, which of its pages are in RAM now
+(mincore), and, for a private map, which pages were written and so copied
+on write and no longer match the file (/proc/self/pagemap). Both page
+questions are asked of libtensor, which reads no byte to answer them, so
+looking never pulls a page in; reading a view does, and the next snapshot
+shows which pages it pulled in.
+
+Byte ranges are half-open ``[lo, hi)`` and relative to the region's first
+byte, as every offset in the snapshot is; runs of neighbouring pages are
+merged. The dict holds plain values only: no reference to the storage
+outlives the call.
+
+>>> import os, tempfile, pytensor
+>>> path = os.path.join(tempfile.mkdtemp(), "f.bin")
+>>> t = pytensor.from_file(path, shared=True, size=100, dtype=pytensor.uint8)
+>>> st = t.untyped_storage()
+>>> info = file_info(st, st.data_ptr(), st.data_ptr() + st.nbytes())
+>>> info["mapping"], info["file_offset"], info["nbytes"], info["cow"], info["cow_note"]
+('shared', 0, 100, None, 'shared mapping: writes go to the file')
+"""
+from __future__ import annotations
+
+import sys
+
+__all__ = ["file_info", "in_region", "page_runs", "MAX_RUNS"]
+
+MAX_RUNS = 1024  # byte ranges per list; more are drawn merged across their smallest gaps
+
+_NO_COPIES = {
+    "shared": "shared mapping: writes go to the file",
+    "read-only": "read-only mapping: it cannot be written, so no page is copied",
+}
+
+
+def file_info(storage, region_lo_addr, region_hi_addr):
+    """The region dict's ``"file"`` entry for the absolute addresses
+    ``[region_lo_addr, region_hi_addr)``, or None when ``storage`` is not a
+    pytensor file mapping (heap memory, a buffer, a torch storage, ...).
+
+    ``file_offset`` is where in the file the first mapped byte of the region
+    lies and ``nbytes`` how many mapped bytes the region shows (the region
+    can only be wider than the mapping when other memory abuts it).
+    ``resident``/``cow`` are None where the kernel cannot say, with the reason
+    in ``resident_note``/``cow_note``; a note beside a list says how it was
+    simplified for drawing.
+    """
+    pt = sys.modules.get("pytensor")
+    if pt is None or not isinstance(storage, pt.UntypedStorage):
+        return None
+    # Through the class, not the object: a subclass could describe another file or address.
+    cls = pt.UntypedStorage
+    mapped = cls.mapped_file.__get__(storage)
+    if not mapped:
+        return None
+    path, mode = mapped
+    s_lo = int(cls.data_ptr(storage))
+    s_hi = s_lo + int(cls.nbytes(storage))
+    lo, hi = max(region_lo_addr, s_lo), min(region_hi_addr, s_hi)
+    hi = max(lo, hi)
+    page = cls.page_nbytes
+    first = s_lo - s_lo % page   # address of page 0 in the bitmaps libtensor returns
+
+    def ranges(query):
+        """(runs relative to the region, note): note says why runs is None, or how it was merged."""
+        try:
+            bits = query(storage)
+        except pt.PytensorError as e:
+            return None, str(e)
+        runs = [[max(lo, first + i * page) - region_lo_addr, min(hi, first + j * page) - region_lo_addr]
+                for i, j in page_runs(bits)]
+        runs = [r for r in runs if r[1] > r[0]]
+        return _merged(runs)
+
+    resident, resident_note = ranges(cls.resident_pages)
+    if mode == "private":
+        cow, cow_note = ranges(cls.copied_pages)
+    else:
+        cow, cow_note = None, _NO_COPIES[mode]
+    return {
+        "path": path,
+        "mapping": mode,
+        "file_offset": cls.file_range.__get__(storage)[0] + (lo - s_lo),
+        "nbytes": hi - lo,
+        "page_size": page,
+        "resident": resident,
+        "resident_note": resident_note,
+        "cow": cow,
+        "cow_note": cow_note,
+    }
+
+
+def in_region(info, offset):
+    """``info`` (from ``file_info`` over a storage's own bytes) redrawn for a region in which
+    that storage starts ``offset`` bytes in: its ranges move by ``offset``. None stays None.
+
+    >>> in_region({"resident": [[0, 4096]], "cow": None, "nbytes": 4096}, 64)["resident"]
+    [[64, 4160]]
+    """
+    if info is None:
+        return None
+    out = dict(info)
+    for key in ("resident", "cow"):
+        if info[key] is not None:
+            out[key] = [[lo + offset, hi + offset] for lo, hi in info[key]]
+    return out
+
+
+def page_runs(bits):
+    """``(i, j)`` for each run of pages ``i..j-1`` whose byte in ``bits`` is 1.
+
+    >>> list(page_runs(bytes([0, 1, 1, 0, 1])))
+    [(1, 3), (4, 5)]
+    """
+    i = bits.find(1)
+    while i >= 0:
+        j = bits.find(0, i)
+        if j < 0:
+            j = len(bits)
+        yield i, j
+        i = bits.find(1, j)
+
+
+def _merged(runs, limit=MAX_RUNS):
+    """``(runs, note)``: at most ``limit`` runs. Past it, the smallest gaps (the first of equal
+    ones) are drawn filled until ``limit`` runs are left, so a picture a few hundred pixels wide
+    stays exact where it can be, and the note says where it is not and what the exact total is."""
+    if len(runs) <= limit:
+        return runs, None
+    by_size = sorted(range(len(runs) - 1), key=lambda g: (runs[g + 1][0] - runs[g][1], g))
+    filled = set(by_size[:len(runs) - limit])     # gap g lies between runs g and g + 1
+    out = [list(runs[0])]
+    for g, r in enumerate(runs[1:]):
+        if g in filled:
+            out[-1][1] = r[1]
+        else:
+            out.append(list(r))
+    widest = max(runs[g + 1][0] - runs[g][1] for g in filled)
+    total = sum(hi - lo for lo, hi in runs)
+    return out, (f"{len(runs)} runs ({total} bytes) drawn as {len(out)}: "
+                 f"gaps of up to {widest} bytes between them are drawn filled")
