@@ -1,260 +1,342 @@
-"""A memory tour: which pytensor operations share bytes and which copy.
+"""A memory tour in questions a class asks: does this share my bytes, or copy them?
 
 Run:  python examples/memory_tour.py [--html PATH]
 
-Every verdict below (SHARES or copies) is computed from the objects' own
-addresses, so you can check each claim yourself. Each section also draws its
-objects with the memory inspector; the pictures go to one self-contained page
-(default: memory_tour.html in the current folder; open it in any browser, no
-kernel or network needed, and hover a byte to see who reads it).
+Each question is answered in a few sentences computed from the objects
+themselves (addresses, strides, refcounts, the file on disk), never typed in,
+and by one picture from the memory inspector. The answers print here; the
+pictures go to one self-contained page (default: memory_tour.html in the
+current folder; open it in any browser, no kernel or network needed, and hover
+a byte to see who reads it).
+
+The same file is the notebook's source: examples/tour_notebook.py turns its
+``# %%`` cells into memory_tour.ipynb (each ``ask(...)`` line becomes the
+cell's heading; ``# %% [script]`` cells stay out of the notebook), where every
+picture is a live widget instead.
 """
-import argparse
-import array
+
+# %% [markdown]
+# # A memory tour: does it share, or copy?
+#
+# Every pytensor tensor is a *view*: a storage (bytes) plus dtype, shape, strides and an offset.
+# Each question below is answered twice: in words computed from the objects (addresses, strides,
+# refcounts, the file on disk) and by one picture. The picture draws each buffer **once** as a strip
+# of bytes and, under it, one lane per tensor, array or buffer: the elements it reads, with their
+# values. Lanes on one strip share memory; a copy gets a strip of its own. Hover a byte to see every
+# `(view, index)` that reads it.
+#
+# The pictures are **live**: write through any alias in a later cell and they redraw. A lane lives as
+# long as its bytes do, and the inspector keeps nothing alive itself.
+#
+# The first code cell holds the tour's few helpers: `shares(x, y)` compares the byte ranges two
+# objects read (from their addresses and strides), `answer(...)` prints a paragraph of the answer,
+# and `picture(...)` draws the question's picture.
+
+# %%
 import os
+import re
+import sys
 import tempfile
+import textwrap
+import weakref
 
 import numpy as np
 
 import pytensor
-from pytensor.widgets import figure, write_page
+from pytensor.widgets import figure, inspect, snapshot, to_text
 
-WIDTH = 100
-figures = []
+WIDTH = 100                               # columns of every printed line
+IN_NOTEBOOK = "ipykernel" in sys.modules  # live widgets there, a static page from the script
+questions = []                            # one dict per question: heading, answer paragraphs, figure
+
+
+def ask(question):
+    """Start a question: later answers and the picture belong to it."""
+    questions.append({"heading": question, "answer": [], "figure": None})
+    if not IN_NOTEBOOK:                   # in the notebook the question is the cell's heading
+        print(f"\n== {question}")
+
+
+def answer(text):
+    """Print one paragraph of the answer, wrapped to WIDTH (never cut), and keep it for the page."""
+    questions[-1]["answer"].append(text)
+    # a `name[0, 1]` in backticks is one word: wrapping may not split it (textwrap never breaks at \xa0)
+    glued = re.sub(r"`[^`]*`", lambda m: m.group(0).replace(" ", "\xa0"), text)
+    print(textwrap.fill(glued, width=WIDTH, initial_indent="  ", subsequent_indent="  ",
+                        break_long_words=False, break_on_hyphens=False).replace("\xa0", " "))
+
+
+def picture(*objs, names):
+    """The question's one picture: a live inspector in a notebook, a figure of the page otherwise."""
+    if IN_NOTEBOOK:
+        shown = inspect(*objs, names=names)
+        drawn = shown.snapshot
+    else:               # the terminal's picture is the inspector's text summary of the page's figure
+        shown = questions[-1]["figure"] = figure(questions[-1]["heading"], *objs, names=names)
+        drawn = shown["snapshot"]
+        print(textwrap.indent(to_text(drawn, shown["previews"], width=WIDTH - 2), "  "))
+    made = [said for said in map(recorded, drawn["views"], [names] * len(names)) if said]
+    if made:
+        answer("The inspector's record of how each was made: " + "; ".join(made) + ".")
+    return shown if IN_NOTEBOOK else None
+
+
+def recorded(view, names):
+    """Where the inspector says a view's bytes came from (its lineage record, where pytensor kept one),
+    with the picture's lane names in backticks; None unless it was a copy or it names another lane."""
+    text = (view.get("origin") or {}).get("text", "")
+    for n in sorted(names, key=len, reverse=True):
+        text = re.sub(rf"(?<=^copied from ){re.escape(n)}(?= \(|$)", f"`{n}`", text)
+        text = re.sub(rf"(?<=^shares ){re.escape(n)}(?='s bytes)", f"`{n}`", text)
+    if not text.startswith("copied") and "`" not in text:
+        return None
+    return f"`{view['name']}` " + ("was " if text.startswith("copied") else "") + text
 
 
 def span(x):
-    """The absolute byte range ``[lo, hi)`` of the memory an object reads (a tensor: its storage)."""
+    """The absolute byte range ``[lo, hi)`` an object reads: from the lowest to the highest byte its
+    strides reach (a tensor, a NumPy array, or any buffer such as a bytearray)."""
     if isinstance(x, pytensor.Tensor):
-        s = x.untyped_storage()
-        return s.data_ptr(), s.data_ptr() + s.nbytes()
-    if isinstance(x, np.ndarray):
-        bounds = np.lib.array_utils.byte_bounds if hasattr(np.lib, "array_utils") else np.byte_bounds
-        return bounds(x)
-    lo = np.frombuffer(x, np.uint8).__array_interface__["data"][0]
-    return lo, lo + len(memoryview(x).cast("B"))
+        size = x.element_size()
+        at, shape, byte_strides = x.data_ptr(), x.shape, [s * size for s in x.stride()]
+    else:
+        x = x if isinstance(x, np.ndarray) else np.frombuffer(x, np.uint8)
+        size, at, shape, byte_strides = x.itemsize, x.ctypes.data, x.shape, x.strides
+    reach = [(n - 1) * s for n, s in zip(shape, byte_strides)]      # negative for a flipped dimension
+    return at + sum(min(0, r) for r in reach), at + sum(max(0, r) for r in reach) + size
 
 
-def shares(a, b):
-    """True when two objects' bytes overlap (tensors, arrays or buffers)."""
-    (a0, a1), (b0, b1) = span(a), span(b)
-    return a0 < b1 and b0 < a1
+def shares(x, y):
+    """True when the bytes two objects read overlap (tensors, arrays or buffers), from their addresses."""
+    (x0, x1), (y0, y1) = span(x), span(y)
+    return x0 < y1 and y0 < x1
 
 
-def layout(t):
-    """dtype, shape, strides (in elements) and storage offset, in one short phrase."""
-    if isinstance(t, np.ndarray):
-        strides = tuple(s // t.itemsize for s in t.strides)
-        return f"{t.dtype}{list(t.shape)} strides {strides}"
-    return f"{t.dtype.name}{list(t.shape)} strides {t.stride()} offset {t.storage_offset()}"
+def relation(x, xname, y, yname):
+    """'`x` shares `y`'s bytes' or '`x` has its own bytes', decided by the addresses."""
+    return f"`{xname}` shares `{yname}`'s bytes" if shares(x, y) else f"`{xname}` has its own bytes"
 
 
-def show(title, verdict, t):
-    line = f"  {title:<42} {verdict:<7} {layout(t)}"
+# %% [script]
+import argparse  # noqa: E402  (the script's options; the notebook has none)
+
+parser = argparse.ArgumentParser(description="Which pytensor operations share bytes and which copy.")
+parser.add_argument("--html", default="memory_tour.html", help="where to write the pictures")
+args = parser.parse_args()
+
+# %%
+ask("1. Does slicing copy?")
+t = pytensor.arange(8, dtype=pytensor.int32)
+evens = t[::2]
+picked = t[[0, 2, 4]]                     # indexing with a list, not a slice
+evens[1] = -1
+same_storage = evens.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+answer(f"{'No' if shares(evens, t) else 'Yes'}: {relation(evens, 't[::2]', t, 't')}. "
+       f"t[::2].data_ptr() - t.data_ptr() == {evens.data_ptr() - t.data_ptr()}, the storage is the same "
+       f"({same_storage}), and only the stride changed: {evens.stride()} instead of {t.stride()}. "
+       f"After t[::2][1] = -1, t = {t.tolist()}.")
+answer(f"{relation(t[4:], 't[4:]', t, 't')} too, from byte {t[4:].data_ptr() - t.data_ptr()} "
+       f"(storage_offset {t[4:].storage_offset()} x {t.element_size()} B). Indexing with a list is not "
+       f"slicing: {relation(picked, 'picked', t, 't')} (picked = t[[0, 2, 4]] = {picked.tolist()}).")
+picture(t, t[::2], t[4:], picked, names=["t", "t[::2]", "t[4:]", "picked"])
+
+# %%
+ask("2. Why is `grid.T` not contiguous?")
+grid = pytensor.arange(12, dtype=pytensor.int32).view(3, 4)
+packed = pytensor.empty(grid.T.shape, dtype=grid.dtype).stride()    # what contiguous would be
+flat = grid.T.reshape(12)
+try:
+    grid.T.view(12)
+    refusal = "none, it made a view"
+except RuntimeError as e:
+    refusal = f"{type(e).__name__}: {e}"
+answer(f"Because its strides are {grid.T.stride()}, and a contiguous {tuple(grid.T.shape)} tensor has "
+       f"strides {packed}. {relation(grid.T, 'grid.T', grid, 'grid')} and reads them column by column: "
+       f"the next index along a row is {grid.T.stride()[-1]} elements further on, so walking it in index "
+       f"order jumps back in memory at every new row. grid.T.is_contiguous() is {grid.T.is_contiguous()}.")
+answer(f"So flattening it cannot be a view. grid.T.view(12) refuses: {refusal}")
+answer(f"grid.T.reshape(12) copies when it must: {relation(flat, 'flat', grid, 'grid')} "
+       f"(flat = grid.T.reshape(12)). When the order allows a view it makes one: grid.reshape(4, 3) has "
+       f"the same data_ptr as grid: {grid.reshape(4, 3).data_ptr() == grid.data_ptr()}.")
+picture(grid, grid.T, flat, names=["grid", "grid.T", "flat"])
+
+# %%
+ask("3. What does `expand` really allocate?")
+row = pytensor.tensor([1.5, 2.5, 3.5, 4.5])
+storages_before = pytensor.live_storages()
+wide = row.expand(3, 4)
+new_storages = pytensor.live_storages() - storages_before
+dense = wide.contiguous()
+answer(f"{'Nothing' if new_storages == 0 and shares(wide, row) else 'New memory'}: wide = row.expand(3, 4) "
+       f"made {new_storages} new storages, and {relation(wide, 'wide', row, 'row')}. Its strides are "
+       f"{wide.stride()}: the stride 0 reads the same {row.numel()} elements for each of the "
+       f"{wide.shape[0]} rows, {wide.numel()} elements from a {wide.untyped_storage().nbytes()} B storage "
+       f"(row.expand(1000, 4) would still read {row.expand(1000, 4).untyped_storage().nbytes()} B).")
+answer(f"Writing the rows out is what allocates: {relation(dense, 'dense', row, 'row')} "
+       f"(dense = wide.contiguous(), a {dense.untyped_storage().nbytes()} B storage).")
+picture(row, wide, dense, names=["row", "wide", "dense"])
+
+# %%
+ask("4. What does `frombuffer` share with my `bytearray`?")
+buf = bytearray(range(16))
+lo = pytensor.frombuffer(buf, dtype=pytensor.int16, count=4)
+hi = pytensor.frombuffer(buf, dtype=pytensor.int32, offset=8)
+lo[0] = -1
+at = span(buf)[0]
+answer(f"Exactly the bytes you asked for, in place: {relation(lo, 'lo', buf, 'buf')} "
+       f"[{lo.data_ptr() - at}, {lo.data_ptr() - at + lo.nbytes}) and {relation(hi, 'hi', buf, 'buf')} "
+       f"[{hi.data_ptr() - at}, {hi.data_ptr() - at + hi.nbytes}). After lo[0] = -1, buf begins "
+       f"{bytes(buf[:4]).hex(' ')}: two bytes of buf changed, nothing was copied.")
+try:
+    buf.extend(b"!")
+except BufferError as e:
+    answer(f"While a tensor uses it, buf cannot be resized (that would move its bytes under the tensor; "
+           f"torch allows it and leaves the tensor dangling): buf.extend(b'!') raises BufferError: {e}.")
+frozen = pytensor.frombuffer(b"\x01\x02\x03\x04", dtype=pytensor.uint8)
+try:
+    frozen[0] = 9
+except pytensor.ReadOnlyError as e:
+    answer(f"bytes are immutable, so {relation(frozen, 'frozen', buf, 'buf')} (the bytes object's) and "
+           f"`frozen` is {'read-only' if frozen.is_readonly() else 'writable'}: frozen[0] = 9 raises "
+           f"ReadOnlyError: {e}")
+picture(buf, lo, hi, frozen, names=["buf", "lo", "hi", "frozen"])
+
+# %%
+ask("5. What happens to my file when I write to a `from_file` tensor?")
+path = os.path.join(tempfile.mkdtemp(), "weights.bin")
+np.arange(6, dtype=np.float32).tofile(path)
+m = pytensor.from_file(path, shared=True, dtype=pytensor.float32)     # size=None: the whole file
+m[0] = -1
+on_disk = np.fromfile(path, dtype=np.float32)
+answer(f"With shared=True it {'changes' if on_disk[0] == m[0].item() else 'does not change'}: after "
+       f"m[0] = -1 the file on disk holds {on_disk.tolist()}. {relation(m[4:], 'm[4:]', m, 'm')}: the "
+       f"file's bytes {m[4:].data_ptr() - m.data_ptr()} to {m.nbytes}, mapped, not read into memory.")
+p = pytensor.from_file(path, shared=False, dtype=pytensor.float32)    # a private map
+p[1] = 100
+on_disk = np.fromfile(path, dtype=np.float32)
+answer(f"With shared=False it {'does not change' if on_disk[1] != p[1].item() else 'changes'}: after "
+       f"p[1] = 100, p = {p.tolist()} but the file still holds {on_disk[1]} at [1]. "
+       f"{relation(p, 'p', m, 'm')}: a private map of the same file, where the page you write becomes "
+       "your own copy (copy-on-write) and the pages you only read are still the file's.")
+file_facts = snapshot(p, names=["p"])[0]["regions"][0].get("file")  # the inspector's, where it has them
+if file_facts and file_facts.get("cow"):
+    answer(f"The kernel agrees: `p` has copied-on-write bytes "
+           f"{', '.join(f'[{lo}, {hi})' for lo, hi in file_facts['cow'])} (the pages written since it was "
+           "mapped), and the picture's file strip marks them.")
+picture(m, m[4:], p, names=["m", "m[4:]", "p"])
+
+# %%
+ask("6. What crossed the DLPack boundary?")
+x = pytensor.arange(4, dtype=pytensor.float32)
+refs_before = x.untyped_storage().refcount
+a = np.from_dlpack(x)
+refs_after = x.untyped_storage().refcount
+c = np.from_dlpack(x, copy=True)
+a[0] = 42.0
+answer(f"A pointer, the shape {a.shape}, the strides and the flags, not the bytes: "
+       f"{relation(a, 'a', x, 'x')} (a.ctypes.data == x.data_ptr(): {a.ctypes.data == x.data_ptr()}), so "
+       f"after a[0] = 42, x = {x.tolist()}. The DLPack capsule that came with it holds x's storage: its "
+       f"refcount went from {refs_before} to {refs_after} (the 'DLPack capsule' badge).")
+answer(f"Ask for a copy and the bytes cross instead: {relation(c, 'c', x, 'x')} "
+       "(c = np.from_dlpack(x, copy=True)).")
+ro = np.arange(3.0)
+ro.flags.writeable = False
+answer(f"Flags cross too: a read-only array imports read-only (pytensor.from_dlpack(ro).is_readonly() "
+       f"is {pytensor.from_dlpack(ro).is_readonly()}), and a negative stride crosses as it is: "
+       f"pytensor.from_dlpack(np.arange(4.0)[::-1]).stride() is "
+       f"{pytensor.from_dlpack(np.arange(4.0)[::-1]).stride()} "
+       "(torch refuses it).")
+picture(x, a, c, names=["x", "a", "c"])
+
+# %%
+ask("7. Who keeps my memory alive?")
+owner = pytensor.arange(6, dtype=pytensor.int64)
+middle = owner[2:5]
+arr = np.from_dlpack(owner)
+storage = weakref.ref(owner.untyped_storage())
+del owner
+answer(f"Whoever still holds it, not the name you made it with: after del owner the storage is "
+       f"{'alive' if storage() is not None else 'freed'}. {relation(middle, 'middle', arr, 'arr')}: middle "
+       f"holds pytensor's storage object and arr holds a DLPack capsule, so the storage's refcount is "
+       f"{middle.untyped_storage().refcount} (the 'refs' badge).")
+picture(middle, arr, names=["middle", "arr"])
+
+# %%
+storages_before = pytensor.live_storages()
+del middle, arr
+answer(f"After del middle, arr the storage is {'freed' if storage() is None else 'alive'}: "
+       f"pytensor.live_storages() went from {storages_before} to {pytensor.live_storages()}. The "
+       "inspector holds only weak references, so it never kept the bytes alive: in the notebook the "
+       "live picture now says the memory was freed (a static page keeps the moment before the del).")
+
+# %%
+ask("8. Who reads byte 2 of this `bytearray`?")
+raw = bytearray(range(16))
+base = pytensor.frombuffer(raw, dtype=pytensor.int16)       # 8 elements over the bytearray
+rows = base.view(2, 4)
+col = rows[:, 1]                                            # a strided view
+window = base.unfold(0, 3, 2)                               # overlapping windows
+flipped = np.from_dlpack(base)[::-1]                        # NumPy's reversed view of the same bytes
+views = {"base": base, "rows": rows, "col": col, "window": window, "flipped": flipped}
+
+
+def readers(byte, views, origin):
+    """Every ``name[index]`` whose element covers ``origin + byte``, from each object's own strides."""
+    out = []
+    for name, v in views.items():
+        arr_v = v if isinstance(v, np.ndarray) else v.numpy()
+        for idx in np.ndindex(arr_v.shape):
+            start = arr_v.ctypes.data + sum(i * s for i, s in zip(idx, arr_v.strides)) - origin
+            if start <= byte < start + arr_v.itemsize:
+                out.append(f"`{name}[{', '.join(map(str, idx))}]`")
+    return out
+
+
+who = readers(2, views, span(raw)[0])
+answer(f"Five views of one bytearray, and byte 2 is read by {', '.join(who[:-1])} and {who[-1]}: "
+       "the same two bytes are base's element 1, a row and a column entry of rows, an element of the "
+       "first window, and, counting backwards, flipped's element 6. Hover byte 2 in the picture.")
+picture(*views.values(), names=list(views))
+
+# %%
+ask("Cheat sheet: which constructors share, which copy?")
+
+
+def show(title, source, t):
+    """One row: the call, SHARES or copies (from the addresses), and the layout it made."""
+    line = (f"  {title:<42} {'SHARES' if shares(t, source) else 'copies':<7} {t.dtype.name}{list(t.shape)}"
+            f" strides {t.stride()} offset {t.storage_offset()}")
     assert len(line) <= WIDTH, line
     print(line)
 
 
-def say(text):
-    """Print prose wrapped to the tour's width."""
-    import textwrap
-    print(textwrap.fill(text, width=WIDTH, initial_indent="  ", subsequent_indent="  "))
+na = np.arange(6, dtype=np.float64).reshape(2, 3)
+for title, make in [("from_numpy(a)", lambda: pytensor.from_numpy(na)),
+                    ("as_tensor(a)", lambda: pytensor.as_tensor(na)),
+                    ("asarray(a)", lambda: pytensor.asarray(na)),
+                    ("asarray(a, dtype=float32)", lambda: pytensor.asarray(na, dtype=pytensor.float32)),
+                    ("asarray(a, copy=True)", lambda: pytensor.asarray(na, copy=True)),
+                    ("tensor(a)", lambda: pytensor.tensor(na))]:
+    show(title, na, make())
+zero_d = np.array(2.5)
+show("as_tensor(0-d array)", zero_d, pytensor.as_tensor(zero_d))
+show("asarray(0-d array)  (0-d is always copied)", zero_d, pytensor.asarray(zero_d))
+show("frombuffer(buf, dtype=int16, count=4)", buf, lo)
+show("frombuffer(buf, dtype=int32, offset=8)", buf, hi)
+for title, make in [("as_tensor(bytearray)  (read as values)", pytensor.as_tensor),
+                    ("tensor(bytearray)", pytensor.tensor)]:
+    small = bytearray(b"\x01\x02")
+    show(title, small, make(small))
+print(f"  a tensor comes back as itself: asarray(t) is t: {pytensor.asarray(t) is t}, "
+      f"as_tensor(t) is t: {pytensor.as_tensor(t) is t}")
 
+# %% [script]
+from pytensor.widgets import write_page  # noqa: E402
 
-def verdict(a, b):
-    return "SHARES" if shares(a, b) else "copies"
-
-
-def section(name):
-    print(f"\n== {name}")
-
-
-parser = argparse.ArgumentParser(description="Which pytensor operations share bytes and which copy.")
-parser.add_argument("--html", default="memory_tour.html", help="where to write the inspector's pictures")
-args = parser.parse_args()
-
-
-section("1. views: one storage, many shapes")
-base = pytensor.arange(12, dtype=pytensor.int32)
-print(f"  base = {base.tolist()}")
-grid = base.view(3, 4)
-for title, v in [("base.view(3, 4)", grid), ("grid[1]", grid[1]), ("grid[:, 2]", grid[:, 2]),
-                 ("grid[::2, 1::2]", grid[::2, 1::2]), ("grid.T", grid.T),
-                 ("grid[1:].unsqueeze(0)", grid[1:].unsqueeze(0))]:
-    show(title, verdict(v, base), v)
-col = grid[:, 2]
-col[:] = -1
-print(f"  after col[:] = -1 (col = grid[:, 2]), base = {base.tolist()}")
-for title, c in [("grid.T.contiguous()", grid.T.contiguous()), ("grid.clone()", grid.clone()),
-                 ("grid.float()", grid.float()), ("grid[[0, 2]]  (advanced index)", grid[[0, 2]])]:
-    show(title, verdict(c, base), c)
-figures.append(figure(
-    "1. Views: one storage, many shapes", base, grid, col, grid.T, grid[1],
-    text="view, slicing and .T never copy: each lane is the same 48 bytes read with other strides and "
-         "another offset. grid.T walks the buffer column by column (strides (1, 4)); col = grid[:, 2] "
-         "touches every fourth element and skips the rest of its footprint."))
-
-section("2. stride tricks: broadcast and sliding windows")
-row = grid[0:1].expand(3, 4)
-win = base.unfold(0, 4, 2)
-for title, v in [("grid[0:1].expand(3, 4)  (stride 0)", row), ("base[:1].expand(6)  (stride 0)", base[:1].expand(6)),
-                 ("base.unfold(0, 4, 2)  (windows)", win)]:
-    show(title, verdict(v, base), v)
-say("A stride of 0 reads the same element again for every index; unfold's windows overlap. Both read "
-    "some bytes more than once, which the inspector marks with a red outline and a count.")
-figures.append(figure(
-    "2. Stride tricks: broadcast and sliding windows", base, row, base[:1].expand(6), win,
-    text="expand repeats memory with stride 0 and unfold makes overlapping windows: these lanes read "
-         "some bytes several times, and no byte of them is a copy."))
-
-section("3. NumPy: from_numpy, as_tensor and asarray share; tensor copies")
-a = np.arange(6, dtype=np.float64).reshape(2, 3)
-made = {}
-for title, fn in [("from_numpy(a)", lambda: pytensor.from_numpy(a)),
-                  ("as_tensor(a)", lambda: pytensor.as_tensor(a)),
-                  ("asarray(a)", lambda: pytensor.asarray(a)),
-                  ("asarray(a, dtype=float32)", lambda: pytensor.asarray(a, dtype=pytensor.float32)),
-                  ("asarray(a, copy=True)", lambda: pytensor.asarray(a, copy=True)),
-                  ("tensor(a)", lambda: pytensor.tensor(a))]:
-    made[title] = t = fn()
-    show(title, verdict(t, a), t)
-z = np.array(2.5)
-for title, fn in [("as_tensor(0-d array)", pytensor.as_tensor),
-                  ("asarray(0-d array)  (0-d is always copied)", pytensor.asarray)]:
-    t = fn(z)
-    show(title, verdict(t, z), t)
-src_t = pytensor.zeros(3)
-print(f"  a tensor comes back as itself: asarray(t) is t: {pytensor.asarray(src_t) is src_t}, "
-      f"as_tensor(t) is t: {pytensor.as_tensor(src_t) is src_t}")
-t = pytensor.from_numpy(a)
-t[0, 0] = 100.0
-print(f"  after t[0, 0] = 100 through from_numpy(a): a[0, 0] = {a[0, 0]}")
-back = t.numpy()
-print(f"  t.numpy() shares with a: {np.shares_memory(back, a)}; writeable: {back.flags.writeable}")
-ro = np.arange(3.0)
-ro.flags.writeable = False
-t_ro = pytensor.from_numpy(ro)
-try:
-    t_ro[0] = 1.0
-except RuntimeError as e:
-    print(f"  a read-only array gives a read-only tensor; writing raises {type(e).__name__}:")
-    say(str(e))
-shared_t, copied_t = made["asarray(a)"], made["asarray(a, copy=True)"]
-figures.append(figure(
-    "3. NumPy: asarray shares, copy=True does not", a, shared_t, copied_t,
-    names=["a", "asarray(a)", "asarray(a, copy=True)"],
-    text="The tensor from asarray(a) reads NumPy's bytes in place, so a and it are one buffer with "
-         "two lanes. The copy is a buffer of its own."))
-
-section("4. buffers: frombuffer and asarray read raw bytes in place")
-buf = bytearray(range(16))
-lo = pytensor.frombuffer(buf, dtype=pytensor.int16, count=4)
-hi = pytensor.frombuffer(buf, dtype=pytensor.int32, offset=8)
-show("frombuffer(buf, dtype=int16, count=4)", verdict(lo, buf), lo)
-show("frombuffer(buf, dtype=int32, offset=8)", verdict(hi, buf), hi)
-print(f"  lo = {lo.tolist()}: the bytes 00 01 read as a little-endian int16 are 0x0100 = 256,")
-print("  so an int16 view of bytes 0, 1, 2, 3, ... shows 256, 770, 1284, ...")
-try:
-    buf.extend(b"!")
-except BufferError:
-    say("buf.extend() is refused while a tensor uses buf: resizing would move its bytes under the "
-        "tensor (torch allows it and leaves the tensor dangling).")
-arr = array.array("f", [1.5, 2.5])
-t = pytensor.asarray(arr, dtype=pytensor.float32)
-t[0] = -1
-print(f"  asarray(array.array('f', ...)) {verdict(t, arr)}: after t[0] = -1 the array is {arr.tolist()}")
-for title, fn in [("as_tensor(bytearray)  (read as values)", pytensor.as_tensor),
-                  ("tensor(bytearray)", pytensor.tensor)]:
-    src_b = bytearray(b"\x01\x02")
-    t = fn(src_b)
-    show(title, verdict(t, src_b), t)
-frozen = pytensor.frombuffer(b"\x01\x02\x03\x04", dtype=pytensor.uint8)
-print(f"  frombuffer(bytes) is read-only: {frozen.is_readonly()} (torch warns and lets you write)")
-figures.append(figure(
-    "4. frombuffer: tensors over Python buffers", buf, lo, hi, frozen,
-    text="Two tensors at different offsets of one bytearray are two storages over the same memory: "
-         "the inspector groups them by address, not by Python identity, so buf, lo and hi are one "
-         "buffer. bytes are immutable, so the tensor over them is read-only (the lock)."))
-
-section("5. Python data is always copied")
-src = [[1, 2], [3, 4]]
-t = pytensor.tensor(src)
-print(f"  tensor({src}) -> {t.tolist()}, dtype inferred {t.dtype}")
-print(f"  tensor([1, 2.5]).dtype = {pytensor.tensor([1, 2.5]).dtype}; tensor([True, 1]).dtype = "
-      f"{pytensor.tensor([True, 1]).dtype}")
-
-section("6. files: from_file maps a file's bytes, it does not read them")
-folder = tempfile.mkdtemp()
-path = os.path.join(folder, "weights.bin")
-np.arange(6, dtype=np.float32).tofile(path)
-m = pytensor.from_file(path, shared=True, dtype=pytensor.float32)    # size=None: the whole file
-m[1:3] = -1
-on_disk = np.fromfile(path, dtype=np.float32)
-show("from_file(path, shared=True)", "SHARES" if on_disk[1] == -1 else "copies", m)
-print(f"  after m[1:3] = -1 the file holds {on_disk.tolist()}")
-print(f"  storage: {m.untyped_storage().provenance}, mapped_file = "
-      f"({os.path.basename(m.untyped_storage().mapped_file[0])!r}, {m.untyped_storage().mapped_file[1]!r})")
-p = pytensor.from_file(path, shared=False, dtype=pytensor.float32)    # private: copy-on-write
-p[0] = 100
-private_kept = np.fromfile(path, dtype=np.float32)[0] != 100
-print(f"  shared=False is a private map: p[0] = {p[0].item()} in memory, file[0] = "
-      f"{np.fromfile(path, dtype=np.float32)[0]} ({'not written' if private_kept else 'WRITTEN'})")
-tail = m[4:]
-show("m[4:]  (from byte 16 of the file)", verdict(tail, m), tail)
-figures.append(figure(
-    "5. from_file: a memory-mapped file", m, tail, p,
-    text="from_file(shared=True) maps the file: m and m[4:] read the file's own bytes (the badge "
-         "names the file and the mode). The private map p is a second mapping of the same file, "
-         "copy-on-write, so it is a buffer of its own."))
-grown = pytensor.from_file(path, shared=True, size=8, dtype=pytensor.float32)
-print(f"  shared with size=8 extends the file to {os.path.getsize(path)} bytes, old bytes kept:")
-print(f"  {grown.tolist()}")
-del m, p, tail, grown  # unmapped here; a view or a DLPack export would keep the mapping alive
-
-section("7. DLPack: zero-copy exchange with NumPy and torch")
-t = pytensor.arange(4.0)
-a = np.from_dlpack(t)
-a[0] = 42.0
-print(f"  np.from_dlpack(t) {verdict(a, t)}: after a[0] = 42, t = {t.tolist()}")
-src = np.arange(4.0)
-rev = pytensor.from_dlpack(src[::-1])
-print(f"  from_dlpack(src[::-1]) {verdict(rev, src)}: stride {rev.stride()}, values {rev.tolist()}")
-print("  (a negative stride: element [0] is the last one in memory, and the view walks backwards)")
-ro = np.arange(3.0)
-ro.flags.writeable = False
-print(f"  from_dlpack(read-only array).is_readonly() = {pytensor.from_dlpack(ro).is_readonly()}")
-try:
-    import torch
-except ImportError:
-    print("  (torch is not installed: skipping the torch exchange)")
-else:
-    tt = torch.from_dlpack(t)
-    tt[1] = -1.0
-    print(f"  torch.from_dlpack(t) same address: {tt.data_ptr() == t.data_ptr()}; "
-          f"after tt[1] = -1, t = {t.tolist()}")
-say("np.from_dlpack keeps the DLPack capsule alive as the array's base; the inspector shows it as "
-    "the 'DLPack capsule' badge: the producer's memory, held for as long as the array lives.")
-figures.append(figure(
-    "6. DLPack: zero-copy exchange", t, a, src, src[::-1], rev,
-    text="np.from_dlpack(t) and t are one buffer. from_dlpack(src[::-1]) imports NumPy's reversed "
-         "view with a negative stride: its element [0] is the last element in memory."))
-
-section("8. the inspector: one picture of who shares which bytes")
-from pytensor.widgets import snapshot, to_text  # noqa: E402  (needs no widget libraries)
-
-buf = bytearray(range(16))
-base = pytensor.frombuffer(buf, dtype=pytensor.int16)       # 8 elements over the bytearray
-grid = base.view(2, 4)
-col = grid[:, 1]                                            # a strided view
-window = base.unfold(0, 3, 2)                               # overlapping windows
-flipped = np.from_dlpack(base)[::-1]                        # NumPy's reversed view of the same bytes
-views = [base, grid, col, window, flipped]
-names = ["base", "grid", "col", "window", "flipped"]
-print("\n".join("  " + line for line in to_text(*snapshot(*views, names=names), width=WIDTH - 2).splitlines()))
-figures.append(figure(
-    "7. All together: five views of one bytearray", *views, names=names,
-    text="Hover a byte to see every element that reads it, in every lane; hover an element to see "
-         "the bytes it is made of. flipped is NumPy's reversed view of the same bytes."))
-page = write_page(args.html, figures, title="pytensor memory tour")
-print(f"  wrote {page} ({page.stat().st_size} bytes): open it in a browser and hover a byte")
-
-print("\nDone: every SHARES line above points into the same bytes as its source.")
+figures = []
+for q in questions:
+    if q["figure"] is not None:
+        q["figure"]["text"] = "\n\n".join(q["answer"])
+        figures.append(q["figure"])
+page = write_page(args.html, figures, title="pytensor memory tour: does it share, or copy?")
+print(f"\n  wrote {page} ({page.stat().st_size} bytes): open it in a browser and hover a byte")

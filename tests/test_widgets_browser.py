@@ -1,19 +1,31 @@
-"""The inspector in a real browser.
+"""The inspector in a real browser, and the memory tour that teaches with it.
+
+The tour (examples/memory_tour.py, and the notebook made from it) asks
+questions and answers each with computed text and one picture;
+tests/tour_expectations.py is the table of what each picture must draw and
+what each answer must say, and of the claims an answer makes about its
+picture ("`x` shares `y`'s bytes", "`x` has its own bytes", ...), which are
+checked against what the browser drew.
 
 1. JupyterLab, started headless on 127.0.0.1 with a random token, serves a
    copy of examples/memory_tour.ipynb. Playwright drives Debian's Chromium
    (``executable_path``; never ``playwright install``): it runs every cell,
-   then types new cells that write through an alias (seen through pytensor's
-   write counter) and, from a background thread, through NumPy (seen only by
-   the front end's poll), and asserts that the widgets redrew.
-2. The static export (``Inspector.save_html``) is opened from file:// with
-   no kernel: the SVG renders, hover lists the readers of a byte, and the
-   1 GiB overview zooms to bytes.
+   checks each answer against its live picture, then types new cells that
+   write through an alias (seen through pytensor's write counter) and, from a
+   background thread, through NumPy (seen only by the front end's poll), and
+   asserts that the widgets redrew.
+2. The page ``python examples/memory_tour.py`` writes is opened from
+   file://: each figure's answer against its picture (hovering the bytes an
+   answer names), fast rendering, unclipped tooltips, hatching ids.
+3. The static export (``Inspector.save_html``) is opened with no kernel: the
+   SVG renders, hover lists the readers of a byte, and the 1 GiB overview
+   zooms to bytes; the text, widget and page agree on the teaching layouts.
 
 Screenshots go to $PYTENSOR_ARTIFACTS (default: the test's tmp dir).
 Skips when Chromium, Playwright or JupyterLab is missing; fails under CI.
 """
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -28,11 +40,10 @@ import pytest
 
 from browser_support import chromium_context, run_tour
 from support import require_module, require_program
-from tour_expectations import TOUR_NOTEBOOK, TOUR_PAGE, check_lanes
+from tour_expectations import QUESTIONS, check_claims, check_lanes, check_says, flat
 
 ROOT = Path(__file__).resolve().parent.parent
 TOUR = ROOT / "examples" / "memory_tour.ipynb"
-N_TOUR_WIDGETS = 7
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +133,66 @@ def _run_new_cell(page, panel, source):
     page.keyboard.press("Shift+Enter")
 
 
-def test_tour_notebook_redraws_after_writes_through_aliases(lab, page, artifacts):
+# Each cell of the notebook as JupyterLab shows it: its rendered heading, its printed text, its picture.
+CELLS_JS = """(cells) => cells.map((c) => ({
+  heading: (c.querySelector('.jp-RenderedMarkdown h2') || {textContent: ''}).textContent.replace('\\u00b6', '').trim(),
+  stdout: [...c.querySelectorAll(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']")]
+    .map((o) => o.textContent).join('\\n'),
+  picture: !!c.querySelector('svg.pti-svg'),
+}))"""
+
+# What a picture draws, lane by lane, and the marks the answers' claims are checked against.
+PICTURE_JS = """(svg) => ({
+  lanes: [...svg.querySelectorAll('g.pti-lane')].map((l) => ({name: l.dataset.name, region: l.dataset.region,
+    locked: !!l.querySelector('.pti-lock'), temporary: l.classList.contains('pti-temp'),
+    copied: l.classList.contains('pti-copied')})),
+  badges: [...svg.querySelectorAll('.pti-badge text')].map((t) => t.textContent),
+  cow: [...svg.querySelectorAll('.pti-file')].filter((f) => f.querySelector('.pti-cow')).map((f) => f.dataset.region),
+  gone: [...svg.querySelectorAll('.pti-gone')].map((t) => t.textContent),
+})"""
+
+
+def check_picture(question, text, drawn, live=False):
+    """The picture draws the question's lanes, and every claim its answer makes holds in it.
+
+    ``live``: a notebook widget after Run All, which also shows what later cells did (temporaries,
+    memory freed by a later cell). Returns the byte-reader claims (checked by hovering)."""
+    heading = question["heading"]
+    check_says(question, text)
+    lanes = [(ln["name"], ln["region"]) for ln in drawn["lanes"]]
+    expected = question["lanes"]
+    if live:
+        freed = question.get("freed_later", [])
+        expected = [(n, g) for n, g in expected if n not in freed]
+        gone = " ".join(drawn["gone"])                # one line: "freed: middle (why), arr (why)"
+        assert all(re.search(rf"(freed: |, ){re.escape(n)} \(", gone) for n in freed), (heading, gone)
+        assert sorted(ln["name"] for ln in drawn["lanes"] if ln["temporary"]) == sorted(question.get("temporary", []))
+        if freed:          # the claims were about the picture before the memory went
+            return []
+    assert drawn["gone"] == [], (heading, drawn["gone"])
+    check_lanes(heading, expected, lanes)
+    return check_claims(heading, text, lanes, locked=[ln["name"] for ln in drawn["lanes"] if ln["locked"]],
+                        badges=drawn["badges"], copied=[ln["name"] for ln in drawn["lanes"] if ln["copied"]],
+                        cow_regions=drawn["cow"])
+
+
+def answers_by_question(cells):
+    """The printed text under each question's heading, up to the next one, and its picture's index."""
+    out, k, current = {}, 0, None
+    headings = {q["heading"].replace("`", ""): q["heading"] for q in QUESTIONS}
+    for c in cells:
+        if c["heading"] in headings:
+            current = headings[c["heading"]]
+            out[current] = {"text": "", "picture": None}
+        elif current is not None:
+            out[current]["text"] += c["stdout"] + "\n"
+            if c["picture"] and out[current]["picture"] is None:
+                out[current]["picture"] = k
+        k += c["picture"]
+    return out
+
+
+def test_tour_notebook_answers_match_its_pictures_and_redraw_after_writes(lab, page, artifacts):
     from playwright.sync_api import expect
     base, token = lab
     page.goto(f"{base}/lab/tree/{TOUR.name}?reset&token={token}")
@@ -138,59 +208,61 @@ def test_tour_notebook_redraws_after_writes_through_aliases(lab, page, artifacts
         page.locator(".jp-Dialog .jp-mod-accept").click()
 
     svgs = panel.locator(".jp-OutputArea-output svg.pti-svg")
-    expect(svgs).to_have_count(N_TOUR_WIDGETS, timeout=90_000)
-    expect(panel.locator(".jp-OutputArea-output", has_text="memory_tour.html")).to_have_count(1, timeout=60_000)
+    expect(svgs).to_have_count(len(QUESTIONS), timeout=90_000)
+    expect(panel.locator(".jp-OutputArea-output", has_text="as_tensor(t) is t: True")).to_have_count(1,
+                                                                                                timeout=60_000)
     assert panel.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
                          has_text="Error").count() == 0
-    printed = panel.locator(".jp-OutputArea-output", has_text="pytensor memory inspector").last
-    assert "freed: scratch (" in printed.inner_text() and "base[3:6]" in printed.inner_text()
-    # every section draws each lane its text names, on the right buffer, temporaries included
-    for k, (heading, expected) in enumerate(TOUR_NOTEBOOK):
-        check_lanes(heading, expected, svgs.nth(k).locator("g.pti-lane").evaluate_all(LANES_JS))
-        assert svgs.nth(k).locator(".pti-gone").count() == 0, heading
+    # every answer is under its question, and its picture shows what it says (after the later cells
+    # ran: temporaries drawn as such, the memory freed by a later cell said to be freed)
+    answers = answers_by_question(panel.locator(".jp-Cell").evaluate_all(CELLS_JS))
+    assert list(answers) == [q["heading"] for q in QUESTIONS]
+    for k, q in enumerate(QUESTIONS):
+        assert answers[q["heading"]]["picture"] == k, q["heading"]
+        expect(svgs.nth(k).locator(".pti-gone")).to_have_count(int(bool(q.get("freed_later"))), timeout=20_000)
+        check_picture(q, answers[q["heading"]]["text"], svgs.nth(k).evaluate(PICTURE_JS), live=True)
     # the lowest lane's tooltip is not clipped by the widget or by JupyterLab's output area
-    lowest = svgs.nth(4).locator("g.pti-lane").last          # from_dlpack(src[::-1]), a negative stride
+    lowest = svgs.last.locator("g.pti-lane").last          # flipped, a negative stride
     lowest.scroll_into_view_if_needed()
     lowest.locator(".pti-el").first.hover()
     tip = page.locator(".pti-tip:visible")
     expect(tip).to_have_count(1)
-    expect(tip).to_contain_text("pytensor.from_dlpack(src[::-1])")
+    expect(tip).to_contain_text("flipped")
     assert tip.evaluate(TIP_CLIPPED_BY) == []
 
-    views = svgs.nth(0)                            # inspect(base, grid, col, gT)
-    expect(views.locator(".pti-val[data-view='v0'][data-index='2']")).to_have_text("-1")   # col[:] = -1 ran
-    expect(views.locator(".pti-val[data-view='v0'][data-index='0']")).to_have_text("0")
+    views = svgs.nth(0)                            # question 1: t, t[::2], t[4:], picked
+    expect(views.locator(".pti-val[data-view='v0'][data-index='2']")).to_have_text("-1")   # t[::2][1] = -1 ran
     gen = int(views.get_attribute("data-generation"))
 
     # 1. a write through pytensor, in another cell: the storage's write counter changes
-    _run_new_cell(page, panel, "grid[0, 0] = -7")
+    _run_new_cell(page, panel, "t[0] = -7")
     expect(views.locator(".pti-val[data-view='v0'][data-index='0']")).to_have_text("-7", timeout=20_000)
-    expect(views.locator(".pti-val[data-view='v1'][data-index='0,0']")).to_have_text("-7")
-    expect(views.locator(".pti-val[data-view='v3'][data-index='0,0']")).to_have_text("-7")  # gT too
+    expect(views.locator(".pti-val[data-view='v1'][data-index='0']")).to_have_text("-7")   # t[::2], temporary
+    expect(views.locator(".pti-val[data-view='v3'][data-index='0']")).to_have_text("0")    # picked: a copy
     assert int(views.get_attribute("data-generation")) > gen
     root = panel.locator(".pti-root").nth(0)
     assert int(root.get_attribute("data-flashes") or 0) >= 1
 
     # 2. a NumPy write from a background thread, after the cell finished: only the poll sees it
-    shared = svgs.nth(2)                           # inspect(a, t, c)
-    expect(shared.locator(".pti-val[data-view='v1'][data-index='0']")).to_have_text("42.")
+    crossed = svgs.nth(5)                          # question 6: x, a = np.from_dlpack(x), c (a copy)
+    unchanged = crossed.locator(".pti-val[data-view='v2'][data-index='1']").text_content()
     _run_new_cell(page, panel, "import threading; threading.Timer(1.5, a.__setitem__, (1, -5.0)).start()")
-    expect(shared.locator(".pti-val[data-view='v0'][data-index='1']")).to_have_text("-5.", timeout=20_000)
-    expect(shared.locator(".pti-val[data-view='v1'][data-index='1']")).to_have_text("-5.")
-    expect(shared.locator(".pti-val[data-view='v2'][data-index='1']")).to_have_text("1.")  # the copy
+    expect(crossed.locator(".pti-val[data-view='v0'][data-index='1']")).to_have_text("-5.", timeout=20_000)
+    expect(crossed.locator(".pti-val[data-view='v1'][data-index='1']")).to_have_text("-5.")
+    expect(crossed.locator(".pti-val[data-view='v2'][data-index='1']")).to_have_text(unchanged)
 
     # hover a byte: the tooltip names every reader
-    views.locator(".pti-byte[data-off='0']").hover()
+    views.locator(".pti-byte[data-off='0']").first.hover()
     tip = page.locator(".pti-tip:visible")
-    expect(tip).to_contain_text("base[0]")
-    expect(tip).to_contain_text("gT[0, 0]")
+    expect(tip).to_contain_text("t[0]")
+    expect(tip).to_contain_text("t[::2][0]")
 
     # the live widget draws each lane's index order, and folds its ownership table until asked
     expect(views.locator(".pti-order")).to_have_count(4)
     assert views.locator(".pti-table").count() == 0
-    views.locator(".pti-toggle[data-act='table']").click()
-    expect(views.locator(".pti-table .pti-row")).to_have_count(4)
-    expect(views.locator(".pti-table .pti-total")).to_contain_text("48 B of this 48 B buffer")
+    views.locator(".pti-toggle[data-act='table']").first.click()
+    expect(views.locator(".pti-table .pti-row")).to_have_count(3)             # t, t[::2], t[4:]
+    expect(views.locator(".pti-table .pti-total").first).to_contain_text("32 B of this 32 B buffer")
 
     out = panel.locator(".jp-OutputArea-output").filter(has=page.locator("svg.pti-svg")).first
     out.scroll_into_view_if_needed()
@@ -268,34 +340,86 @@ def tour_page(tmp_path_factory):
     return run_tour(tmp_path_factory.mktemp("tour"))
 
 
+def printed_answers(printed):
+    """The tour's printed output cut at its question lines: ``{heading: text under it}``."""
+    out, current = {}, None
+    for line in printed.splitlines():
+        if line.startswith("== "):
+            current = line[3:]
+            out[current] = ""
+        elif current is not None:
+            out[current] += line + "\n"
+    return out
+
+
 def test_tour_prints_in_100_columns_and_computes_its_verdicts(tour_page):
     _, printed = tour_page
     lines = printed.splitlines()
     assert max(map(len, lines)) <= 100, max(lines, key=len)
-    assert "copy it with .clone() to write" in printed      # the read-only error, whole
+    answers = printed_answers(printed)
+    assert [h for h in answers if h[0].isdigit()] == [q["heading"] for q in QUESTIONS]
+    for q in QUESTIONS:
+        check_says(q, answers[q["heading"]])
+    # messages are printed whole, and names in backticks are never split by the wrapping
+    assert "copy it with .clone() to write" in printed and "Use .reshape(...) instead." in printed
+    assert all(line.count("`") % 2 == 0 for line in lines), [line for line in lines if line.count("`") % 2]
     verdicts = [line for line in lines if " SHARES " in line or " copies " in line]
-    assert len(verdicts) >= 25
-    assert "PyCapsule" not in printed and "DLPack capsule" in printed
+    assert len(verdicts) >= 12
+    assert "DLPack capsule" in printed
 
 
-def test_tour_page_draws_every_section_in_chromium(page, tour_page, artifacts):
+def test_the_answers_follow_the_objects(tmp_path):
+    """Were slicing to copy, the tour would say so, in words and in its picture: it computes its
+    verdicts. The tour runs here with a pytensor whose slices are clones."""
+    require_module("numpy")
+    copying = ("import runpy, sys, pytensor\n"
+               "get = pytensor.Tensor.__getitem__\n"
+               "pytensor.Tensor.__getitem__ = lambda t, i: get(t, i).clone() if isinstance(i, slice) else get(t, i)\n"
+               f"sys.argv = ['memory_tour.py']\nrunpy.run_path({str(ROOT / 'examples' / 'memory_tour.py')!r}, "
+               "run_name='__main__')\n")
+    run = subprocess.run([sys.executable, "-c", copying], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    slicing = flat(printed_answers(run.stdout)[QUESTIONS[0]["heading"]])
+    assert "Yes: `t[::2]` has its own bytes" in slicing and "`t[4:]` has its own bytes" in slicing, slicing
+    assert "After t[::2][1] = -1, t = [0, 1, 2, 3," in slicing
+    assert len(re.findall(r"buffer \d+: ", slicing)) == 4        # the picture: a buffer for each lane
+    with pytest.raises(AssertionError):
+        check_says(QUESTIONS[0], slicing)
+
+
+def test_tour_page_pictures_show_what_their_answers_say(page, tour_page, artifacts):
     from playwright.sync_api import expect
-    path, _ = tour_page
+    path, printed = tour_page
     t0 = time.monotonic()
     page.goto(path.as_uri())
     svgs = page.locator("svg.pti-svg")
-    expect(svgs).to_have_count(len(TOUR_PAGE), timeout=5_000)     # a hang (issue 14) never gets here
+    expect(svgs).to_have_count(len(QUESTIONS), timeout=5_000)     # a hang (issue 14) never gets here
     rendered_s = time.monotonic() - t0
     figures = page.locator("section.pti-figure")
-    expect(figures).to_have_count(len(TOUR_PAGE))
-    for k, (heading, expected) in enumerate(TOUR_PAGE):
+    expect(figures).to_have_count(len(QUESTIONS))
+    answers = printed_answers(printed)
+    for k, q in enumerate(QUESTIONS):
         fig = figures.nth(k)
-        expect(fig.locator("h3")).to_contain_text(heading)
-        check_lanes(heading, expected, fig.locator("g.pti-lane").evaluate_all(LANES_JS))
-        assert fig.locator(".pti-gone").count() == 0, heading
+        expect(fig.locator("h3")).to_have_text(q["heading"])
+        text = "\n\n".join(fig.locator("p").all_inner_texts())
+        # the answer printed is the one on the page (the terminal prints the picture's text as well)
+        assert all(flat(para) in flat(answers[q["heading"]]) for para in fig.locator("p").all_inner_texts())
+        assert "PyCapsule" not in text, text          # the answers name the capsule as the badges do
+        for _, byte, who in check_picture(q, text, fig.locator("svg.pti-svg").evaluate(PICTURE_JS)):
+            hover(page, fig.locator(f".pti-byte[data-off='{byte}']"))
+            tip = page.locator(".pti-tip:visible").inner_text()
+            assert all(w in tip for w in who), (q["heading"], who, tip)
+            assert fig.locator(".pti-el.pti-hl").count() == len(who), (q["heading"], who)
     page.screenshot(path=str(artifacts / "memory_tour_page.png"), full_page=True)
     assert rendered_s < 5, rendered_s
     assert not page.errors, page.errors
+
+
+def hover(page, target):
+    """Hover ``target`` once the page has stopped scrolling to it (a scroll hides the tooltip)."""
+    target.scroll_into_view_if_needed()
+    page.wait_for_timeout(150)
+    target.hover()
 
 
 def test_tour_page_tooltips_of_the_lowest_lanes_are_not_clipped(page, tour_page):
@@ -303,8 +427,8 @@ def test_tour_page_tooltips_of_the_lowest_lanes_are_not_clipped(page, tour_page)
     path, _ = tour_page
     page.set_viewport_size({"width": 1100, "height": 700})
     page.goto(path.as_uri())
-    expect(page.locator("svg.pti-svg")).to_have_count(len(TOUR_PAGE), timeout=5_000)
-    for k in range(len(TOUR_PAGE)):
+    expect(page.locator("svg.pti-svg")).to_have_count(len(QUESTIONS), timeout=5_000)
+    for k in range(len(QUESTIONS)):
         fig = page.locator("section.pti-figure").nth(k)
         lane = fig.locator("g.pti-lane").last
         target = lane.locator(".pti-el, .pti-run").first
@@ -326,7 +450,7 @@ def test_overlap_hatching_survives_when_another_picture_is_removed(page, tour_pa
     from playwright.sync_api import expect
     path, _ = tour_page
     page.goto(path.as_uri())
-    expect(page.locator("svg.pti-svg")).to_have_count(len(TOUR_PAGE), timeout=5_000)
+    expect(page.locator("svg.pti-svg")).to_have_count(len(QUESTIONS), timeout=5_000)
     ids = page.locator("svg.pti-svg pattern").evaluate_all("(ps) => ps.map((p) => p.id)")
     assert len(ids) == len(set(ids)), "pattern ids repeat across pictures"
     page.locator("section.pti-figure").first.evaluate("(s) => s.remove()")
@@ -335,6 +459,22 @@ def test_overlap_hatching_survives_when_another_picture_is_removed(page, tour_pa
     assert dangling == []
     assert page.locator("svg.pti-svg .pti-ovl").count() > 0
     assert not page.errors, page.errors
+
+
+def test_the_notebook_is_the_script_cut_into_cells(tmp_path):
+    """examples/memory_tour.ipynb is exactly what examples/tour_notebook.py makes of memory_tour.py:
+    clean (no outputs), and asking the same questions in the same order."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("tour_notebook", ROOT / "examples" / "tour_notebook.py")
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    source = (ROOT / "examples" / "memory_tour.py").read_text(encoding="utf-8")
+    assert TOUR.read_text(encoding="utf-8") == maker.render(source), "run: python examples/tour_notebook.py"
+    nb = maker.notebook(source)
+    assert all(c.get("outputs", []) == [] and c.get("execution_count") is None for c in nb["cells"])
+    headings = [c["source"][0][3:] for c in nb["cells"] if c["source"] and c["source"][0].startswith("## ")]
+    assert headings[:len(QUESTIONS)] == [q["heading"] for q in QUESTIONS]
+    assert not any("argparse" in "".join(c["source"]) or "write_page" in "".join(c["source"]) for c in nb["cells"])
 
 
 # ---------------------------------------------------------------- one picture, three outputs
