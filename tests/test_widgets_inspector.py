@@ -218,7 +218,7 @@ def test_tour_notebook_runs_headless(tmp_path):
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     widgets = [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
-    assert len(widgets) == 7
+    assert len(widgets) == len(TOUR_NOTEBOOK)
     assert all(o["data"]["text/plain"].startswith("pytensor memory inspector") for o in widgets)
     # every lane a section's text names is drawn, temporaries included, and none is called freed
     # while its bytes are alive
@@ -232,6 +232,40 @@ def test_tour_notebook_runs_headless(tmp_path):
                 drawn.append((line.split(" |")[0].strip(), buffer))
         check_lanes(heading, expected, drawn)
         assert "freed:" not in text, text
-    printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
-    assert "base[3:6] |" in printed and "temporary" in printed
-    assert "freed: scratch (" in printed and "freed: scratch[1:] (" in printed
+    # each live view is followed by its static fallback, for when the notebook is read without a kernel
+    after = [outputs[outputs.index(o) + 1] for o in widgets]
+    assert all("mountFallback(" in o.get("data", {}).get("text/html", "") for o in after)
+
+
+def test_text_summary_names_lineage_origin_and_the_mapped_file_within_100_columns():
+    from pytensor.widgets import snapshot, to_text
+    a = np.arange(12, dtype=np.int32)
+    snap, blob = snapshot(a, a[2::4], names=["base", "col"])
+
+    def older(snap):
+        """``snap`` as a model without lineage and files made it."""
+        for v in snap["views"]:
+            for k in ("lineage", "lineage_text", "origin"):
+                v.pop(k, None)
+        for r in snap["regions"]:
+            r.pop("file", None)
+        return snap
+    before = to_text(older(snap), blob)
+    chain = "col = grid[:, 2] \u2190 grid = base.view(3, 4) \u2190 base = arange(12)"
+    snap["views"][1].update(lineage=[{"name": "col", "expr": "grid[:, 2]"}], lineage_text=chain,
+                            origin={"shared": False, "text": "copied from ndarray (dtype float64 -> float32)"})
+    snap["regions"][0]["file"] = {"path": "/data/" + "very-long-directory-name/" * 4 + "weights.bin",
+                                  "mapping": "private", "file_offset": 4096, "nbytes": 48, "page_size": 4096,
+                                  "resident": [[0, 48]], "resident_note": "", "cow": None,
+                                  "cow_note": "copy-on-write pages unknown: pagemap needs privileges"}
+    text = to_text(snap, blob)
+    assert max(map(len, text.splitlines())) <= 100, text
+    flat = " ".join(line.strip() for line in text.splitlines())
+    assert "made by " + chain in flat
+    assert "copied from ndarray (dtype float64 -> float32)" in flat
+    assert "file /data/" in flat and "private mapping, file bytes [4096, 4144)" in flat
+    assert "resident in RAM: 48 B" in flat and "copy-on-write pages unknown: pagemap needs privileges" in flat
+    # lanes are still the lines that end with their bar, and an older snapshot reads as before
+    assert [ln.split(" |")[0].strip() for ln in text.splitlines() if ln.endswith("|")] == ["base", "col"]
+    assert to_text(older(snap), blob) == before
+    assert "made by" not in before and "file " not in before

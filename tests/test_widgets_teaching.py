@@ -7,8 +7,12 @@ Three levels, like the rest of the inspector's tests:
   summary that prints them;
 * the renderer runs under ``node --test`` (tests/js/teaching.test.mjs, run by
   test_widgets_js.py);
-* the page that ``examples/memory_tour.py`` writes, opened in Chromium: the
+* a page of the tour's classic layouts (views, stride tricks, NumPy, a mapped
+  file, five views of one bytearray), written here with ``write_page`` as
+  ``examples/memory_tour.py`` writes its own and opened in Chromium: the
   logical-order path, element hover across lanes, and the ownership table.
+  (It is built here, not taken from the tour, so the tour's prose can change
+  without moving these pictures.)
 
 The browser tests need Debian's Chromium and Playwright (``executable_path``;
 never ``playwright install``); they skip without them, and fail under CI.
@@ -24,7 +28,7 @@ import pytest
 import pytensor
 from pytensor.widgets import _snapshot as S
 from pytensor.widgets import snapshot, to_text
-from browser_support import chromium_context, run_tour
+from browser_support import chromium_context
 
 BASE = 1 << 20                 # a made-up address: build() reads no memory here (read=False)
 N_PICTURES = 1500
@@ -209,8 +213,34 @@ def test_the_text_summary_prints_ownership_within_100_columns():
 
 @pytest.fixture(scope="module")
 def tour_page(tmp_path_factory):
-    """examples/memory_tour.py run as a newcomer would, in a fresh folder: the page it writes."""
-    return run_tour(tmp_path_factory.mktemp("tour"))
+    """The teaching page and the text summary of its last picture: ``(path, text)``."""
+    from pytensor.widgets import figure, write_page
+    folder = tmp_path_factory.mktemp("teaching")
+    base = pytensor.arange(12, dtype=pytensor.int32)
+    grid = base.view(3, 4)
+    col = grid[:, 2]
+    col[:] = -1
+    figures = [figure("1. Views: one storage, many shapes", base, grid, col, grid.T, grid[1]),
+               figure("2. Stride tricks: broadcast and sliding windows", base, grid[0:1].expand(3, 4),
+                      base[:1].expand(6), base.unfold(0, 4, 2))]
+    a = np.arange(6, dtype=np.float64).reshape(2, 3)
+    figures.append(figure("3. NumPy: asarray shares, copy=True does not", a, pytensor.asarray(a),
+                          pytensor.asarray(a, copy=True), names=["a", "asarray(a)", "asarray(a, copy=True)"]))
+    path = folder / "weights.bin"
+    np.arange(6, dtype=np.float32).tofile(path)
+    m = pytensor.from_file(str(path), shared=True, dtype=pytensor.float32)
+    tail = m[4:]
+    p = pytensor.from_file(str(path), shared=False, dtype=pytensor.float32)
+    figures.append(figure("5. from_file: a memory-mapped file", m, tail, p))
+    del m, tail, p
+    buf = bytearray(range(16))
+    base16 = pytensor.frombuffer(buf, dtype=pytensor.int16)
+    grid16 = base16.view(2, 4)
+    views = [base16, grid16, grid16[:, 1], base16.unfold(0, 3, 2), np.from_dlpack(base16)[::-1]]
+    names = ["base", "grid", "col", "window", "flipped"]
+    figures.append(figure("7. All together: five views of one bytearray", *views, names=names))
+    page = write_page(folder / "teaching.html", figures, title="pytensor memory tour")
+    return page, to_text(*snapshot(*views, names=names))
 
 
 @pytest.fixture(scope="module")
@@ -224,7 +254,7 @@ def page(context, tour_page):
     errors = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.goto(tour_page[0].as_uri())
-    pg.wait_for_function("document.querySelectorAll('svg.pti-svg').length === 7", timeout=10_000)
+    pg.wait_for_function("document.querySelectorAll('svg.pti-svg').length === 5", timeout=10_000)
     yield pg
     assert not errors, errors
     pg.close()

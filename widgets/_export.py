@@ -29,12 +29,17 @@ def asset(name):
     return (_HERE / name).read_text(encoding="utf-8")
 
 
-def to_html(snap, previews, title="pytensor memory inspector", fragment=False):
-    """A self-contained HTML document (or a ``<div>`` fragment) drawing ``snap``."""
-    return to_html_page([{"snapshot": snap, "previews": previews}], title=title, fragment=fragment)
+def to_html(snap, previews, title="pytensor memory inspector", fragment=False, fallback=False):
+    """A self-contained HTML document (or a ``<div>`` fragment) drawing ``snap``.
+
+    ``fallback``: a fragment that stands in for a live widget in the same
+    output area and stays empty while one is drawn (``mountFallback``).
+    """
+    return to_html_page([{"snapshot": snap, "previews": previews}], title=title, fragment=fragment or fallback,
+                        fallback=fallback)
 
 
-def to_html_page(figures, title="pytensor memory inspector", fragment=False):
+def to_html_page(figures, title="pytensor memory inspector", fragment=False, fallback=False):
     """One self-contained page of several pictures, the renderer inlined once.
 
     ``figures`` are dicts with ``snapshot`` and ``previews`` (``snapshot()``'s
@@ -42,10 +47,11 @@ def to_html_page(figures, title="pytensor memory inspector", fragment=False):
     separate paragraphs), as ``figure()`` makes them.
     """
     parts, mounts = [], []
+    mount = "mountFallback" if fallback else "mountStatic"
     for fig in figures:
         uid = secrets.token_hex(4)
         snap, previews = fig["snapshot"], fig["previews"]
-        parts.append('<section class="pti-figure">\n')
+        parts.append(f'<section class="pti-figure{" pti-fallback" if fallback else ""}">\n')
         if fig.get("heading"):
             parts.append(f'<h3 style="{_PROSE}; font-weight: 600">{html.escape(fig["heading"])}</h3>\n')
         for para in [p for p in fig.get("text", "").split("\n\n") if p.strip()]:
@@ -54,7 +60,7 @@ def to_html_page(figures, title="pytensor memory inspector", fragment=False):
                      f'<noscript><pre>{html.escape(to_text(snap, previews))}</pre></noscript>\n</section>\n')
         data = json.dumps(snap, separators=(",", ":")).replace("</", "<\\/")
         b64 = base64.b64encode(previews).decode("ascii")
-        mounts.append(f'mountStatic(document.getElementById("pti-{uid}"), {data}, "{b64}");\n')
+        mounts.append(f'{mount}(document.getElementById("pti-{uid}"), {data}, "{b64}");\n')
     body = ("".join(parts) + f'<style>{asset("inspector.css")}</style>\n<script type="module">\n'
             f'{asset("inspector.js")}\n{"".join(mounts)}</script>\n')
     if fragment:
@@ -160,6 +166,22 @@ def _owns_text(v):
     return out
 
 
+def _pages_text(ranges, note, what):
+    if ranges is None:
+        return note or f"{what} unknown"
+    return f"{what} {_fmt_bytes(sum(b - a for a, b in ranges))}"
+
+
+def _file_text(f):
+    """A mapped file in one sentence: path, mapping, file byte range, resident and copied-on-write bytes."""
+    off = f.get("file_offset") or 0
+    out = f"file {f['path']}, {f['mapping']} mapping, file bytes [{off}, {off + f['nbytes']})"
+    out += "; " + _pages_text(f.get("resident"), f.get("resident_note"), "resident in RAM:")
+    if f.get("cow") is not None or f.get("cow_note"):
+        out += "; " + _pages_text(f.get("cow"), f.get("cow_note"), "copied on write:")
+    return out
+
+
 def _index_text(idx):
     return f"[{','.join(map(str, idx))}]"      # no spaces: the line wrapper never splits an index
 
@@ -185,6 +207,9 @@ def to_text(snap, previews, width=WIDTH):
         if "union_bytes" in r:
             lines += textwrap.wrap(_total_text(r, len(r["views"])), width=width, initial_indent="  ",
                                    subsequent_indent="    ")
+        if r.get("file"):
+            lines += textwrap.wrap(_file_text(r["file"]), width=width, initial_indent="  ", subsequent_indent="    ",
+                                   break_on_hyphens=False)
         for vid in r["views"]:
             v = vmap[vid]
             lo, hi = v["footprint"]
@@ -206,6 +231,10 @@ def to_text(snap, previews, width=WIDTH):
                 about.append("shares " + ", ".join(shares))
             if v["readonly"]:
                 about.append("read-only")
+            if v.get("lineage_text"):
+                about.append(f"made by {v['lineage_text']}")
+            if v.get("origin") and v["origin"].get("text"):
+                about.append(v["origin"]["text"])
             vals = _values(v, r, previews)
             if vals:
                 about.append("values " + ", ".join(f"{_index_text(i)}={_fmt_value(x)}" for i, x in vals[:4])

@@ -216,6 +216,31 @@ export function indicesText(idxs, room) {
 const idxList = (i) => `[${i.join(", ")}]`;
 
 // ------------------------------------------------------------------ state helpers
+/**
+ * A snapshot from another and a delta (inspector.py's _delta; the live view applies its `checkpoint`
+ * to its `base`, then its `delta`): "views" and
+ * "regions" map an id to its changed fields (a whole dict for a new id, null for a removed one),
+ * "<kind>_order" lists the ids when their order changed, "overlaps" replaces the list, "top" the
+ * other keys. Unchanged dicts are shared with `base`, so the cost is the size of the delta plus
+ * one pass over the ids.
+ */
+export function applyDelta(base, delta) {
+  if (!delta || !Object.keys(delta).length) return base || {};
+  const snap = { ...(base || {}), ...(delta.top || {}) };
+  for (const kind of ["views", "regions"]) {
+    const list = (base && base[kind]) || [], patch = delta[kind] || {};
+    const cur = new Map(list.map((x) => [x.id, x]));
+    for (const [id, p] of Object.entries(patch)) {
+      if (p === null) cur.delete(id);
+      else cur.set(id, cur.has(id) ? { ...cur.get(id), ...p } : p);
+    }
+    const order = delta[`${kind}_order`] || list.map((x) => x.id);
+    snap[kind] = order.filter((id) => cur.has(id)).map((id) => cur.get(id));
+  }
+  if (delta.overlaps) snap.overlaps = delta.overlaps;
+  return snap;
+}
+
 /** Python's snapshot dict + the previews blob -> renderable state (each region gets `.bytes`). */
 export function attachPreviews(snapshot, previews) {
   const blob = toU8(previews);
@@ -358,6 +383,7 @@ export function describeView(state, vid) {
     touched: v.touched_bytes, max_hits: v.max_hits, readonly: v.readonly, overlaps,
     exclusive: v.exclusive_bytes, shared: v.shared_bytes, ownership_note: v.ownership_note || "",
     status: v.status || "live", note: v.note || "",
+    lineage: v.lineage || null, lineage_text: v.lineage_text || "", origin: v.origin || null,
   };
 }
 
@@ -434,7 +460,10 @@ function tipForView(d) {
     ? `<tr><td>status</td><td><span class="pti-tag pti-tag-temp">temporary</span> ` +
       `${d.note ? esc(d.note) : "the Python object is gone; its bytes are alive, drawn from the layout recorded when it was inspected"}</td></tr>`
     : d.note ? `<tr><td>note</td><td>${esc(d.note)}</td></tr>` : "";
-  return `<div class="pti-tip-h"><b>${esc(d.name)}</b> ${esc(d.type)}</div><table>` + status +
+  const made = d.lineage_text ? `<tr><td>made by</td><td class="pti-tip-lineage">${esc(d.lineage_text)}</td></tr>` : "";
+  const origin = d.origin && d.origin.text ? `<tr><td>bytes</td><td class="pti-tip-origin${d.origin.shared === false ? " pti-copied-text" : ""}">` +
+    `${esc(d.origin.text)}</td></tr>` : "";
+  return `<div class="pti-tip-h"><b>${esc(d.name)}</b> ${esc(d.type)}</div><table>` + status + made + origin +
     `<tr><td>shape</td><td>(${d.shape.join(", ")})</td></tr>` +
     `<tr><td>strides</td><td>${strides}</td></tr>` +
     `<tr><td>offset</td><td>${d.storage_offset} elements, byte ${d.offset} of the buffer</td></tr>` +
@@ -588,6 +617,18 @@ function regionSvg(state, r, k, ui, y0, width, frame) {
     bx += w + 6;
   }
   y += 24;
+  const writer = ui.past && ui.flash && ui.flash.writers && ui.flash.writers[r.id];
+  if (writer) {
+    parts.push(`<text class="pti-writer" data-region="${esc(r.id)}" x="${PAD}" y="${y + 9}">` +
+      `${esc(clip(`this step: ${writer}`, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
+    y += 16;
+  }
+  if (r.file) {
+    const [svg, next] = fileSvg(r, z0, z1, sx, sw, y, width);
+    parts.push(svg);
+    y = next;
+    frame.files = true;
+  }
   // minimap: the whole buffer, footprints, and where the zoom window is
   if (z0 > 0 || z1 < r.nbytes) {
     const s = sw / Math.max(1, r.nbytes);
@@ -602,6 +643,8 @@ function regionSvg(state, r, k, ui, y0, width, frame) {
   y += 13;
   const flash = flashSet(ui, r);
   const hit = (a, b) => flash && flash.some(([lo, hi]) => a < hi && lo < b);
+  // A flashing node carries its flash's tick, so the next flash is new markup and flashes again.
+  const tickAttr = ` data-tick="${(ui.flash && ui.flash.tick) || 0}"`;
   let perView = {};
   const scale = sw / span;
   if (detail) {
@@ -615,7 +658,7 @@ function regionSvg(state, r, k, ui, y0, width, frame) {
       const x = sx + (off - z0) * scale;
       parts.push(`<rect class="${cls}" data-region="${esc(r.id)}" data-off="${off}" x="${x.toFixed(2)}" y="${y}" ` +
         `width="${Math.max(0.5, scale - (scale > 4 ? 1 : 0)).toFixed(2)}" height="22"` +
-        `${b == null ? ` fill="url(#${frame.ids.unk})"` : ""}/>`);
+        `${b == null ? ` fill="url(#${frame.ids.unk})"` : ""}${hit(off, off + 1) ? tickAttr : ""}/>`);
       if (showHex && b != null) {
         parts.push(`<text class="pti-hex" data-region="${esc(r.id)}" data-off="${off}" x="${(x + scale / 2).toFixed(2)}" ` +
           `y="${y + 15}" text-anchor="middle">${b.toString(16).padStart(2, "0")}</text>`);
@@ -628,7 +671,7 @@ function regionSvg(state, r, k, ui, y0, width, frame) {
     bucketCounts(views, z0, span, nb).forEach(([a, b, c], k2) => {
       parts.push(`<rect class="pti-bucket ${c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0"}${hit(a, b) ? " pti-flash" : ""}" ` +
         `data-region="${esc(r.id)}" data-off="${a}" data-end="${b}" x="${(sx + k2 * bw).toFixed(2)}" y="${y}" ` +
-        `width="${Math.max(0.5, bw).toFixed(2)}" height="16"/>`);
+        `width="${Math.max(0.5, bw).toFixed(2)}" height="16"${hit(a, b) ? tickAttr : ""}/>`);
     });
     y += 20;
   }
@@ -637,7 +680,7 @@ function regionSvg(state, r, k, ui, y0, width, frame) {
   const laneH = LANE_H + (order ? ORDER_ROW + ORDER_BELOW : 0);
   for (const v of drawn) {
     parts.push(laneSvg(state, r, v, { z0, z1, sx, sw, y: y + (order ? ORDER_ROW : 0), detail, order, scale,
-      els: perView[v.id], flash: frame.changedViews.has(v.id), hit }, frame));
+      els: perView[v.id], flash: frame.changedViews.has(v.id), hit, tickAttr }, frame));
     y += laneH;
   }
   if (order) frame.ordered = true;
@@ -656,22 +699,91 @@ function regionSvg(state, r, k, ui, y0, width, frame) {
   return [parts.join(""), y + 10];
 }
 
+// ------------------------------------------------------------------ mapped files
+const FILE_RUNS = 2000;     // resident / copied-on-write rects one strip draws; more are merged into pixel runs
+
+/** "data.bin · shared mapping · file bytes [4096, 8192)": what a file-backed buffer maps. */
+export function fileHeader(f) {
+  const off = f.file_offset ?? 0, n = f.nbytes ?? 0;
+  return `file ${f.path} \u00b7 ${f.mapping} mapping \u00b7 file bytes [${off}, ${off + n})` +
+    (f.page_size ? ` \u00b7 ${fmtBytes(f.page_size)} pages` : "");
+}
+
+/** Ranges of [z0, z1) as pixel runs [p0, p1, lo, hi], neighbours closer than half a pixel merged. */
+function pixelRuns(ranges, z0, z1, x) {
+  const runs = [];
+  for (const [lo, hi] of ranges || []) {
+    const a = Math.max(lo, z0), b = Math.min(hi, z1);
+    if (b <= a) continue;
+    const p0 = x(a), p1 = Math.max(x(b), p0 + 1), last = runs[runs.length - 1];
+    if (last && p0 <= last[1] + 0.5) { last[1] = Math.max(last[1], p1); last[3] = b; } else runs.push([p0, p1, a, b]);
+  }
+  return runs.slice(0, FILE_RUNS);
+}
+
+/**
+ * A file-backed buffer's header line (path, mapping, file byte range) and a thin strip over the
+ * byte axis: resident pages (in RAM now) and pages copied on write (a private mapping's writes,
+ * no longer the file's bytes). Where the model could not tell, the strip says why instead.
+ */
+function fileSvg(r, z0, z1, sx, sw, y, width) {
+  const f = r.file, parts = [`<g class="pti-file" data-region="${esc(r.id)}" data-mapping="${esc(f.mapping)}">`];
+  const head = fileHeader(f);
+  parts.push(`<text class="pti-file-head" x="${PAD}" y="${y + 9}"><title>${esc(head)}</title>` +
+    `${esc(clip(head, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
+  y += 14;
+  const scale = sw / Math.max(1, z1 - z0);
+  const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
+  parts.push(`<text class="pti-lbl pti-dim" x="${PAD}" y="${y + 7}">pages</text>` +
+    `<rect class="pti-pages-bg" x="${sx}" y="${y}" width="${sw}" height="8"><title>` +
+    `${esc(f.resident ? "pages of the mapping; coloured where resident in RAM" : f.resident_note || "residency unknown")}</title></rect>`);
+  const page = (cls, what) => ([p0, p1, lo, hi]) => `<rect class="${cls}" data-lo="${lo}" data-hi="${hi}" x="${p0.toFixed(2)}" ` +
+    `y="${cls === "pti-cow" ? y + 4 : y}" width="${(p1 - p0).toFixed(2)}" height="${cls === "pti-cow" ? 4 : 8}">` +
+    `<title>${what}: bytes [${lo}, ${hi})</title></rect>`;
+  parts.push(...pixelRuns(f.resident, z0, z1, x).map(page("pti-resident", "resident in RAM")));
+  parts.push(...pixelRuns(f.cow, z0, z1, x).map(page("pti-cow", "copied on write: this process's own copy, no longer the file's bytes")));
+  const notes = [f.resident ? "" : f.resident_note, f.cow ? "" : f.cow_note].filter(Boolean);
+  if (notes.length) {
+    parts.push(`<text class="pti-file-note pti-dim" x="${sx + 4}" y="${y + 18}">${esc(clip(notes.join("; "), Math.floor((sw - 8) / CHAR_W)))}</text>`);
+    y += 10;
+  }
+  parts.push(`</g>`);
+  return [parts.join(""), y + 14];
+}
+
+// ------------------------------------------------------------------ lineage and origin
+/** "← grid ← base": the views this one was made from, nearest first, by name where they have one. */
+export function chainText(v) {
+  const steps = (v.lineage || []).slice(1);
+  return steps.length ? steps.map((s) => `\u2190 ${s.name || s.expr}`).join(" ") : "";
+}
+
+/** Whether the view's bytes were copied (not shared) from what it was made from. */
+const isCopied = (v) => !!(v.origin && v.origin.shared === false);
+
+/** The table's "made by" cell: each step's expression, this view's first. */
+const madeBy = (v) => (v.lineage && v.lineage.length ? v.lineage.map((s) => s.expr).join(" \u2190 ") : "\u2014");
+
 function laneSvg(state, r, v, o, frame) {
   const { z0, z1, sx, y, detail, scale } = o;
   const parts = [], temp = isTemporary(v), color = v.color || PALETTE[0];
   const tags = (v.tags || []).join(" \u00b7 ");
   const mark = v.max_hits > 1 ? ` \u27f2\u00d7${abbreviate(String(v.max_hits), 5)}` : v.self_overlap === null ? " \u27f2?" : "";
   const name = clip(String(v.name), 14);
-  const shapeRoom = Math.max(6, 32 - name.length - (temp ? 10 : 0));
-  const title = `${v.name}: ${shapeText(v)}${temp ? ` (temporary${v.note ? `: ${v.note}` : ""})` : v.note ? ` (${v.note})` : ""}`;
+  const copied = isCopied(v), chain = chainText(v);
+  const shapeRoom = Math.max(6, 32 - name.length - (temp ? 10 : 0) - (copied ? 7 : 0));
+  const title = `${v.name}: ${shapeText(v)}${temp ? ` (temporary${v.note ? `: ${v.note}` : ""})` : v.note ? ` (${v.note})` : ""}` +
+    (v.lineage_text ? `\n${v.lineage_text}` : "") + (v.origin && v.origin.text ? `\n${v.origin.text}` : "");
+  const line2 = [chain, tags].filter(Boolean).join(" \u00b7 ");
   parts.push(`<g class="pti-label" data-view="${esc(v.id)}"><title>${esc(title)}</title>` +
     `<rect class="pti-swatch${temp ? " pti-swatch-temp" : ""}" x="${PAD}" y="${y + 2}" width="6" height="22" fill="${color}"` +
     `${temp ? ` stroke="${color}"` : ""}/>` +
     `<text class="pti-name" x="${PAD + 10}" y="${y + 11}">${esc(name)}` +
-    `${temp ? ` <tspan class="pti-temp-tag">temporary</tspan>` : ""} ` +
+    `${temp ? ` <tspan class="pti-temp-tag">temporary</tspan>` : ""}` +
+    `${copied ? ` <tspan class="pti-copied-tag">copied</tspan>` : ""} ` +
     `<tspan class="pti-dim">${esc(clip(shapeText(v), shapeRoom))}</tspan></text>` +
     (v.readonly ? lockSvg(LABEL_W - 8, y + 1) : "") +
-    `<text class="pti-tags" x="${PAD + 10}" y="${y + 23}">${esc(clip(tags, 31 - mark.length))}` +
+    `<text class="pti-tags" x="${PAD + 10}" y="${y + 23}">${esc(clip(line2, 31 - mark.length))}` +
     `<tspan class="pti-mark">${mark}</tspan></text></g>`);
   const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
   const [f0, f1] = v.footprint;
@@ -683,9 +795,10 @@ function laneSvg(state, r, v, o, frame) {
   const body = detail ? detailCells(r, v, o, frame, x) : summaryLane(v, o, x, frame);
   parts.push(body.svg, overlapRects(state, v, frame, x, y, z0, z1), body.labels || "");
   const cls = ["pti-lane", v.self_overlap ? "pti-selfovl" : "", v.in_bounds === false ? "pti-oob" : "",
-    temp ? "pti-temp" : "", body.overview ? "pti-overview" : "", o.flash ? "pti-flash" : ""].filter(Boolean).join(" ");
-  return `<g class="${cls}" data-view="${esc(v.id)}" data-name="${esc(v.name)}" data-region="${esc(r.id)}">` +
-    parts.join("") + `</g>`;
+    temp ? "pti-temp" : "", copied ? "pti-copied" : "", body.overview ? "pti-overview" : "",
+    o.flash ? "pti-flash" : ""].filter(Boolean).join(" ");
+  return `<g class="${cls}" data-view="${esc(v.id)}" data-name="${esc(v.name)}" data-region="${esc(r.id)}"` +
+    `${o.flash ? o.tickAttr : ""}>` + parts.join("") + `</g>`;
 }
 
 /** Hatched stretches where this view's footprint meets another's; many neighbours merge into pixel runs. */
@@ -731,12 +844,13 @@ function detailCells(r, v, o, frame, x) {
     cells.set(start, { cx: x0 + w / 2 + 0.5, w, n: idxs.length });
     const val = valueAt(r, v, start);
     const multi = idxs.length > 1;
-    const ecls = ["pti-el", multi ? "pti-multi" : "", o.hit(start, start + v.itemsize) ? "pti-flash" : ""].filter(Boolean).join(" ");
+    const flashed = o.hit(start, start + v.itemsize);
+    const ecls = ["pti-el", multi ? "pti-multi" : "", flashed ? "pti-flash" : ""].filter(Boolean).join(" ");
     const index = idxs[0].join(",");
     const all = idxs.slice(0, LIMITS.cellIndices).map((i) => i.join(",")).join(";") + (idxs.length > LIMITS.cellIndices ? ";\u2026" : "");
     parts.push(`<rect class="${ecls}" data-view="${esc(v.id)}" data-index="${index}" data-start="${start}" ` +
       `data-hits="${idxs.length}" data-indices="${all}" x="${(x0 + 0.5).toFixed(2)}" y="${y + 5}" width="${w.toFixed(2)}" height="18" ` +
-      `fill="${fill}"/>`);
+      `fill="${fill}"${flashed ? o.tickAttr : ""}/>`);
     const label = val == null ? "" : cellLabel(val, idxs.length, Math.floor((w - 3) / CHAR_W));
     if (label) {
       labels.push(`<text class="pti-val" data-view="${esc(v.id)}" data-index="${index}" x="${(x0 + w / 2 + 0.5).toFixed(2)}" ` +
@@ -886,10 +1000,11 @@ const TABLE_COLS = [
   ["with", "shared with", "bytes in common with each other view", null, 12],
   ["readonly", "read-only", "", (v) => (v.readonly ? "yes" : "no"), 0],
   ["provenance", "provenance", "where the view's memory came from", (v) => v.provenance || "?", 10],
+  ["lineage", "made by", "the expressions that made this view, its own first", madeBy, 12],
 ];
 
 // Columns a narrow picture leaves out, first to last: each is also in the lane's label or hover.
-const TABLE_DROP = ["readonly", "bstrides", "byte_offset", "dtype", "offset", "strides", "shape"];
+const TABLE_DROP = ["lineage", "readonly", "bstrides", "byte_offset", "dtype", "offset", "strides", "shape"];
 
 /** Widths in characters of columns `cols`: their longest text, the shrinkable ones cut to fit `room`. */
 function fitColumns(cols, cells, room) {
@@ -915,7 +1030,9 @@ function tableSvg(state, r, views, y0, width, frame) {
   const rows = views.slice(0, LIMITS.tableRows);
   const all = rows.map((v) => TABLE_COLS.map(([key, , , f]) => String(key === "with" ? partnersText(state, v, frame) : f(v))));
   const chars = Math.floor((width - 2 * PAD - 14) / CHAR_W);
-  let cols = TABLE_COLS.map((_, c) => c), widths;
+  // "made by" only where the model says (older snapshots have no lineage)
+  const lineage = views.some((v) => v.lineage);
+  let cols = TABLE_COLS.map((_, c) => c).filter((c) => lineage || TABLE_COLS[c][0] !== "lineage"), widths;
   for (const drop of [null, ...TABLE_DROP]) {
     if (drop) cols = cols.filter((c) => TABLE_COLS[c][0] !== drop);
     widths = fitColumns(cols, all, chars - 2 * cols.length);
@@ -924,7 +1041,7 @@ function tableSvg(state, r, views, y0, width, frame) {
   const cells = all.map((row) => cols.map((c) => row[c]));
   const xs = [];
   widths.reduce((x, w) => { xs.push(x); return x + (w + 2) * CHAR_W; }, PAD + 14);
-  const hidden = TABLE_COLS.filter((_, c) => !cols.includes(c)).map(([key]) => key);
+  const hidden = TABLE_COLS.filter(([key], c) => !cols.includes(c) && (lineage || key !== "lineage")).map(([key]) => key);
   const text = (t, k, cls, y) => {
     const shown = clip(t, widths[k]);
     return `<text class="${cls}" data-col="${TABLE_COLS[cols[k]][0]}" x="${xs[k].toFixed(1)}" y="${y}">` +
@@ -967,7 +1084,7 @@ function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
 
 // Legend swatches are not bytes (class pti-key, not pti-byte), so `.pti-byte` selects the byte strip only.
 // Each entry is [its key drawn at (x, y), key width, text]; entries flow into rows that fit the picture.
-function legendSvg(y, width, ids, ordered) {
+function legendSvg(y, width, ids, ordered, files) {
   const box = (cls, fill = "") => (x, t) => `<rect class="${cls}" x="${x}" y="${t}" width="12" height="12"${fill}/>`;
   const arc = (back) => (x, t) => `<g class="pti-order-key" transform="translate(${x},${t})">` +
     `<path class="pti-step${back}" d="M0 4 Q7 16 14 4"/><path class="pti-step-arrow${back}" ` +
@@ -977,6 +1094,10 @@ function legendSvg(y, width, ids, ordered) {
     [box("pti-key pti-unknown", ` fill="url(#${ids.unk})"`), 16, "not in preview"],
     [box("pti-ovl", ` fill="url(#${ids.hatch})"`), 16, "footprints overlap"],
     [none, 0, "\u27f2\u00d7n: a view reads a byte n times"]];
+  if (files) {
+    items.push([box("pti-key pti-resident"), 16, "file page resident in RAM"],
+      [box("pti-key pti-cow"), 16, "page copied on write (no longer the file's bytes)"]);
+  }
   if (ordered) {
     items.push([none, 0, "[i, j] over a cell: its index"], [arc(""), 18, "the walk from each index to the next"],
       [arc(" pti-step-back"), 18, "a step back in memory"], [none, 0, "\u25cb\u00d7n: one cell, n indices"]);
@@ -1042,12 +1163,12 @@ export function renderSvg(state, ui = {}) {
     parts.push(`<text class="pti-gone" x="${PAD}" y="${y + 12}">freed: ${esc(clip(text, 140))}</text>`);
     y += 20;
   }
-  const [legend, legendH] = legendSvg(y, width, frame.ids, frame.ordered);
+  const [legend, legendH] = legendSvg(y, width, frame.ids, frame.ordered, frame.files);
   parts.push(legend);
   y += legendH;
   const gen = state.generation ?? 0, tick = (ui.flash && ui.flash.tick) || 0;
   return `<svg class="pti-svg" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" ` +
-    `viewBox="0 0 ${width} ${y}" data-generation="${gen}" data-flash="${tick}" role="img" ` +
+    `viewBox="0 0 ${width} ${y}" data-generation="${gen}" data-flash="${tick}"${ui.past ? ` data-past="true"` : ""} role="img" ` +
     `aria-label="pytensor memory inspector">` + defs(frame.ids) + parts.join("") + `</svg>`;
 }
 
@@ -1073,6 +1194,43 @@ export function tipPosition(mx, my, w, h, vw, vh, margin = 4) {
   return { left: Math.max(0, left), top: Math.max(0, top) };
 }
 
+/**
+ * Put the picture `html` into `holder`, keeping every node of the one already there that did not
+ * change: the SVG's children, and one level further down (a region's header, byte strip, lanes and
+ * table). A write changes a few lanes, a badge and some bytes, and the browser lays out only
+ * those again; replacing the whole picture would lay out every lane's text.
+ */
+export function patchPicture(holder, html) {
+  const old = holder.firstElementChild;
+  const tpl = document.createElement("template");
+  tpl.innerHTML = html;
+  const fresh = tpl.content.firstElementChild;
+  if (!old || !fresh || old.tagName !== fresh.tagName || holder.children.length !== 1) {
+    holder.replaceChildren(tpl.content);
+    return;
+  }
+  copyAttributes(old, fresh);
+  patchChildren(old, fresh, 1);
+}
+
+function copyAttributes(old, fresh) {
+  for (const { name } of [...old.attributes]) if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+  for (const { name, value } of fresh.attributes) if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+}
+
+const sameAttributes = (a, b) => a.attributes.length === b.attributes.length &&
+  [...b.attributes].every(({ name, value }) => a.getAttribute(name) === value);
+
+function patchChildren(old, fresh, depth) {
+  const a = [...old.children], b = [...fresh.children];
+  if (a.length !== b.length) { old.replaceChildren(...b); return; }
+  for (let i = 0; i < a.length; i++) {
+    // a container with the same attributes is patched child by child; anything else is compared whole
+    if (depth > 0 && a[i].tagName === b[i].tagName && sameAttributes(a[i], b[i])) patchChildren(a[i], b[i], depth - 1);
+    else if (a[i].outerHTML !== b[i].outerHTML) a[i].replaceWith(b[i]);
+  }
+}
+
 // Pattern ids must differ between every picture on a page, including pictures
 // drawn by separate copies of this module (each static export inlines one).
 const PAGE_TAG = Math.random().toString(36).slice(2, 8);
@@ -1080,12 +1238,13 @@ let mounted = 0;
 
 function mount(el, opts) {
   const root = document.createElement("div");
-  root.className = "pti-root";
+  root.className = opts.live ? "pti-root pti-live" : "pti-root";
   const bar = document.createElement("div");
   bar.className = "pti-bar";
+  const hist = historyBar();
   const holder = document.createElement("div");
   holder.className = "pti-holder";
-  root.append(bar, holder);
+  root.append(bar, hist.el, holder);
   el.appendChild(root);
   // The tooltip lives on <body>, outside every box that clips (the holder's
   // scroll area, notebook output areas); pti-root gives it the scoped styles.
@@ -1100,15 +1259,21 @@ function mount(el, opts) {
   // widget (a notebook stacks many; its repr prints the same numbers): one click either way.
   const ui = { zoom: {}, order: {}, table: {}, tableDefault: !opts.live, flash: null, width: 0,
     uid: `${PAGE_TAG}${++mounted}` };
-  let state = null, flashTimer = null;
+  let state = null, flashTimer = null, past = null;     // past: a history step shown instead of `state`
 
   const draw = () => {
-    if (!state) return;
+    const shown = past ? past.state : state;
+    if (!shown) return;
     ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
-    holder.innerHTML = renderSvg(state, ui);
-    bar.textContent = `${state.views.length} view${state.views.length === 1 ? "" : "s"} of ` +
-      `${state.regions.length} buffer${state.regions.length === 1 ? "" : "s"} \u00b7 ` +
-      (opts.live ? "live" : "static export (hover works; values are from the moment of export)");
+    const flash = ui.flash;
+    if (past) { ui.flash = past.changes; ui.past = true; }
+    patchPicture(holder, renderSvg(shown, ui));
+    if (past) { ui.flash = flash; ui.past = false; }
+    bar.textContent = `${shown.views.length} view${shown.views.length === 1 ? "" : "s"} of ` +
+      `${shown.regions.length} buffer${shown.regions.length === 1 ? "" : "s"} \u00b7 ` +
+      (past ? "history: a past picture (live updates wait until you go back to live)" :
+        opts.live ? "live" : opts.saved ? "saved with the notebook (no kernel is drawing it; values are from when " +
+        "the cell ran)" : "static export (hover works; values are from the moment of export)");
   };
   const update = (snapshot, previews, changes) => {
     state = attachPreviews(snapshot || {}, previews);
@@ -1120,6 +1285,20 @@ function mount(el, opts) {
       root.dataset.flashes = String((+root.dataset.flashes || 0) + 1);
     }
     draw();
+  };
+
+  // History: the slider picks a step; the live view asks Python for its picture (showStep answers).
+  const setSteps = (steps) => hist.set(steps || [], past ? past.generation : null);
+  const showStep = (generation, snapshot, previews, changes, info) => {
+    if (generation == null) past = null;
+    else past = { generation, state: attachPreviews(snapshot || {}, previews), changes: changes || null };
+    root.dataset.step = past ? String(generation) : "live";
+    hist.mark(past ? generation : null, info);
+    draw();
+  };
+  hist.onPick = (generation) => {
+    if (generation == null) showStep(null);
+    else if (opts.send) opts.send({ op: "step", generation });
   };
 
   const clearHl = () => holder.querySelectorAll(".pti-hl").forEach((n) => n.classList.remove("pti-hl"));
@@ -1142,9 +1321,10 @@ function mount(el, opts) {
   const onOver = (ev) => {
     const t = ev.target.closest("[data-off],[data-view]");
     clearHl();
-    if (!t || !state) { hideTip(); return; }
+    const shown = past ? past.state : state;
+    if (!t || !shown) { hideTip(); return; }
     if (t.dataset.off !== undefined && t.dataset.region) {
-      const d = describeByte(state, t.dataset.region, +t.dataset.off);
+      const d = describeByte(shown, t.dataset.region, +t.dataset.off);
       if (!d) { hideTip(); return; }
       for (const rd of d.readers) {
         holder.querySelectorAll(`.pti-el[data-view="${rd.view}"][data-start="${rd.start}"]`).forEach((n) => n.classList.add("pti-hl"));
@@ -1154,14 +1334,14 @@ function mount(el, opts) {
       showTip(tipForByte(d) + extra, ev);
     } else if (t.dataset.view) {
       const vid = t.dataset.view;
-      let html = tipForView(describeView(state, vid));
+      let html = tipForView(describeView(shown, vid));
       if (t.dataset.start !== undefined && t.classList.contains("pti-el")) {
         // an element: its bytes in the strip, and the cells of every other lane over the same bytes
-        const v = state.viewById[vid], start = +t.dataset.start;
+        const v = shown.viewById[vid], start = +t.dataset.start;
         for (let b = start; b < start + v.itemsize; b++) {
           holder.querySelectorAll(`.pti-byte[data-region="${v.region}"][data-off="${b}"]`).forEach((n) => n.classList.add("pti-hl"));
         }
-        const d = describeElement(state, vid, start);
+        const d = describeElement(shown, vid, start);
         t.classList.add("pti-hl");
         for (const o of d ? d.others : []) {
           holder.querySelectorAll(`.pti-el[data-view="${o.view}"][data-start="${o.start}"]`).forEach((n) => n.classList.add("pti-hl"));
@@ -1184,7 +1364,8 @@ function mount(el, opts) {
     draw();
   };
   const onClick = (ev) => {
-    if (!state) return;
+    const shown = past ? past.state : state;
+    if (!shown) return;
     const toggle = ev.target.closest(".pti-toggle");
     if (toggle) {
       const key = toggle.dataset.act === "order" ? "order" : "table";
@@ -1196,7 +1377,7 @@ function mount(el, opts) {
     const bucket = ev.target.closest(".pti-bucket");
     const mm = ev.target.closest(".pti-minimap");
     const rid = (z || bucket || mm || {}).dataset?.region;
-    const r = rid && state.regions.find((x) => x.id === rid);
+    const r = rid && shown.regions.find((x) => x.id === rid);
     if (!r) return;
     const [z0, z1] = visibleRange(r, ui), span = z1 - z0, mid = (z0 + z1) / 2;
     if (z) {
@@ -1227,6 +1408,8 @@ function mount(el, opts) {
     update,
     draw,
     ui,
+    setSteps,
+    showStep,
     destroy() {
       clearTimeout(flashTimer);
       holder.removeEventListener("mouseover", onOver);
@@ -1241,34 +1424,117 @@ function mount(el, opts) {
 }
 
 /** Static page entry point: no kernel, hover and zoom still work. */
-export function mountStatic(el, snapshot, previewsBase64) {
-  const view = mount(el, { live: false });
+export function mountStatic(el, snapshot, previewsBase64, options = {}) {
+  const view = mount(el, { live: false, saved: !!options.saved });
   view.update(snapshot, toU8(previewsBase64), null);
   return view;
+}
+
+// The notebook output areas a live view and its static fallback share (JupyterLab and Notebook 7,
+// classic Notebook, nbconvert's lab template).
+const OUTPUT_AREA = ".jp-OutputArea, .output_area, .output";
+
+/**
+ * The static stand-in that the widget's display adds after the live view: drawn only when no live
+ * view shares its output area (a saved notebook without a kernel, an nbconvert page). A live view
+ * that arrives later removes it (dropFallbacks).
+ */
+export function mountFallback(el, snapshot, previewsBase64) {
+  if (!el || !el.isConnected) return null;   // a newer picture replaced this output before its script ran
+  const area = el.closest(OUTPUT_AREA);
+  if (area && area.querySelector(".pti-live")) { el.hidden = true; return null; }
+  const view = mountStatic(el, snapshot, previewsBase64, { saved: true });
+  el.ptiView = view;
+  el.dataset.fallback = "shown";
+  return view;
+}
+
+function dropFallbacks(el) {
+  const area = el.closest(OUTPUT_AREA);
+  for (const n of area ? area.querySelectorAll(".pti-fallback .pti-static") : []) {
+    if (n.ptiView) n.ptiView.destroy();
+    n.ptiView = null;
+    n.hidden = true;
+    n.dataset.fallback = "hidden";
+  }
+}
+
+/**
+ * The history slider above the picture: one stop per step Python keeps, the last one live.
+ * `set(steps)` refreshes the stops, `mark(g)` shows which is drawn, `onPick(g | null)` is called
+ * when the user moves it (null: back to live).
+ */
+function historyBar() {
+  const el = document.createElement("div");
+  el.className = "pti-history";
+  el.hidden = true;
+  const range = document.createElement("input");
+  range.type = "range";
+  range.min = "0";
+  range.className = "pti-history-range";
+  range.setAttribute("aria-label", "history: step back through the pictures");
+  const label = document.createElement("span");
+  label.className = "pti-history-what";
+  const live = document.createElement("button");
+  live.type = "button";
+  live.className = "pti-history-live";
+  live.textContent = "live";
+  el.append(range, live, label);
+  const h = { el, steps: [], shown: null, onPick: () => {} };
+  const describe = () => {
+    const k = h.shown == null ? h.steps.length - 1 : h.steps.findIndex((s) => s.generation === h.shown);
+    range.value = String(Math.max(0, k));
+    live.disabled = h.shown == null;
+    if (k < 0) { label.textContent = h.shown == null ? "" : "a past step, no longer kept"; return; }
+    const s = h.shown == null ? null : h.info;
+    const who = s && s.views && s.views.length ? `; read by ${s.views.join(", ")}${s.more_views ? ` and ${s.more_views} more` : ""}` : "";
+    label.textContent = `step ${k + 1} of ${h.steps.length}${h.shown == null ? " (live)" : `: ${s ? s.what : ""}${who}`}`;
+  };
+  h.set = (steps, shown) => {
+    h.steps = steps;
+    el.hidden = steps.length < 2 && shown == null;
+    range.max = String(Math.max(0, steps.length - 1));
+    describe();
+  };
+  h.mark = (g, info) => { h.shown = g; h.info = info || null; describe(); };
+  range.addEventListener("input", () => {
+    const k = +range.value, s = h.steps[k];
+    h.onPick(!s || k === h.steps.length - 1 ? null : s.generation);
+  });
+  live.addEventListener("click", () => h.onPick(null));
+  return h;
 }
 
 // anywidget entry point: redraw on every synced change, poll the kernel for foreign writes.
 function render({ model, el }) {
   const view = mount(el, { live: true, send: (msg) => model.send(msg) });
+  dropFallbacks(el);
   view.ui.lastTick = (model.get("changes") || {}).tick;   // a new view does not replay an old flash
-  // One update message changes three traits: redraw once, after all of them landed.
+  const current = () => applyDelta(applyDelta(model.get("base"), model.get("checkpoint")), model.get("delta"));
+  // One update message changes several traits: redraw once, after all of them landed.
   let pending = false;
   const sync = () => {
     if (pending) return;
     pending = true;
     Promise.resolve().then(() => {
       pending = false;
-      view.update(model.get("snapshot"), model.get("previews"), model.get("changes"));
+      view.setSteps(model.get("steps"));
+      view.update(current(), model.get("previews"), model.get("changes"));
     });
   };
-  view.update(model.get("snapshot"), model.get("previews"), null);
-  model.on("change:snapshot", sync);
-  model.on("change:previews", sync);
-  model.on("change:changes", sync);
+  view.setSteps(model.get("steps"));
+  view.update(current(), model.get("previews"), null);
+  const TRAITS = ["base", "checkpoint", "delta", "previews", "changes", "steps"];
+  for (const t of TRAITS) model.on(`change:${t}`, sync);
   // Polling: one message in flight at a time, so a busy kernel never piles them up.
   // After 20 quiet polls the interval relaxes to 1 s; a change or the mouse brings it back.
   let inflight = 0, timer = null, quiet = 0;
-  const onMsg = (msg) => {
+  const onMsg = (msg, buffers) => {
+    if (msg && msg.op === "step") {
+      if (msg.missing) { view.showStep(null); return; }
+      view.showStep(msg.generation, applyDelta(model.get("base"), msg.delta), buffers && buffers[0], msg.changes, msg.info);
+      return;
+    }
     if (!msg || msg.op !== "pong") return;
     inflight = 0;
     quiet = msg.changed ? 0 : quiet + 1;
@@ -1303,9 +1569,7 @@ function render({ model, el }) {
   if (ro) ro.observe(el);
   return () => {
     clearTimeout(timer);
-    model.off("change:snapshot", sync);
-    model.off("change:previews", sync);
-    model.off("change:changes", sync);
+    for (const t of TRAITS) model.off(`change:${t}`, sync);
     model.off("msg:custom", onMsg);
     el.removeEventListener("mouseover", wake);
     if (ro) ro.disconnect();

@@ -8,7 +8,15 @@ table: Python-side model times (snapshot, a live check with nothing changed)
 and browser times (page load to picture, hover to tooltip, zoom click to
 redraw), each the median of several runs. Times are milliseconds; they are
 measurements to compare across changes, not limits (no test asserts them).
+
+The second table is one live update of 50, 200 and 500 views of one buffer: Python's check()
+after a write, the bytes the widget sends for it, a whole snapshot (what every update resent
+before updates became deltas), and the redraw in Chromium, from the message's JSON to a painted
+picture, by the live view's own code over a stand-in for anywidget's model.
+    cd /tmp && python /work/main/tests/bench/bench_inspector.py updates    # that table only
 """
+import base64
+import json
 import os
 import statistics
 import sys
@@ -75,14 +83,117 @@ def browser_times(page, path):
     return load_ms, hover_ms, zoom_ms
 
 
+# ---------------------------------------------------------------------- live updates
+UPDATE_VIEWS = (50, 200, 500)
+
+# The live view (inspector.js's default export) over a stand-in for anywidget's model: `ptiSet`
+# stores traits as the comm would and fires their change events.
+HARNESS = """
+const traits = {}, handlers = {};
+const model = { get: (k) => traits[k], on: (ev, f) => (handlers[ev] = handlers[ev] || []).push(f),
+  off() {}, send() {} };
+const unpack = (state) => { for (const [k, v] of Object.entries(state)) traits[k] = k === "previews" ? toU8(v) : v; };
+window.ptiSet = (json) => {
+  const state = JSON.parse(json);
+  unpack(state);
+  for (const k of Object.keys(state)) for (const f of handlers[`change:${k}`] || []) f();
+};
+unpack(INITIAL);
+render({ model, el: document.getElementById("w") });
+"""
+
+# From the update message's arrival (its JSON text) to a laid-out, painted picture of it.
+REDRAW_JS = """async ([json, gen]) => {
+  const t0 = performance.now();
+  window.ptiSet(json);
+  const svg = () => document.querySelector("svg.pti-svg");
+  while (svg().dataset.generation !== String(gen)) await new Promise((r) => setTimeout(r, 0));
+  svg().getBoundingClientRect();
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  return performance.now() - t0;
+}"""
+
+
+def update_objs(n):
+    """``n`` views of one 256 KiB int32 buffer: the buffer and n - 1 strided, overlapping slices."""
+    base = pytensor.arange(1 << 16, dtype=pytensor.int32)
+    return base, [base] + [base[k * 100:k * 100 + 1200:(k % 5) + 1] for k in range(n - 1)]
+
+
+def _state_json(msg, buffers):
+    """A widget update as the page receives it: its state, the preview buffer as base64."""
+    state = dict(msg["state"])
+    for path, buf in zip(msg.get("buffer_paths", []), buffers or []):
+        state[path[0]] = base64.b64encode(bytes(buf)).decode("ascii")
+    return json.dumps(state, separators=(",", ":"))
+
+
+def _live_page(w, path):
+    widgets = Path(__file__).resolve().parents[2] / "widgets"
+    initial = {"base": w.base, "checkpoint": w.checkpoint, "delta": w.delta,
+               "previews": base64.b64encode(w.previews).decode("ascii"), "changes": w.changes, "steps": w.steps,
+               "poll_ms": 0}
+    path.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"><style>'
+                    + (widgets / "inspector.css").read_text(encoding="utf-8") + '</style></head>'
+                    '<body><div id="w"></div><script type="module">\n'
+                    + (widgets / "inspector.js").read_text(encoding="utf-8")
+                    + "\nconst INITIAL = " + json.dumps(initial).replace("</", "<\\/") + ";\n" + HARNESS
+                    + "</script></body></html>", encoding="utf-8")
+
+
+def update_times(ctx, tmp, n):
+    """One live update of ``n`` views: Python's check(), bytes sent, Chromium redraw; medians."""
+    base, objs = update_objs(n)
+    w = Inspector(*objs, names=[f"v{k}" for k in range(n)])
+    sent = []
+    w._send = lambda msg, buffers=None: sent.append((msg, buffers))
+    full = len(json.dumps(w.snapshot, separators=(",", ":"))) + len(w.previews)   # what an update resent before
+    path = Path(tmp) / f"updates{n}.html"
+    _live_page(w, path)
+    page = ctx.new_page()
+    page.goto(path.as_uri())
+    page.wait_for_selector("svg.pti-svg", timeout=60_000)
+    arr = np.asarray(base)
+    check_ms, sizes, redraw_ms = [], ([], []), []
+    for k in range(2 * ROUNDS):
+        sent.clear()
+        if k % 2:
+            arr[k] = -k                         # a NumPy write: only the preview re-read sees it
+        else:
+            base[k] = -k                        # a write through pytensor: the write counter moves
+        t0 = time.perf_counter()
+        assert w.check()
+        check_ms.append((time.perf_counter() - t0) * 1e3)
+        msg, buffers = sent[-1]
+        sizes[k % 2].append(len(json.dumps(msg, separators=(",", ":"), default=lambda b: None))
+                            + sum(len(b) for b in buffers or []))
+        redraw_ms.append(page.evaluate(REDRAW_JS, [_state_json(msg, buffers), w.snapshot["generation"]]))
+    lanes = page.locator("g.pti-lane").count()
+    page.close()
+    w.close()
+    return (statistics.median(check_ms), statistics.median(sizes[0]), statistics.median(sizes[1]), full,
+            statistics.median(redraw_ms), lanes)
+
+
+def update_table(ctx, tmp):
+    rows = [(n, *update_times(ctx, tmp, n)) for n in UPDATE_VIEWS]
+    print("| views of one buffer | check() after a write | sent: pytensor write | sent: NumPy write "
+          "| one whole snapshot | redraw in Chromium | lanes drawn |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for n, check_ms, pt, nw, full, redraw, lanes in rows:
+        print(f"| {n} | {check_ms:.1f} ms | {pt / 1024:.1f} KiB | {nw / 1024:.1f} KiB | {full / 1024:.0f} KiB "
+              f"| {redraw:.0f} ms | {lanes} |")
+
+
 def main():
     from playwright.sync_api import sync_playwright
+    only_updates = sys.argv[1:] == ["updates"]
     rows = []
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         ctx = p.chromium.launch_persistent_context(str(Path(tmp) / "profile"), executable_path=CHROMIUM,
                                                    headless=True, args=ARGS, viewport={"width": 1280, "height": 900})
         page = ctx.new_page()
-        for name, objs in cases():
+        for name, objs in ([] if only_updates else cases()):
             names = [f"v{k}" for k in range(len(objs))]
             snap_ms = median_ms(lambda: snapshot(*objs, names=names))
             w = Inspector(*objs, names=names)
@@ -92,16 +203,22 @@ def main():
             w.close()
             load_ms, hover_ms, zoom_ms = browser_times(page, path)
             rows.append((name, snap_ms, check_ms, load_ms, hover_ms, zoom_ms, path.stat().st_size))
+        print(f"Run: {time.strftime('%Y-%m-%d')} · {sys.platform} · Python {sys.version.split()[0]} · "
+              f"numpy {np.__version__} · Chromium via Playwright · median of {ROUNDS}")
+        print()
+        if rows:
+            print("| case | snapshot() | check(), unchanged | page load to picture | hover to tooltip "
+                  "| zoom click to redraw | page size |")
+            print("|---|---:|---:|---:|---:|---:|---:|")
+            for name, snap_ms, check_ms, load_ms, hover_ms, zoom_ms, size in rows:
+                print(f"| {name} | {snap_ms:.1f} ms | {check_ms:.1f} ms | {load_ms:.0f} ms | {hover_ms:.0f} ms "
+                      f"| {zoom_ms:.0f} ms | {size / 1024:.0f} KiB |")
+            print()
+        print(f"Live updates: one write per round, alternately through pytensor and through NumPy; "
+              f"median of {2 * ROUNDS}.")
+        print()
+        update_table(ctx, tmp)
         ctx.close()
-    print(f"Run: {time.strftime('%Y-%m-%d')} · {sys.platform} · Python {sys.version.split()[0]} · "
-          f"numpy {np.__version__} · Chromium via Playwright · median of {ROUNDS}")
-    print()
-    print("| case | snapshot() | check(), unchanged | page load to picture | hover to tooltip | zoom click to redraw "
-          "| page size |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for name, snap_ms, check_ms, load_ms, hover_ms, zoom_ms, size in rows:
-        print(f"| {name} | {snap_ms:.1f} ms | {check_ms:.1f} ms | {load_ms:.0f} ms | {hover_ms:.0f} ms "
-              f"| {zoom_ms:.0f} ms | {size / 1024:.0f} KiB |")
 
 
 if __name__ == "__main__":

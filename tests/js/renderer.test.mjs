@@ -111,7 +111,10 @@ test("a write flashes the changed bytes and the aliases that saw it", () => {
   assert.match(svg, /data-flash="3"/);
   const flashed = [...svg.matchAll(/<rect class="pti-byte [^"]*pti-flash" data-region="r1" data-off="(\d+)"/g)].map((x) => +x[1]);
   assert.deepEqual(flashed, [4, 5, 6, 7]);
-  assert.match(svg, /<g class="pti-lane pti-flash" data-view="v0" data-name="t&lt;x&gt;" data-region="r1">/);
+  // a flashing node carries the flash's tick: the next flash is new markup, so it flashes again
+  assert.match(svg, /<g class="pti-lane pti-flash" data-view="v0" data-name="t&lt;x&gt;" data-region="r1" data-tick="3">/);
+  const ticks = [...svg.matchAll(/<rect class="pti-byte [^"]*pti-flash"[^>]* data-tick="3"\/>/g)].length;
+  assert.equal(ticks, 4);
   assert.match(svg, /<g class="pti-lane" data-view="v1" data-name="evens" data-region="r1">/);
 });
 
