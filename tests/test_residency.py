@@ -294,3 +294,32 @@ def test_asking_is_cheap_for_a_large_mapping(tmp_path):
     took = time.perf_counter() - start
     assert took < 0.5, f"file_info over 1 GiB took {took:.3f} s"
     assert len(info["resident"]) <= F.MAX_RUNS
+
+
+# ---------------------------------------------------------------- the inspector's pictures
+def test_the_snapshot_and_the_live_widget_show_pages_coming_in_and_copied(tmp_path):
+    """End to end: the region of a from_file buffer carries "file"; the widget redraws when a read
+    pulls a page in and when a private write copies one, and looking never pulls a page in itself."""
+    pytest.importorskip("anywidget")
+    from pytensor.widgets import snapshot
+    from pytensor.widgets.inspector import Inspector
+    t = pytensor.from_file(_sparse(tmp_path / "s.bin", 4 * MiB), shared=False, dtype=pytensor.uint8)
+    _madvise_random(t)
+    k = 5
+    view = t[k * P: k * P + 8]
+    snap, _ = snapshot(t, view, names=["t", "view"])
+    region = snap["regions"][0]
+    assert region["file"]["path"] == str(tmp_path / "s.bin") and region["file"]["mapping"] == "private"
+    assert region["file"]["resident"] == []                        # the snapshot read nothing either
+    w = Inspector(t, view, names=["t", "view"])
+    assert w.snapshot["regions"][0]["file"]["resident"] == []
+    assert _ones(t.untyped_storage().resident_pages()) == []     # drawing did not touch the file
+    assert view.tolist() == [0] * 8                                # the program reads: page k comes in
+    assert w.check() is True
+    resident = w.snapshot["regions"][0]["file"]["resident"]
+    assert any(lo <= k * P and k * P + 8 <= hi for lo, hi in resident)
+    if _pagemap_readable():
+        view[0] = 1                                                # a private write copies page k
+        assert w.check() is True
+        assert any(lo <= k * P < hi for lo, hi in w.snapshot["regions"][0]["file"]["cow"])
+    w.close()

@@ -46,6 +46,7 @@ from collections import deque
 from pathlib import Path
 
 from ._export import asset, to_html, to_text
+from ._files import file_info
 from ._lifetime import Watch, module_of, owners, span_of
 from ._names import guess_names
 from ._snapshot import PREVIEW_BYTES, build, elements_in_window, footprint, read_memory, resolve
@@ -147,10 +148,19 @@ def _ranges(old, new, base):
     return [[base + x, base + y] for x, y in out]
 
 
+def _file_key(d):
+    """A mapped file's resident and copied-on-write pages, hashable: a page read in or copied redraws."""
+    f = d["source"].get("file")
+    if not f:
+        return None
+    runs = lambda xs: tuple(map(tuple, xs)) if xs else None  # noqa: E731
+    return runs(f["resident"]), runs(f["cow"]), f["resident_note"], f["cow_note"]
+
+
 def _signature(items):
     """``(layout, counters)``: what a rebuild depends on, and the counters a re-read can refresh."""
     keys = ("addr0", "shape", "bstrides", "span_lo", "span_hi", "readonly", "dtype", "status", "note", "span_live")
-    layout = tuple((vid, tuple(d.get(k) for k in keys), d["source"]["key"]) for vid, _, d in items)
+    layout = tuple((vid, tuple(d.get(k) for k in keys), d["source"]["key"], _file_key(d)) for vid, _, d in items)
     counters = tuple((d["version"], d["source"].get("version"), d["source"].get("refcount")) for _, _, d in items)
     return layout, counters
 
@@ -443,7 +453,8 @@ class Inspector(_Base):
             holds.append(owner)
             d = dict(rec, span_lo=span[1], span_hi=span[2])
             if hasattr(owner, "refcount") and hasattr(owner, "version"):   # a pytensor storage: fresh counters
-                d["source"] = dict(rec["source"], refcount=owner.refcount, version=owner.version)
+                d["source"] = dict(rec["source"], refcount=owner.refcount, version=owner.version,
+                                   file=file_info(owner, span[1], span[2]))
                 d["version"] = owner.version
             return d, f"temporary: the view object is gone, its memory ({_kind_of(owner)}) is alive"
         return None, ""
