@@ -966,6 +966,9 @@ class Tensor(shim.TensorBase):
                                    f"{value.dim()} dimensions.")
             return self.copy_(value.expand(self._shape) if self._shape else value)
         self._check_write(refuse_overlap=False)
+        if self._dtype.kind == "float4":
+            raise NotImplementedError(f"fill_() is not implemented for {self._dtype.name}, as in torch: it is "
+                                      "storage-only (two 4-bit floats per byte); write bytes through .view(uint8)")
         code, buf = _scalar_bytes(value, self._dtype)
         check(lib.lt_fill(self._ptr(), self._strides, self._dtype.code, buf, code, self.dim(), self._shape))
         self._version_bump()

@@ -193,8 +193,11 @@ def test_float4_is_storage_only_as_in_torch():
             bad(t4, torch)
         with pytest.raises(NotImplementedError):
             bad(f4, pt)
-    with pytest.raises(RuntimeError, match="storage-only"):
-        pt.ones(2, dtype=pt.float4_e2m1fn_x2)
+    for fill in (lambda m: m.ones(2, dtype=m.float4_e2m1fn_x2), lambda m: m.full((2,), 1.0, dtype=m.float4_e2m1fn_x2)):
+        with pytest.raises(NotImplementedError):
+            fill(torch)
+        with pytest.raises(NotImplementedError, match="storage-only"):
+            fill(pt)
 
 
 def test_names_and_properties_match_torch():
