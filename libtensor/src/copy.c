@@ -255,7 +255,6 @@ lt_status lt_copy(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, con
     lt_status rc;
     if ((rc = lt__check_dtype(dst_dtype, "dst_dtype")) != LT_OK ||
         (rc = lt__check_dtype(src_dtype, "src_dtype")) != LT_OK ||
-        (rc = lt__check_cast(dst_dtype, src_dtype)) != LT_OK ||
         (rc = lt_layout_numel(&numel, ndim, shape)) != LT_OK ||
         (rc = lt__check_operand("dst", dst, dst_strides, dst_dtype, ndim, shape, numel)) != LT_OK ||
         (rc = lt__check_operand("src", src, src_strides, src_dtype, ndim, shape, numel)) != LT_OK)
@@ -286,7 +285,6 @@ lt_status lt_fill(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, con
     lt_status rc;
     if ((rc = lt__check_dtype(dst_dtype, "dst_dtype")) != LT_OK ||
         (rc = lt__check_dtype(value_dtype, "value_dtype")) != LT_OK ||
-        (rc = lt__check_cast(dst_dtype, value_dtype)) != LT_OK ||
         (rc = lt_layout_numel(&numel, ndim, shape)) != LT_OK ||
         (rc = lt__check_operand("dst", dst, dst_strides, dst_dtype, ndim, shape, numel)) != LT_OK)
         return rc;
