@@ -20,6 +20,7 @@ from .dtypes import (  # noqa: F401
     dtype, get_default_dtype, set_default_dtype, promote_types,
     bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64,
     float16, bfloat16, float32, float64, complex64, complex128,
+    float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn_x2,
 )
 from .errors import PytensorError, ReadOnlyError, DeviceError, DLPackError, LayoutError  # noqa: F401
 from .tensor import Tensor, Size, device, get_default_device, set_default_device  # noqa: F401

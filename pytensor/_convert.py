@@ -490,9 +490,12 @@ def to_pylist(t):
     """t's values as nested lists of Python numbers (a scalar for 0-d)."""
     t._storage._check_host()
     d = t.dtype
-    if d is _dt.bfloat16 or d is _dt.float16:
-        # exact: every 16-bit float is a float32; and memoryview.cast cannot
-        # produce 'e' on every Python we support.
+    if d.kind == "float4":
+        raise NotImplementedError(f"tolist() and item() are not implemented for {d.name}, as in torch: it packs two "
+                                  "4-bit floats in each byte; .view(pytensor.uint8) reads the bytes")
+    if d is _dt.bfloat16 or d is _dt.float16 or d.kind == "float8":
+        # exact: every 16-bit and 8-bit float is a float32; and memoryview.cast
+        # cannot produce 'e' on every Python we support.
         t = t.to(_dt.float32)
         d = _dt.float32
     t = t.contiguous()  # row-major, as the flat read below assumes
@@ -523,9 +526,14 @@ def _empty_nest(shape):
     return [_empty_nest(shape[1:]) for _ in range(shape[0])]
 
 
+_SCALAR_TYPE_NAMES = {"bfloat16": "BFloat16", "float8_e4m3fn": "Float8_e4m3fn", "float8_e4m3fnuz": "Float8_e4m3fnuz",
+                      "float8_e5m2": "Float8_e5m2", "float8_e5m2fnuz": "Float8_e5m2fnuz",
+                      "float8_e8m0fnu": "Float8_e8m0fnu", "float4_e2m1fn_x2": "Float4_e2m1fn_x2"}
+
+
 def _typestr(d):
-    if d is _dt.bfloat16:
-        raise TypeError("Got unsupported ScalarType BFloat16")
+    if d is _dt.bfloat16 or d.kind in ("float8", "float4"):  # NumPy has no such type (torch's message)
+        raise TypeError(f"Got unsupported ScalarType {_SCALAR_TYPE_NAMES.get(d.name, d.name)}")
     kind = {"bool": "b", "uint": "u", "int": "i", "float": "f", "complex": "c"}[d.kind]
     order = "|" if d.itemsize == 1 else ("<" if sys.byteorder == "little" else ">")
     return f"{order}{kind}{d.itemsize}"

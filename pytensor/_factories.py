@@ -229,6 +229,9 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: _d
         dt = _dt.get_default_dtype() if any(isinstance(a, float) for a in args) else _dt.int64
     else:
         dt = _dt.dtype_arg("arange", dtype)
+    if dt.kind in ("float8", "float4"):
+        raise NotImplementedError(f"arange() is not implemented for {dt.name}, as in torch; make it in float32 "
+                                  "and convert with .to()")
     n = max(math.ceil((end - start) / step), 0)
     out = Tensor._empty((n,), dt)
     if n:
@@ -263,6 +266,9 @@ def linspace(start: float, end: float, steps: int, *, dtype: _dt.dtype | str | N
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dt = _dt.dtype_arg("linspace", dtype) or _dt.get_default_dtype()
+    if dt.kind in ("float8", "float4"):
+        raise NotImplementedError(f"linspace() is not implemented for {dt.name}, as in torch; make it in float32 "
+                                  "and convert with .to()")
     out = Tensor._empty((steps,), dt)
     if steps:
         ends = (start, end)

@@ -154,6 +154,8 @@ def binary(a, b, name, out=None):
         if not arrays:
             _check_sub_operands(a, b)
     cmp = name in _CMP
+    if dt.kind in ("float8", "float4"):
+        return _low_precision(a, b, name, dt, out)
     if cmp and dt.is_complex and name not in ("eq", "ne"):
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dt.name}\'')
     ta, tb = _operand(a, dt), _operand(b, dt)
@@ -165,6 +167,20 @@ def binary(a, b, name, out=None):
     check(lib.lt_binary(op, dt.code, len(shape), shape, out._ptr(), out._strides, ta._ptr(),
                         _broadcast_strides(ta, shape), tb._ptr(), _broadcast_strides(tb, shape)))
     return out
+
+
+def _low_precision(a, b, name, dt, out):
+    """torch's rule for the float8s: == and != compare values (as float32, exactly); every other
+    operation, and anything on the storage-only float4_e2m1fn_x2, is refused."""
+    if name in ("eq", "ne") and dt.kind == "float8" and out is None:
+        wide = [x.to(_dt.float32) if isinstance(x, Tensor) else x for x in (a, b)]
+        return binary(wide[0], wide[1], name)
+    refuse_low_precision(name, dt)
+
+
+def refuse_low_precision(name, dt):
+    raise NotImplementedError(f'"{name}" is not implemented for {dt.name}, as in torch: the float8 and float4 '
+                              "dtypes store and convert but have no arithmetic; use .to(pytensor.float32) first")
 
 
 def _is_bool_operand(x):
@@ -237,6 +253,8 @@ def reduce_sum(t, dim=None, keepdim=False, dtype=None):
     """Sum over ``dim`` (all dims when None); bool and integers sum to int64, as torch."""
     n = t.dim()
     dims = reduced_dims(dim, n)
+    if t._dtype.kind in ("float8", "float4") and dtype is None:
+        refuse_low_precision("sum", t._dtype)
     if dtype is not None:
         want = _dt.dtype_arg("sum", dtype)
         if want.kind in ("bool", "int", "uint") and want is not _dt.int64:

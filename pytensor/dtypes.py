@@ -23,10 +23,12 @@ class dtype:
         self.name = name
         self.code = code  # the lt_dtype enum value
         self.itemsize = int(lib.lt_dtype_itemsize(code))
-        self.kind = kind  # "bool", "uint", "int", "float" or "complex"
-        self.is_floating_point = kind == "float"
+        # "bool", "uint", "int", "float", "complex", or "float8"/"float4" for the low-precision floats,
+        # which convert but have no arithmetic and no NumPy type (as in torch)
+        self.kind = kind
+        self.is_floating_point = kind in ("float", "float8", "float4")
         self.is_complex = kind == "complex"
-        self.is_signed = kind in ("int", "float", "complex")
+        self.is_signed = kind in ("int", "float", "complex", "float8", "float4") and name != "float8_e8m0fnu"
         self._np_name = np_name  # None where NumPy has no such type (bfloat16)
         self._struct = struct_code  # struct-module format, None where none exists
 
@@ -43,6 +45,8 @@ class dtype:
 
     def to_complex(self):
         """The complex dtype holding two of this floating dtype (float16 -> complex64)."""
+        if self.kind in ("float8", "float4"):  # torch's error: a complex scalar meets a float8 tensor
+            raise RuntimeError(f"Unknown Complex ScalarType for {self.name[0].upper()}{self.name[1:]}")
         return complex128 if self is float64 else complex64
 
     def to_real(self):
@@ -50,7 +54,7 @@ class dtype:
         return {complex64: float32, complex128: float64}.get(self, self)
 
 
-_CATEGORY = {"bool": 0, "uint": 1, "int": 1, "float": 2, "complex": 3}
+_CATEGORY = {"bool": 0, "uint": 1, "int": 1, "float": 2, "float8": 2, "float4": 2, "complex": 3}
 
 bool = dtype("bool", lib.LT_BOOL, "bool", "bool", "?")  # noqa: A001  (torch's name)
 uint8 = dtype("uint8", lib.LT_UINT8, "uint", "uint8", "B")
@@ -67,9 +71,19 @@ float32 = dtype("float32", lib.LT_FLOAT32, "float", "float32", "f")
 float64 = dtype("float64", lib.LT_FLOAT64, "float", "float64", "d")
 complex64 = dtype("complex64", lib.LT_COMPLEX64, "complex", "complex64", "Zf")
 complex128 = dtype("complex128", lib.LT_COMPLEX128, "complex", "complex128", "Zd")
+# DLPack 1.1's low-precision floats, one byte each (float4_e2m1fn_x2 packs two 4-bit values):
+# storage, DLPack and conversions, no arithmetic (see README, "Low-precision floats").
+float8_e4m3fn = dtype("float8_e4m3fn", lib.LT_FLOAT8_E4M3FN, "float8", None, None)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", lib.LT_FLOAT8_E4M3FNUZ, "float8", None, None)
+float8_e5m2 = dtype("float8_e5m2", lib.LT_FLOAT8_E5M2, "float8", None, None)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", lib.LT_FLOAT8_E5M2FNUZ, "float8", None, None)
+float8_e8m0fnu = dtype("float8_e8m0fnu", lib.LT_FLOAT8_E8M0FNU, "float8", None, None)
+float4_e2m1fn_x2 = dtype("float4_e2m1fn_x2", lib.LT_FLOAT4_E2M1FN_X2, "float4", None, None)
 
 ALL = (bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16,
-       float32, float64, complex64, complex128)
+       float32, float64, complex64, complex128,
+       float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn_x2)
+LOW_PRECISION = (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn_x2)
 _by_name = {d.name: d for d in ALL}
 by_code = {d.code: d for d in ALL}
 
@@ -209,6 +223,9 @@ def promote_types(a, b):
     a, b = dtype_arg("promote_types", a, True, "type1"), dtype_arg("promote_types", b, True, "type2")
     if a is b:
         return a
+    if a.kind in ("float8", "float4") or b.kind in ("float8", "float4"):
+        raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote {a.name} and "
+                           f"{b.name} (as in torch); convert with .to() first")
     if a.is_complex or b.is_complex:
         if a in _UNSIGNED_WIDE or b in _UNSIGNED_WIDE:
             _no_promotion(a, b)

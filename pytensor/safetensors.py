@@ -49,11 +49,13 @@ _DTYPES = {
     "U32": _dt.uint32, "I32": _dt.int32, "U64": _dt.uint64, "I64": _dt.int64,
     "F16": _dt.float16, "BF16": _dt.bfloat16, "F32": _dt.float32, "F64": _dt.float64,
     "C64": _dt.complex64,
+    "F8_E4M3": _dt.float8_e4m3fn, "F8_E5M2": _dt.float8_e5m2, "F8_E8M0": _dt.float8_e8m0fnu,
+    "F8_E4M3FNUZ": _dt.float8_e4m3fnuz, "F8_E5M2FNUZ": _dt.float8_e5m2fnuz,
 }
 _NAMES = {dt: name for name, dt in _DTYPES.items()}
-# Format dtypes pytensor cannot store yet: refused by name rather than as "unknown".
-_KNOWN_UNSUPPORTED = {"F8_E4M3", "F8_E4M3FNUZ", "F8_E5M2", "F8_E5M2FNUZ", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2",
-                      "C128"}
+# Format dtypes pytensor cannot store: refused by name rather than as "unknown". F4 counts 4-bit
+# elements in its shape, where pytensor's float4_e2m1fn_x2 (as torch's) holds two per element.
+_KNOWN_UNSUPPORTED = {"F4", "F6_E2M3", "F6_E3M2", "C128"}
 # safetensors' own cap on the header (100 MB): a larger claim is a corrupt or hostile file.
 MAX_HEADER_BYTES = 100_000_000
 _ALIGN = 8  # writers pad the header so the data starts 8-aligned

@@ -980,6 +980,9 @@ class Tensor(shim.TensorBase):
                                    f"{value.dim()} dimensions.")
             return self.copy_(value.expand(self._shape) if self._shape else value)
         self._check_write(refuse_overlap=False)
+        if self._dtype.kind == "float4":
+            raise NotImplementedError(f"fill_() is not implemented for {self._dtype.name}, as in torch: it is "
+                                      "storage-only (two 4-bit floats per byte); write bytes through .view(uint8)")
         code, buf = _scalar_bytes(value, self._dtype)
         check(lib.lt_fill(self._ptr(), self._strides, self._dtype.code, buf, code, self.dim(), self._shape))
         self._version_bump()
@@ -1120,8 +1123,10 @@ class Tensor(shim.TensorBase):
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         d = self._dtype
-        kind = {"bool": "bool", "uint": "int", "int": "int"}.get(d.kind, d.kind)
-        return format_tensor(self, dtype_name=d.name, kind=kind, default_float=_dt.get_default_dtype().name,
+        kind = {"bool": "bool", "uint": "int", "int": "int", "float8": "float", "float4": "float"}.get(d.kind, d.kind)
+        # float4_e2m1fn_x2 has no values, only bytes (two 4-bit floats each): shown as torch shows them
+        shown = self.view(_dt.uint8) if d.kind == "float4" else self
+        return format_tensor(shown, dtype_name=d.name, kind=kind, default_float=_dt.get_default_dtype().name,
                              suffixes=suffixes)
 
     __str__ = __repr__
@@ -1214,6 +1219,9 @@ def _view_strides(old_shape, old_strides, new_shape):
 
 def _copy_into(dst, src):
     """dst[...] = src elementwise (same shape), converting dtype; handles overlap in C."""
+    if dst._dtype is not src._dtype and _dt.float4_e2m1fn_x2 in (dst._dtype, src._dtype):
+        raise NotImplementedError(f"no conversion from {src._dtype.name} to {dst._dtype.name}, as in torch: "
+                                  "float4_e2m1fn_x2 packs two 4-bit floats in each byte and is storage-only")
     check(lib.lt_copy(dst._ptr(), dst._strides, dst._dtype.code, src._ptr(), src._strides, src._dtype.code,
                       dst.dim(), dst._shape))
 

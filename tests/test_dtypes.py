@@ -12,7 +12,7 @@ NAMES = [d.name for d in dtypes.ALL]
 
 def test_repr_and_sizes():
     assert repr(pytensor.float32) == "pytensor.float32"
-    assert [d.itemsize for d in dtypes.ALL] == [1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16]
+    assert [d.itemsize for d in dtypes.ALL] == [1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16, 1, 1, 1, 1, 1, 1]
     assert pytensor.float is pytensor.float32 and pytensor.long is pytensor.int64 and pytensor.half is pytensor.float16
     assert pytensor.cdouble is pytensor.complex128
 
@@ -45,6 +45,10 @@ def test_promote_types_matches_torch(a, b):
     torch = require_module("torch")
     try:
         want = str(torch.promote_types(getattr(torch, a), getattr(torch, b))).replace("torch.", "")
+        if a != b and "float4_e2m1fn_x2" in (a, b):
+            # torch 2.13 promotes float4 with uint16/32/64 to float4 (and asserts on the rest): a
+            # storage-only dtype has no promotion, so pytensor refuses every pair (README).
+            raise RuntimeError
     except RuntimeError:
         with pytest.raises(RuntimeError):
             pytensor.promote_types(getattr(pytensor, a), getattr(pytensor, b))
@@ -61,7 +65,12 @@ SCALARS = [True, 2, -3, 2.5, 1 + 2j]
 def test_result_type_with_scalars_matches_torch(name, scalar, zero_dim):
     torch = require_module("torch")
     shape = () if zero_dim else (2,)
-    want = torch.result_type(torch.zeros(shape, dtype=getattr(torch, name)), scalar)
+    try:
+        want = torch.result_type(torch.zeros(shape, dtype=getattr(torch, name)), scalar)
+    except RuntimeError as e:  # a complex scalar with a float8 or float4 tensor
+        with pytest.raises(RuntimeError, match=str(e)):
+            dtypes.result_type_of((pytensor.zeros(shape, dtype=getattr(pytensor, name)), scalar))
+        return
     got = dtypes.result_type_of((pytensor.zeros(shape, dtype=getattr(pytensor, name)), scalar))
     if want == torch.complex32:
         # pytensor has no complex32 (README: other differences from torch): the

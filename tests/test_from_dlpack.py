@@ -338,7 +338,7 @@ def test_every_dtype_imports_as_itself(name, versioned):  # 9, 10, 22
     ("code", lambda m: setattr(m.dl_tensor.dtype, "code", 99)),                         # 23
     ("float128", lambda m: setattr(m.dl_tensor.dtype, "bits", 128)),                    # 23
     ("opaque", lambda m: setattr(m.dl_tensor.dtype, "code", 3)),
-    ("float8", lambda m: (setattr(m.dl_tensor.dtype, "code", 10), setattr(m.dl_tensor.dtype, "bits", 8))),  # 11
+    ("float8_e3m4", lambda m: (setattr(m.dl_tensor.dtype, "code", 7), setattr(m.dl_tensor.dtype, "bits", 8))),  # 11
     ("bool1", lambda m: (setattr(m.dl_tensor.dtype, "code", 6), setattr(m.dl_tensor.dtype, "bits", 1))),    # 22
     ("device", lambda m: setattr(m.dl_tensor.device, "device_type", 5)),
     ("ndim", lambda m: setattr(m.dl_tensor, "ndim", -1)),

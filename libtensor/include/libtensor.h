@@ -13,7 +13,8 @@
  *             import. Every storage has exactly one deleter, which runs
  *             exactly once, when the last reference is released.
  *   dtype     An element type (bool, unsigned and signed integers, float16,
- *             bfloat16, float32/64, complex64/128) with its size and DLPack code.
+ *             bfloat16, float32/64, complex64/128, the float8s and packed
+ *             float4) with its size and DLPack code.
  *   layout    A view of a storage is (dtype, ndim, shape, strides, offset).
  *             Strides and offsets are counted in ELEMENTS, as in DLPack; a
  *             byte address is  data + (offset + sum_i index[i]*strides[i]) * itemsize.
@@ -120,6 +121,17 @@ typedef enum lt_dtype {
     LT_FLOAT64,
     LT_COMPLEX64,
     LT_COMPLEX128,
+    /* DLPack 1.1's low-precision floats, torch's names. Each float8 is one
+     * byte and converts to and from the other dtypes as torch 2.13 converts
+     * (through float32); they have no arithmetic (lt_binary and lt_sum refuse
+     * them). FLOAT4_E2M1FN_X2 packs two 4-bit floats in one byte: storage
+     * only, like torch's, so it has no conversions either (LT_EDTYPE). */
+    LT_FLOAT8_E4M3FN,
+    LT_FLOAT8_E4M3FNUZ,
+    LT_FLOAT8_E5M2,
+    LT_FLOAT8_E5M2FNUZ,
+    LT_FLOAT8_E8M0FNU,
+    LT_FLOAT4_E2M1FN_X2,
     LT_DTYPE_COUNT
 } lt_dtype;
 
@@ -130,8 +142,9 @@ size_t lt_dtype_itemsize(lt_dtype dtype);
 const char *lt_dtype_name(lt_dtype dtype);
 
 /* Maps a DLPack (code, bits, lanes) triple to a dtype. Fails with
- * LT_EDTYPE for combinations libtensor has no dtype for (lanes != 1, float8,
- * opaque handles, ...). Writes *out only on success. */
+ * LT_EDTYPE for combinations libtensor has no dtype for (lanes other than 1,
+ * except float4_e2m1fn's 2; float8_e3m4, float6; opaque handles, ...).
+ * Writes *out only on success. */
 lt_status lt_dtype_from_dlpack(lt_dtype *out, uint8_t code, uint8_t bits, uint16_t lanes);
 
 /* The DLPack description of a dtype. Fails with LT_EDTYPE for a value

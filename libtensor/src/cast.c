@@ -1,6 +1,6 @@
 /*
- * cast.c: the 15 x 15 dtype conversion loops, generated from kernels.h's
- * dtype table.
+ * cast.c: the 20 x 20 dtype conversion loops, generated from kernels.h's
+ * dtype table (every dtype but the storage-only float4_e2m1fn_x2).
  *
  * Every pair gets one function with two loops: a dense one whose strides
  * are compile-time constants, so the compiler vectorizes it, and a strided
@@ -16,7 +16,10 @@
  *     nearest even, so float64 and 64-bit integer sources round twice, as
  *     c10::Half(float(x)) does;
  *   - float -> integer truncates toward zero, with out-of-range values as
- *     described below.
+ *     described below;
+ *   - the float8s decode to float32 (exactly) and encode from float32, so
+ *     they convert as float16 does: float64 and 64-bit integers round twice,
+ *     as c10::Float8_*(float(x)) does. kernels.h has the codecs.
  */
 #include "kernels.h"
 
@@ -104,6 +107,12 @@ static inline uint64_t f2i_d_UINT64(double x)
 #define CV_CPLX_R64(D, x) ((LT__VT(D)){(LT__PT(D))(x), 0})
 #define CV_CPLX_C64(D, x) ((LT__VT(D)){(LT__PT(D))(x).re, (LT__PT(D))(x).im})
 #define CV_CPLX_C128(D, x) ((LT__VT(D)){(LT__PT(D))(x).re, (LT__PT(D))(x).im})
+/* The fnuz float8s and e8m0fnu: float32 values, except that their NaN
+ * converts to integer 0 (torch 2.13; the others' NaN follows float32's rule). */
+#define CV_BOOL_R8Z CV_BOOL_R32
+#define CV_INT_R8Z(D, x) ((x) != (x) ? (LT__ST(D))0 : f2i_f_##D(x))
+#define CV_FLT_R8Z CV_FLT_R32
+#define CV_CPLX_R8Z CV_CPLX_R32
 #define CV_(dk, sk) CV_##dk##_##sk
 #define CV(dk, sk) CV_(dk, sk)
 #define CONVERT(D, S, x) CV(LT__DK(D), LT__SK(S))(D, x)
@@ -160,6 +169,15 @@ COPY_FN(2, uint16_t)
 COPY_FN(4, uint32_t)
 COPY_FN(8, uint64_t)
 COPY_FN(16, lt__c128)
+
+lt_status lt__check_cast(lt_dtype dst, lt_dtype src)
+{
+    if (dst == src || cast_table[dst][src])
+        return LT_OK;
+    return lt__fail(LT_EDTYPE, "no conversion from %s to %s: %s is a storage-only dtype (as in torch)",
+                    lt_dtype_name(src), lt_dtype_name(dst),
+                    lt_dtype_name(dst == LT_FLOAT4_E2M1FN_X2 ? dst : src));
+}
 
 lt__kernel lt__cast_kernel(lt_dtype dst, lt_dtype src)
 {

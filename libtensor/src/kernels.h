@@ -66,8 +66,13 @@ int lt__views_identical(const void *a, const int64_t *a_strides, size_t a_itemsi
 /* ------------------------------------------------------------ casts (cast.c) */
 
 /* The inner loop converting src (ptr[1]) of src dtype into dst (ptr[0]).
- * Same-dtype pairs move bytes unchanged. Both dtypes must be valid. */
+ * Same-dtype pairs move bytes unchanged. Both dtypes must be valid and the
+ * pair convertible (lt__check_cast). */
 lt__kernel lt__cast_kernel(lt_dtype dst, lt_dtype src);
+
+/* LT_OK when src converts to dst: every pair but float4_e2m1fn_x2 with
+ * another dtype (a storage-only dtype). Both dtypes must be valid. */
+lt_status lt__check_cast(lt_dtype dst, lt_dtype src);
 
 /* --------------------------------------------------- threads and walks (threads.c) */
 
@@ -202,6 +207,115 @@ static inline uint16_t lt__f32_to_bf16(float f)
     return (uint16_t)((0x7fc0u & is_nan) | (r & ~is_nan));
 }
 
+/* ------------------------------------------------------------ float8 codecs
+ *
+ * Bit-exact with torch 2.13's c10 conversions, checked against torch for
+ * every byte (decode) and across float32's range (encode). A float8 value
+ * is sign, E exponent bits and M mantissa bits with bias B:
+ *   exponent field e > 0:  (1 + m / 2^M) * 2^(e - B)
+ *   e == 0 (subnormal):    (m / 2^M) * 2^(1 - B)
+ * The "fnuz" formats have no negative zero: 0x80 is their only NaN. */
+
+/* 2^k as a float, for the normal range of k. */
+static inline float lt__pow2f(int k) { return lt__f32_from_bits((uint32_t)(127 + k) << 23); }
+
+/* The magnitude encoded by the low 7 bits of an M-mantissa-bit, bias-B byte. */
+static inline float lt__fp8_magnitude(uint32_t b, int M, int B)
+{
+    uint32_t e = (b & 0x7fu) >> M, m = b & ((1u << M) - 1);
+    return e ? (float)(m | (1u << M)) * lt__pow2f((int)e - B - M) : (float)m * lt__pow2f(1 - B - M);
+}
+
+/* |f|'s bits ax (not NaN, below the format's overflow) rounded to nearest
+ * even, as the 7 low bits of an M-bit, bias-B float8 (a carry may reach 0x80).
+ * Subnormal results: adding 2^(23 + 1 - B - M) lines f's mantissa up with the
+ * float8's last subnormal bit, and the FPU's own rounding does the rest.
+ * Normal results: re-bias the exponent and drop 23 - M mantissa bits, adding
+ * half of the dropped unit minus one plus the lowest kept bit (ties to even). */
+static inline uint32_t lt__fp8_round(uint32_t ax, int M, int B)
+{
+    if (ax < (uint32_t)(127 + 1 - B) << 23) {
+        uint32_t denorm = (uint32_t)(127 + 23 + 1 - B - M) << 23;
+        return lt__f32_bits(lt__f32_from_bits(ax) + lt__f32_from_bits(denorm)) - denorm;
+    }
+    int shift = 23 - M;
+    return (ax + ((uint32_t)(B - 127) << 23) + ((1u << (shift - 1)) - 1) + ((ax >> shift) & 1u)) >> shift;
+}
+
+/* e4m3fn: B = 7, no infinity, NaN is S.1111.111. Out-of-range values,
+ * infinities included, saturate to +-448 (torch 2.13's conversion); NaN
+ * decodes with torch's payload (0x7ff00000). */
+static inline float lt__e4m3fn_to_f32(uint8_t b)
+{
+    uint32_t sign = (uint32_t)(b & 0x80u) << 24;
+    if ((b & 0x7fu) == 0x7fu)
+        return lt__f32_from_bits(sign | 0x7ff00000u);
+    return lt__f32_from_bits(sign | lt__f32_bits(lt__fp8_magnitude(b, 3, 7)));
+}
+static inline uint8_t lt__f32_to_e4m3fn(float f)
+{
+    uint32_t x = lt__f32_bits(f), sign = (x >> 24) & 0x80u, ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u)
+        return (uint8_t)(sign | 0x7fu);
+    if (ax >= 0x43e00000u) /* 448: the largest finite value */
+        return (uint8_t)(sign | 0x7eu);
+    return (uint8_t)(sign | lt__fp8_round(ax, 3, 7));
+}
+
+/* e5m2: B = 15, float16 with its low byte dropped, infinities and NaNs
+ * included; decoding is float16's (quieted NaNs, as torch). Overflow rounds
+ * to infinity. */
+static inline float lt__e5m2_to_f32(uint8_t b) { return lt__f16_to_f32((uint16_t)(b << 8)); }
+static inline uint8_t lt__f32_to_e5m2(float f)
+{
+    uint32_t x = lt__f32_bits(f), sign = (x >> 24) & 0x80u, ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u)
+        return (uint8_t)(sign | 0x7fu);
+    if (ax >= 0x47800000u) /* 2^16: past the largest finite value (57344) whatever the rounding */
+        return (uint8_t)(sign | 0x7cu);
+    return (uint8_t)(sign | lt__fp8_round(ax, 2, 15));
+}
+
+/* The fnuz formats (e4m3fnuz: B = 8; e5m2fnuz: B = 16): NaN, infinities and
+ * overflow all become 0x80, which decodes to torch's NaN (0x7f800001); a
+ * result that rounds to zero is +0. */
+static inline float lt__fnuz_to_f32(uint8_t b, int M, int B)
+{
+    if (b == 0x80u)
+        return lt__f32_from_bits(0x7f800001u);
+    return lt__f32_from_bits((uint32_t)(b & 0x80u) << 24 | lt__f32_bits(lt__fp8_magnitude(b, M, B)));
+}
+static inline uint8_t lt__f32_to_fnuz(float f, int M, int B)
+{
+    uint32_t x = lt__f32_bits(f), sign = (x >> 24) & 0x80u, ax = x & 0x7fffffffu;
+    if (ax >= (uint32_t)(127 + 1 + (1 << (7 - M)) - 1 - B) << 23) /* NaN, inf, or >= 2^(emax - B + 1) */
+        return 0x80u;
+    uint32_t r = lt__fp8_round(ax, M, B);
+    return (uint8_t)(r >= 0x80u ? 0x80u : r ? sign | r : 0u);
+}
+static inline float lt__e4m3fnuz_to_f32(uint8_t b) { return lt__fnuz_to_f32(b, 3, 8); }
+static inline uint8_t lt__f32_to_e4m3fnuz(float f) { return lt__f32_to_fnuz(f, 3, 8); }
+static inline float lt__e5m2fnuz_to_f32(uint8_t b) { return lt__fnuz_to_f32(b, 2, 16); }
+static inline uint8_t lt__f32_to_e5m2fnuz(float f) { return lt__f32_to_fnuz(f, 2, 16); }
+
+/* e8m0fnu: an unsigned power of two, 2^(e - 127); 0xff is NaN. Encoding
+ * keeps float32's exponent, ignores the sign, and rounds the mantissa to
+ * nearest even with guard, round and sticky bits (torch's rule: the implied
+ * bit is the LSB, so 1.5 * 2^k goes up to 2^(k+1)); NaN and infinity give
+ * NaN. */
+static inline float lt__e8m0fnu_to_f32(uint8_t b)
+{
+    return lt__f32_from_bits(b == 0xffu ? 0x7f800001u : b ? (uint32_t)b << 23 : 0x00400000u);
+}
+static inline uint8_t lt__f32_to_e8m0fnu(float f)
+{
+    uint32_t x = lt__f32_bits(f), e = (x >> 23) & 0xffu;
+    if (e == 0xffu)
+        return 0xffu;
+    uint32_t guard = (x >> 22) & 1u, rest = x & 0x3fffffu, lsb = e > 0;
+    return (uint8_t)(e + (guard && (rest || lsb)));
+}
+
 typedef struct lt__c64 {
     float re, im;
 } lt__c64;
@@ -217,7 +331,9 @@ typedef struct lt__c128 {
  *   storage   the C type of the bytes in memory
  *   value     the type arithmetic sees once decoded (float for the 16-bit floats)
  *   part      the real type of a complex value (the value type otherwise)
- *   src kind  how a value converts into others: BOOL INT R32 R64 C64 C128
+ *   src kind  how a value converts into others: BOOL INT R32 R64 C64 C128, and
+ *             R8Z for the float8s whose NaN becomes integer 0 (torch's rule
+ *             for the fnuz formats and e8m0fnu; otherwise R32)
  *   dst kind  how a value is made from others:  BOOL INT FLT CPLX
  *   op kind   which arithmetic applies:         BOOL INT FLT CPLX
  *   wide      an unsigned type at least as wide as int and as the storage, so
@@ -240,6 +356,11 @@ typedef struct lt__c128 {
 #define LT__ROW_FLOAT64 double, double, double, R64, FLT, FLT, double, LT__SAME, LT__SAME
 #define LT__ROW_COMPLEX64 lt__c64, lt__c64, float, C64, CPLX, CPLX, float, LT__SAME, LT__SAME
 #define LT__ROW_COMPLEX128 lt__c128, lt__c128, double, C128, CPLX, CPLX, double, LT__SAME, LT__SAME
+#define LT__ROW_FLOAT8_E4M3FN uint8_t, float, float, R32, FLT, FLT, float, lt__e4m3fn_to_f32, lt__f32_to_e4m3fn
+#define LT__ROW_FLOAT8_E4M3FNUZ uint8_t, float, float, R8Z, FLT, FLT, float, lt__e4m3fnuz_to_f32, lt__f32_to_e4m3fnuz
+#define LT__ROW_FLOAT8_E5M2 uint8_t, float, float, R32, FLT, FLT, float, lt__e5m2_to_f32, lt__f32_to_e5m2
+#define LT__ROW_FLOAT8_E5M2FNUZ uint8_t, float, float, R8Z, FLT, FLT, float, lt__e5m2fnuz_to_f32, lt__f32_to_e5m2fnuz
+#define LT__ROW_FLOAT8_E8M0FNU uint8_t, float, float, R8Z, FLT, FLT, float, lt__e8m0fnu_to_f32, lt__f32_to_e8m0fnu
 
 #define LT__SAME(...) (__VA_ARGS__)
 #define LT__DEC_BOOL(x) ((unsigned)((x) != 0))
@@ -279,14 +400,21 @@ typedef struct lt__c128 {
 #define LT__CAT(a, b) LT__CAT_(a, b)
 #define LT__CAT_(a, b) a##b
 
-/* Two spellings of the dtype list: the preprocessor will not expand a macro
- * inside its own expansion, so nested loops (rows of pairs) need one each. */
-#define LT__EACH_DTYPE(X)                                                             \
+/* The dtypes with arithmetic (ops.c's loops). */
+#define LT__EACH_ARITH_DTYPE(X)                                                       \
     X(BOOL) X(UINT8) X(UINT16) X(UINT32) X(UINT64) X(INT8) X(INT16) X(INT32) X(INT64) \
     X(FLOAT16) X(BFLOAT16) X(FLOAT32) X(FLOAT64) X(COMPLEX64) X(COMPLEX128)
-#define LT__EACH_DTYPE_WITH(X, D)                                                        \
-    X(D, BOOL) X(D, UINT8) X(D, UINT16) X(D, UINT32) X(D, UINT64) X(D, INT8) X(D, INT16) \
-    X(D, INT32) X(D, INT64) X(D, FLOAT16) X(D, BFLOAT16) X(D, FLOAT32) X(D, FLOAT64)     \
-    X(D, COMPLEX64) X(D, COMPLEX128)
+
+/* The dtypes with conversions (cast.c's loops): those with arithmetic and the
+ * float8s. Two spellings: the preprocessor will not expand a macro inside its
+ * own expansion, so nested loops (rows of pairs) need one each. */
+#define LT__EACH_DTYPE(X)                                                                      \
+    LT__EACH_ARITH_DTYPE(X)                                                                    \
+    X(FLOAT8_E4M3FN) X(FLOAT8_E4M3FNUZ) X(FLOAT8_E5M2) X(FLOAT8_E5M2FNUZ) X(FLOAT8_E8M0FNU)
+#define LT__EACH_DTYPE_WITH(X, D)                                                               \
+    X(D, BOOL) X(D, UINT8) X(D, UINT16) X(D, UINT32) X(D, UINT64) X(D, INT8) X(D, INT16)        \
+    X(D, INT32) X(D, INT64) X(D, FLOAT16) X(D, BFLOAT16) X(D, FLOAT32) X(D, FLOAT64)            \
+    X(D, COMPLEX64) X(D, COMPLEX128) X(D, FLOAT8_E4M3FN) X(D, FLOAT8_E4M3FNUZ) X(D, FLOAT8_E5M2) \
+    X(D, FLOAT8_E5M2FNUZ) X(D, FLOAT8_E8M0FNU)
 
 #endif

@@ -133,11 +133,11 @@ COMPLEX_FNS(COMPLEX128, double, fma, fabs)
         }                                                                                      \
     }
 #define BIN_FNS(D) EACH_OP(BIN_FN, D)
-LT__EACH_DTYPE(BIN_FNS)
+LT__EACH_ARITH_DTYPE(BIN_FNS)
 
 #define BIN_ENTRY(D, OP, RES) [LT_OP_##OP][LT_##D] = bin_##D##_##OP,
 #define BIN_ENTRIES(D) EACH_OP(BIN_ENTRY, D)
-static const lt__kernel bin_table[LT_OP_GE + 1][LT_DTYPE_COUNT] = {LT__EACH_DTYPE(BIN_ENTRIES)};
+static const lt__kernel bin_table[LT_OP_GE + 1][LT_DTYPE_COUNT] = {LT__EACH_ARITH_DTYPE(BIN_ENTRIES)};
 
 /* ------------------------------------------------------------ lt_binary */
 
@@ -149,6 +149,9 @@ static lt_status refuse_op(lt_binop op, lt_dtype dtype)
     if (op == LT_OP_DIV)
         return lt__fail(LT_EDTYPE, "true division (DIV) of %s is not supported; promote to a floating dtype first",
                         name);
+    if (dtype >= LT_FLOAT8_E4M3FN)
+        return lt__fail(LT_EDTYPE, "%s has no arithmetic or comparison (%s), as in torch; convert it to float32 first",
+                        name, op_names[op]);
     if (op == LT_OP_SUB)
         return lt__fail(LT_EDTYPE, "subtraction (SUB) of bool is not supported; use NE (logical xor) instead");
     return lt__fail(LT_EDTYPE, "ordered comparison (%s) of %s is not supported: complex numbers have no order",
@@ -332,10 +335,10 @@ typedef struct sum_vt {
         for (int64_t j = 0; j < n; j++)                                                           \
             ACC_PUT(D, dst + j * ds, a[j]);                                                       \
     }
-LT__EACH_DTYPE(SUM_FNS)
+LT__EACH_ARITH_DTYPE(SUM_FNS)
 
 #define SUM_ENTRY(D) [LT_##D] = {SUM_DST(D), sizeof(ACC_T(D)), row_##D, first_##D, add_##D, merge_##D, put_##D},
-static const sum_vt sum_table[LT_DTYPE_COUNT] = {LT__EACH_DTYPE(SUM_ENTRY)};
+static const sum_vt sum_table[LT_DTYPE_COUNT] = {LT__EACH_ARITH_DTYPE(SUM_ENTRY)};
 
 /* Room for one accumulator of any dtype. */
 typedef union acc_any {
@@ -643,6 +646,9 @@ lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, cons
         (rc = lt__check_dtype(src_dtype, "src_dtype")) != LT_OK)
         return rc;
     const sum_vt *vt = &sum_table[src_dtype];
+    if (!vt->row)
+        return lt__fail(LT_EDTYPE, "a sum of %s is not supported, as in torch; convert it to float32 first",
+                        lt_dtype_name(src_dtype));
     if (dst_dtype != vt->dst)
         return lt__fail(LT_EDTYPE, "a sum of %s accumulates in %s, so dst_dtype must be %s, not %s",
                         lt_dtype_name(src_dtype), lt_dtype_name(vt->dst), lt_dtype_name(vt->dst),

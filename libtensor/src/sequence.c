@@ -35,7 +35,7 @@ static lt_status check_target(const lt_storage *storage, lt_dtype dtype, int64_t
     lt_status rc;
     if (!storage)
         return lt__fail(LT_EINVAL, "%s: the storage is NULL", fn);
-    if ((rc = lt__check_dtype(dtype, "dtype")) != LT_OK)
+    if ((rc = lt__check_dtype(dtype, "dtype")) != LT_OK || (rc = lt__check_cast(dtype, LT_FLOAT64)) != LT_OK)
         return rc;
     if (n < 0)
         return lt__fail(LT_EINVAL, "%s: n is %" PRId64 "; a sequence has n >= 0 elements", fn, n);

@@ -202,7 +202,13 @@ static void test_all_pairs_round_trip(void)
     const double vals[4] = {0, 1, 3, 100};
     for (int s = 0; s < LT_DTYPE_COUNT; s++) {
         for (int d = 0; d < LT_DTYPE_COUNT; d++) {
+            if (s == LT_FLOAT4_E2M1FN_X2 || d == LT_FLOAT4_E2M1FN_X2)
+                continue; /* storage only: test_low_precision */
             for (int v = 0; v < 4; v++) {
+                if ((s == LT_FLOAT8_E8M0FNU || d == LT_FLOAT8_E8M0FNU) && vals[v] != 1)
+                    continue; /* powers of two only, and no zero */
+                if ((s >= LT_FLOAT8_E4M3FN || d >= LT_FLOAT8_E4M3FN) && vals[v] == 100)
+                    continue; /* e4m3 holds 96 and 104 */
                 unsigned char a[16] = {0}, m[16] = {0};
                 double back = -1;
                 double x = (s == LT_BOOL || d == LT_BOOL) ? (vals[v] != 0) : vals[v];
@@ -326,7 +332,7 @@ static void test_errors(void)
     CHECK_INT(lt_copy(a, unit, LT_FLOAT32, b, unit, LT_FLOAT32, 1, neg), LT_EINVAL);
     CHECK_INT(lt_copy(a, huge, LT_FLOAT32, b, unit, LT_FLOAT32, 1, shape), LT_EOVERFLOW);
     CHECK_INT(lt_fill(a, unit, LT_FLOAT32, NULL, LT_FLOAT32, 1, shape), LT_EINVAL);
-    CHECK_INT(lt_fill(a, unit, LT_FLOAT32, b, (lt_dtype)15, 1, shape), LT_EDTYPE);
+    CHECK_INT(lt_fill(a, unit, LT_FLOAT32, b, LT_DTYPE_COUNT, 1, shape), LT_EDTYPE);
 }
 
 static void test_fill(void)
@@ -457,6 +463,66 @@ static void test_threads_and_large_copies(void)
     free(h);
 }
 
+/* One float32 through a float8 dtype and back: the byte, then the value. */
+static uint8_t f32_to_fp8(float x, lt_dtype dt)
+{
+    uint8_t b = 0xAA;
+    convert1(&b, dt, &x, LT_FLOAT32);
+    return b;
+}
+static float fp8_to_f32(uint8_t b, lt_dtype dt)
+{
+    float x = -1;
+    convert1(&x, LT_FLOAT32, &b, dt);
+    return x;
+}
+
+/* The float8 codecs on the values that define each format (torch 2.13's
+ * bytes; tests/test_float8.py checks every byte and 1.3 million floats
+ * against torch itself), and float4_e2m1fn_x2's refusals. */
+static void test_low_precision(void)
+{
+    CHECK_INT(f32_to_fp8(1.5f, LT_FLOAT8_E4M3FN), 0x3c);
+    CHECK_INT(f32_to_fp8(448.0f, LT_FLOAT8_E4M3FN), 0x7e);
+    CHECK_INT(f32_to_fp8(1e6f, LT_FLOAT8_E4M3FN), 0x7e);        /* saturates */
+    CHECK_INT(f32_to_fp8(-INFINITY, LT_FLOAT8_E4M3FN), 0xfe);
+    CHECK_INT(f32_to_fp8(NAN, LT_FLOAT8_E4M3FN), 0x7f);
+    CHECK_INT(f32_to_fp8(0x1p-10f, LT_FLOAT8_E4M3FN), 0x00);    /* half the smallest subnormal: ties to even */
+    CHECK_DBL(fp8_to_f32(0x01, LT_FLOAT8_E4M3FN), 0x1p-9);
+    CHECK_INT(f32_to_fp8(1e6f, LT_FLOAT8_E5M2), 0x7c);          /* overflows to infinity */
+    CHECK_INT(f32_to_fp8(57344.0f, LT_FLOAT8_E5M2), 0x7b);
+    CHECK_INT(f32_to_fp8(61440.0f, LT_FLOAT8_E5M2), 0x7c);      /* the tie above the largest rounds up */
+    CHECK_INT(f32_to_fp8(-0.0f, LT_FLOAT8_E4M3FNUZ), 0x00);     /* fnuz: no negative zero */
+    CHECK_INT(f32_to_fp8(248.0f, LT_FLOAT8_E4M3FNUZ), 0x80);    /* rounds past 240: NaN */
+    CHECK_INT(f32_to_fp8(0x1p-17f, LT_FLOAT8_E5M2FNUZ), 0x01);
+    CHECK(isnan(fp8_to_f32(0x80, LT_FLOAT8_E5M2FNUZ)));
+    CHECK_INT(f32_to_fp8(1.5f, LT_FLOAT8_E8M0FNU), 0x80);       /* ties go up to 2 */
+    CHECK_INT(f32_to_fp8(-4.0f, LT_FLOAT8_E8M0FNU), 0x81);      /* the sign is dropped */
+    CHECK_DBL(fp8_to_f32(0x00, LT_FLOAT8_E8M0FNU), 0x1p-127);
+    int32_t i = 7;
+    convert1(&i, LT_INT32, (uint8_t[]){0x80}, LT_FLOAT8_E4M3FNUZ);
+    CHECK_INT(i, 0); /* the fnuz NaN converts to integer 0, as torch */
+
+    uint8_t packed[2] = {0x12, 0x34}, copy[2] = {0};
+    float f = 1;
+    int64_t shape[1] = {2}, unit[1] = {1};
+    CHECK_INT(lt_copy(copy, unit, LT_FLOAT4_E2M1FN_X2, packed, unit, LT_FLOAT4_E2M1FN_X2, 1, shape), LT_OK);
+    CHECK_INT(copy[1], 0x34);
+    CHECK_INT(lt_copy(&f, NULL, LT_FLOAT32, packed, NULL, LT_FLOAT4_E2M1FN_X2, 0, NULL), LT_EDTYPE);
+    CHECK_STR(lt_last_error(), "no conversion from float4_e2m1fn_x2 to float32: float4_e2m1fn_x2 is a "
+                               "storage-only dtype (as in torch)");
+    CHECK_INT(lt_fill(packed, unit, LT_FLOAT4_E2M1FN_X2, &f, LT_FLOAT32, 1, shape), LT_EDTYPE);
+    uint8_t out[2];
+    CHECK_INT(lt_binary(LT_OP_ADD, LT_FLOAT8_E5M2, 1, shape, out, unit, packed, unit, packed, unit), LT_EDTYPE);
+    CHECK_INT(lt_binary(LT_OP_EQ, LT_FLOAT8_E5M2, 1, shape, out, unit, packed, unit, packed, unit), LT_EDTYPE);
+    CHECK_INT(lt_sum(&f, NULL, LT_FLOAT32, packed, unit, LT_FLOAT8_E4M3FN, 1, shape), LT_EDTYPE);
+    lt_storage *s = NULL;
+    CHECK_INT(lt_storage_new(&s, 8, 1), LT_OK);
+    double start = 0, step = 1;
+    CHECK_INT(lt_fill_arange(s, LT_FLOAT4_E2M1FN_X2, 4, &start, &step, LT_FLOAT64), LT_EDTYPE);
+    lt_storage_release(s);
+}
+
 int main(void)
 {
     test_float_to_int_rules();
@@ -470,5 +536,6 @@ int main(void)
     test_fill();
     test_transposes();
     test_threads_and_large_copies();
+    test_low_precision();
     MT_DONE();
 }

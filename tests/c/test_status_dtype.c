@@ -31,13 +31,14 @@ int main(void)
     pthread_join(th, NULL);
     CHECK_STR(lt_last_error(), "shape[1] is -1; extents must be >= 0");
 
-    size_t sizes[LT_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
+    size_t sizes[LT_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16, 1, 1, 1, 1, 1, 1};
     for (int d = 0; d < LT_DTYPE_COUNT; d++) {
         CHECK_INT(lt_dtype_itemsize((lt_dtype)d), sizes[d]);
         DLDataType dl;
         CHECK_INT(lt_dtype_to_dlpack(&dl, (lt_dtype)d), LT_OK);
-        CHECK_INT(dl.bits, sizes[d] * 8);
-        CHECK_INT(dl.lanes, 1);
+        int lanes = d == LT_FLOAT4_E2M1FN_X2 ? 2 : 1; /* two 4-bit floats per byte, as torch exports it */
+        CHECK_INT(dl.bits * lanes, sizes[d] * 8);
+        CHECK_INT(dl.lanes, lanes);
         lt_dtype back = LT_DTYPE_COUNT;
         CHECK_INT(lt_dtype_from_dlpack(&back, dl.code, dl.bits, dl.lanes), LT_OK);
         CHECK_INT(back, d);
@@ -53,6 +54,13 @@ int main(void)
     CHECK_INT(out, LT_BOOL);
     CHECK_INT(lt_dtype_from_dlpack(&out, kDLUInt, 8, 1), LT_OK);       /* never bool */
     CHECK_INT(out, LT_UINT8);
+    CHECK_INT(lt_dtype_from_dlpack(&out, kDLFloat8_e4m3fn, 8, 1), LT_OK);
+    CHECK_INT(out, LT_FLOAT8_E4M3FN);
+    CHECK_INT(lt_dtype_from_dlpack(&out, kDLFloat4_e2m1fn, 4, 2), LT_OK);
+    CHECK_INT(out, LT_FLOAT4_E2M1FN_X2);
+    CHECK_INT(lt_dtype_from_dlpack(&out, kDLFloat4_e2m1fn, 4, 1), LT_EDTYPE);  /* unpacked float4: no dtype */
+    CHECK_INT(lt_dtype_from_dlpack(&out, kDLFloat8_e3m4, 8, 1), LT_EDTYPE);
+    CHECK_INT(lt_dtype_from_dlpack(&out, kDLFloat6_e2m3fn, 6, 1), LT_EDTYPE);
     DLDataType dl;
     CHECK_INT(lt_dtype_to_dlpack(&dl, LT_DTYPE_COUNT), LT_EDTYPE);
     MT_DONE();

@@ -57,7 +57,19 @@ typedef enum {
     kDLOpaqueHandle = 3,
     kDLBfloat = 4,
     kDLComplex = 5,
-    kDLBool = 6
+    kDLBool = 6,
+    /* DLPack 1.1: low-precision floats (bits 8; float6 6, float4 4) */
+    kDLFloat8_e3m4 = 7,
+    kDLFloat8_e4m3 = 8,
+    kDLFloat8_e4m3b11fnuz = 9,
+    kDLFloat8_e4m3fn = 10,
+    kDLFloat8_e4m3fnuz = 11,
+    kDLFloat8_e5m2 = 12,
+    kDLFloat8_e5m2fnuz = 13,
+    kDLFloat8_e8m0fnu = 14,
+    kDLFloat6_e2m3fn = 15,
+    kDLFloat6_e3m2fn = 16,
+    kDLFloat4_e2m1fn = 17
 } DLDataTypeCode;
 
 typedef struct {
