@@ -5,7 +5,7 @@
  * the module "pytensor._shim" by pyt_shim_init():
  *   - keep a Python object alive for exactly as long as a storage uses its
  *     memory (the storage's deleter drops the reference, from any thread);
- *   - make and consume DLPack capsules;
+ *   - make and consume DLPack capsules, and publish the DLPack C exchange API;
  *   - the C fields of UntypedStorage and Tensor, and the zero-copy
  *     constructors' common case, so that a constructor costs what torch's does;
  *   - provenance: how each tensor was made, recorded for a few ns a view.
@@ -73,6 +73,7 @@ static PyObject *wrap_object(PyObject *self, PyObject *args)
 #include "_shim_view.h"
 #include "_shim_list.h"
 #include "_shim_dlpack.h"
+#include "_shim_exchange.h"
 
 static PyMethodDef shim_methods[] = {
     {"wrap_object", wrap_object, METH_VARARGS, "Wrap memory kept alive by a Python object."},
@@ -81,6 +82,7 @@ static PyMethodDef shim_methods[] = {
     SHIM_VIEW_METHODS
     SHIM_LIST_METHODS
     SHIM_DLPACK_METHODS
+    SHIM_EXCHANGE_METHODS
     SHIM_PROV_METHODS
     {NULL, NULL, 0, NULL},
 };

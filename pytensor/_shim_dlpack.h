@@ -43,8 +43,37 @@ static PyObject *wrap_managed(void *managed, int versioned)
     return cap;
 }
 
+/* The managed tensor of t's view (lt_dlpack_export with flags) into *out:
+ * 0, or -1 with libtensor's error raised (e.g. read-only memory on a legacy
+ * request). One export for __dlpack__ and for the C exchange API. */
+static int export_managed(void **out, TensorObject *t, unsigned flags)
+{
+    int code = dtype_code_of(t->dtype);
+    if (code < 0) {
+        PyErr_SetString(PyExc_TypeError, "DLPack export: the tensor's dtype is not a pytensor dtype");
+        return -1;
+    }
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
+    Py_ssize_t ndim = int64_tuple(t->shape, shape, LT_MAX_NDIM);
+    if (ndim < 0 || int64_tuple(t->strides, strides, LT_MAX_NDIM) != ndim) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "shape and strides differ in length");
+        return -1;
+    }
+    long long offset = PyLong_AsLongLong(t->offset);
+    if (offset == -1 && PyErr_Occurred())
+        return -1;
+    lt_status rc = lt_dlpack_export(out, ((StorageObject *)t->storage)->s, (lt_dtype)code, (int32_t)ndim, shape,
+                                    strides, offset, flags);
+    if (rc != LT_OK) {
+        raise_last(rc);
+        return -1;
+    }
+    return 0;
+}
+
 /* to_capsule(tensor, flags) -> capsule sharing the tensor's memory; raises
- * libtensor's error when it refuses (e.g. read-only memory on a legacy request). */
+ * libtensor's error when it refuses. */
 static PyObject *to_capsule(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -52,30 +81,12 @@ static PyObject *to_capsule(PyObject *self, PyObject *const *args, Py_ssize_t na
         PyErr_SetString(PyExc_TypeError, "to_capsule(tensor, flags)");
         return NULL;
     }
-    TensorObject *t = (TensorObject *)args[0];
     unsigned long flags = PyLong_AsUnsignedLong(args[1]);
     if (flags == (unsigned long)-1 && PyErr_Occurred())
         return NULL;
-    int code = dtype_code_of(t->dtype);
-    if (code < 0) {
-        PyErr_SetString(PyExc_TypeError, "to_capsule: the tensor's dtype is not a pytensor dtype");
-        return NULL;
-    }
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
-    Py_ssize_t ndim = int64_tuple(t->shape, shape, LT_MAX_NDIM);
-    if (ndim < 0 || int64_tuple(t->strides, strides, LT_MAX_NDIM) != ndim) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "shape and strides differ in length");
-        return NULL;
-    }
-    long long offset = PyLong_AsLongLong(t->offset);
-    if (offset == -1 && PyErr_Occurred())
-        return NULL;
     void *managed = NULL;
-    lt_status rc = lt_dlpack_export(&managed, ((StorageObject *)t->storage)->s, (lt_dtype)code, (int32_t)ndim,
-                                    shape, strides, offset, (unsigned)flags);
-    if (rc != LT_OK)
-        return raise_last(rc);
+    if (export_managed(&managed, (TensorObject *)args[0], (unsigned)flags) != 0)
+        return NULL;
     return wrap_managed(managed, (flags & LT_EXPORT_VERSIONED) != 0);
 }
 

@@ -1310,5 +1310,10 @@ from .errors import error_for  # noqa: E402
 # imports) and reports libtensor's errors through the one translator.
 shim.register(UntypedStorage, Tensor, [_dt.by_code[c] for c in range(len(_dt.by_code))], error_for)
 
+# DLPack 1.3's C exchange API (_shim_exchange.h): a C extension that finds this capsule on the type
+# exports, imports and allocates tensors through its static table without a Python call. It is the
+# type's own attribute, so a subclass that overrides __dlpack__ is not bypassed.
+Tensor.__dlpack_c_exchange_api__ = shim.exchange_api_capsule()
+
 from . import _ops  # noqa: E402,F401  (installs the arithmetic methods on Tensor)
 from ._dlpack import export as _dlpack_export  # noqa: E402  (imports Tensor, so it comes last)
