@@ -995,7 +995,8 @@ class Tensor(shim.TensorBase):
     def copy_(self, src, non_blocking=False):
         """Copy ``src`` (broadcast to self's shape, converted to self's dtype) into self's memory."""
         from ._convert import as_tensor_operand
-        src = as_tensor_operand(src, self._dtype)
+        # a tensor goes to lt_copy as it is: one pass converts the dtype (and handles overlap) in C
+        src = as_tensor_operand(src, None if isinstance(src, Tensor) else self._dtype)
         self._check_write()
         try:
             src = src.expand(self._shape) if src._shape != self._shape else src

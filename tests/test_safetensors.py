@@ -318,3 +318,27 @@ def test_fuzzed_files_agree_with_the_package(tmp_path):
     run()
     assert seen == set(MUTATIONS), seen          # the generator made every kind of mutation
     assert outcomes == {True, False}, outcomes   # and both accepted and refused files
+
+
+def test_the_inspector_shows_the_file_as_one_buffer_with_each_tensor_labelled(tmp_path):
+    """issue 20, item 3: one buffer for the file, each named tensor's byte range on it, the file's
+    path and mapping in the region, and a dict argument drawn as one lane per key."""
+    from pytensor.widgets import snapshot, to_text
+    from pytensor.widgets._names import expand_mappings
+    path = tmp_path / "m.safetensors"
+    pst.save_file({"w": pytensor.ones(4, 8), "b": pytensor.zeros(8), "step": pytensor.tensor(3)}, path)
+    d = pst.load_file(path)
+    objs, names = expand_mappings([d], ["d"])
+    assert names == list(d) and all(o is d[k] for o, k in zip(objs, names))
+    snap, blob = snapshot(*objs, names=names)
+    assert len(snap["regions"]) == 1
+    region = snap["regions"][0]
+    assert region["nbytes"] == path.stat().st_size
+    assert region["file"]["path"] == str(path) and region["file"]["mapping"] == "private"
+    (n,) = struct.unpack("<Q", path.read_bytes()[:8])
+    for v in snap["views"]:
+        t = d[v["name"]]
+        lo = t.data_ptr() - t.untyped_storage().data_ptr()
+        assert v["footprint"] == [lo, lo + t.numel() * t.element_size()] and lo >= 8 + n
+    text = to_text(snap, blob)
+    assert str(path.name) in text and all(k in text for k in d)

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ._export import to_html, to_html_page, to_text
-from ._names import guess_names
+from ._names import expand_mappings, guess_names
 from ._snapshot import snapshot
 from .inspector import Inspector
 
@@ -26,20 +26,24 @@ def inspect(*tensors_or_arrays, names=None, **kwargs):
     """A live :class:`Inspector` of the given tensors, NumPy arrays or buffers.
 
     ``names`` defaults to the argument expressions as written at the call
-    (``inspect(t, t[::2])`` names its lanes ``t`` and ``t[::2]``). Extra
-    keyword arguments (``poll_ms``, ``preview_bytes``) go to ``Inspector``.
+    (``inspect(t, t[::2])`` names its lanes ``t`` and ``t[::2]``); a dict
+    argument (``inspect(safetensors.load_file(path))``) gives one lane per
+    value, named by its key. Extra keyword arguments (``poll_ms``,
+    ``preview_bytes``) go to ``Inspector``.
     """
     frame = sys._getframe(1)
     if names is None:
         names = guess_names(tensors_or_arrays, frame)
-    return Inspector(*tensors_or_arrays, names=names, _namespace=frame.f_globals, **kwargs)
+    objs, names = expand_mappings(tensors_or_arrays, names)
+    return Inspector(*objs, names=names, _namespace=frame.f_globals, **kwargs)
 
 
 def write_html(path, *tensors_or_arrays, names=None, title="pytensor memory inspector"):
     """Write a self-contained HTML picture of the objects to ``path`` (no widget libraries needed)."""
     if names is None:
         names = guess_names(tensors_or_arrays, sys._getframe(1), skip=1)
-    snap, blob = snapshot(*tensors_or_arrays, names=names)
+    objs, names = expand_mappings(tensors_or_arrays, names)
+    snap, blob = snapshot(*objs, names=names)
     path = Path(path)
     path.write_text(to_html(snap, blob, title=title), encoding="utf-8")
     return path
@@ -53,7 +57,8 @@ def figure(heading, *tensors_or_arrays, names=None, text=""):
     """
     if names is None:
         names = guess_names(tensors_or_arrays, sys._getframe(1), skip=1)
-    snap, blob = snapshot(*tensors_or_arrays, names=names)
+    objs, names = expand_mappings(tensors_or_arrays, names)
+    snap, blob = snapshot(*objs, names=names)
     return {"heading": heading, "text": text, "snapshot": snap, "previews": blob}
 
 

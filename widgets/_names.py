@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import ast
 import linecache
+from collections.abc import Mapping
 
-__all__ = ["guess_names"]
+__all__ = ["guess_names", "expand_mappings"]
 
 MAX_NAME = 32   # characters; longer expressions are cut with an ellipsis
 
@@ -72,3 +73,19 @@ def _call_arguments(frame, skip, count):
 def _short(text):
     text = " ".join(text.split())
     return text if len(text) <= MAX_NAME else text[:MAX_NAME - 1] + "\u2026"
+
+
+def expand_mappings(objs, names):
+    """``(objs, names)`` with every mapping argument replaced by its values, each named by its key:
+    ``inspect(safetensors.load_file(path))`` draws one lane per tensor, labelled with its name."""
+    if not any(isinstance(o, Mapping) for o in objs):
+        return list(objs), list(names)
+    out_objs, out_names = [], []
+    for obj, name in zip(objs, names):
+        if isinstance(obj, Mapping):
+            out_objs.extend(obj.values())
+            out_names.extend(str(k) for k in obj.keys())
+        else:
+            out_objs.append(obj)
+            out_names.append(name)
+    return out_objs, out_names

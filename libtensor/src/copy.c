@@ -4,10 +4,16 @@
  * A copy validates its views, removes any partial overlap with a temporary,
  * prepares a walk (threads.c) and runs the dtype pair's inner loop (cast.c)
  * over it. Transposing copies, where the two views are dense along different
- * dimensions, are walked in square tiles instead.
+ * dimensions, are walked in cache-oblivious tiles instead.
  */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <unistd.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "kernels.h"
 
@@ -76,92 +82,339 @@ int lt__views_identical(const void *a, const int64_t *a_strides, size_t a_itemsi
 
 /* ------------------------------------------------------------ transposes */
 
-/* Tiling, found by measurement on 8192^2 transposes: blocks of BLOCK x
- * BLOCK elements keep the pages and lines a block touches resident (TLB and
- * L2). Inside a block, runs of RUN(itemsize) dst elements are written for
- * ROWS successive rows, which reuse the src lines the previous rows brought
- * in. Runs are short because with power-of-two row strides every src line
- * of a run falls into the same L1 set; 16 float32 (one dst line) ran twice
- * as fast as 32 x 32 square tiles, and bytes and halves want shorter runs
- * still. */
-#define BLOCK 256
-#define ROWS 64
-#define RUN(itemsize) ((itemsize) == 2 || (itemsize) == 8 ? 8 : (itemsize) == 16 ? 4 : 16)
+/*
+ * A transposing copy reads src along P (src's densest dimension) and writes
+ * dst along Q (dst's innermost, dense). Every element is touched once, so
+ * the cost is cache misses: each src line and each dst line should come into
+ * cache once and be used whole before it leaves.
+ *
+ * No block size is measured on one CPU. The P x Q plane is halved along its
+ * longer side, recursively, until a block's footprint in both views,
+ *   np * nq * (dst_itemsize + src_itemsize)  <=  leaf_bytes,
+ * fits the L1 data cache that sysconf reports. Above that the recursion is
+ * cache oblivious: whatever the sizes of L2, L3 and the TLB's reach, some
+ * level of halving fits each, and a block never spans more pages than its
+ * area needs. Inside a leaf:
+ *   - same-dtype moves of 1, 2 or 4 bytes with src dense along P go by line
+ *     blocks (line_block_N): 64 x 64 bytes, read through a small buffer and
+ *     transposed in 16-byte registers with SSE2 unpacks;
+ *   - everything else walks strips one cache line (sysconf) wide: for each
+ *     of the leaf's rows, one line of dst is written from run src columns,
+ *     whose lines the next rows reuse.
+ *   leaf_bytes = max(L1d / 4, one line block) for line blocks, and
+ *   leaf_bytes = 2 * L1d for strips (which keep one strip hot at a time).
+ * The divisors were chosen by measurement across 256^2..8192^2, 64^3
+ * permutes and 1..8-byte elements (L1d / 8 and / 2 were no better than / 4,
+ * strips lose to the recursion's overhead below 2 * L1d); the formula, not
+ * a constant, is what carries to another CPU. Thread pieces (plan_slabs) and
+ * recursion splits fall on multiples of SPLIT_ALIGN, so only a view's own
+ * ragged edge leaves whole line blocks.
+ */
 
-typedef void (*block_move)(char *dst, ptrdiff_t dst_sp, const char *src, ptrdiff_t src_sp, ptrdiff_t src_sq,
-                           int64_t np, int64_t nq);
+/* Recursion splits at multiples of this many elements, so leaves stay whole
+ * line blocks (64 bytes is the line block side for bytes, a multiple of the
+ * others). */
+#define SPLIT_ALIGN 64
 
-typedef struct tile_job {
-    const lt__walk *w;
-    lt__kernel kernel;
-    int64_t nblocks_p, nblocks_q; /* BLOCK-sized blocks along P and Q */
-    int64_t run;                  /* dst elements per kernel call */
-    block_move move;              /* set for same-dtype copies */
-} tile_job;
+/* The side of a line block in bytes (see line_block_N). */
+#define LINE_BLOCK_BYTES 64
 
+typedef struct cache_geometry {
+    int64_t line_bytes, l1_bytes;
+} cache_geometry;
+
+static int64_t clamp64(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* Same-dtype block moves with the loops of tile_block inlined: a transpose
- * is millions of one-line runs, and a kernel call per run costs as much as
- * the run itself. dst is dense along Q (stride N); strides in bytes. */
-#define BLOCK_MOVE(N, T)                                                                                    \
-    static void move_block_##N(char *dst, ptrdiff_t dst_sp, const char *src, ptrdiff_t src_sp,              \
-                               ptrdiff_t src_sq, int64_t np, int64_t nq)                                    \
-    {                                                                                                       \
-        for (int64_t i0 = 0; i0 < np; i0 += ROWS)                                                           \
-            for (int64_t j0 = 0; j0 < nq; j0 += RUN(N))                                                     \
-                for (int64_t i = i0, nj = min64(RUN(N), nq - j0); i < min64(i0 + ROWS, np); i++)            \
-                    for (int64_t j = j0; j < j0 + nj; j++)                                                  \
-                        LT__STORE(T, dst + i * dst_sp + j * N, LT__LOAD(T, src + i * src_sp + j * src_sq)); \
-    }
-BLOCK_MOVE(1, uint8_t)
-BLOCK_MOVE(2, uint16_t)
-BLOCK_MOVE(4, uint32_t)
-BLOCK_MOVE(8, uint64_t)
-BLOCK_MOVE(16, lt__c128)
-
-/* One block: rows i (dimension P, dense in src) by columns j (Q, dense in
- * dst), both offsets already applied to base. */
-static void tile_block(const tile_job *job, char *const base[2], int64_t np, int64_t nq)
+/* sysconf reports 0 or -1 where the C library or the VM does not know; the
+ * fallbacks are the line and L1d of every x86-64 and most arm64 cores. */
+static cache_geometry cache_geometry_read(void)
 {
-    const lt__walk *w = job->w;
-    const int32_t p = w->ndim - 2, q = w->ndim - 1;
-    const ptrdiff_t step[2] = {w->stride[q][0], w->stride[q][1]};
-    if (job->move) { /* same dtype: inline moves, no call per run */
-        job->move(base[0], w->stride[p][0], base[1], w->stride[p][1], w->stride[q][1], np, nq);
-        return;
+    long line = 0, l1 = 0;
+#if defined(_SC_LEVEL1_DCACHE_LINESIZE) && defined(_SC_LEVEL1_DCACHE_SIZE)
+    line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+    l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+#endif
+    cache_geometry g = {line > 0 ? line : 64, l1 > 0 ? l1 : 32 << 10};
+    g.line_bytes = clamp64(g.line_bytes, 16, 256);
+    g.l1_bytes = clamp64(g.l1_bytes, 8 << 10, 1 << 20);
+    return g;
+}
+
+/* Read once; racing first callers compute and store the same values. */
+static cache_geometry cache_geometry_get(void)
+{
+    static atomic_llong line_bytes, l1_bytes;
+    cache_geometry g = {atomic_load_explicit(&line_bytes, memory_order_relaxed),
+                        atomic_load_explicit(&l1_bytes, memory_order_relaxed)};
+    if (g.line_bytes > 0 && g.l1_bytes > 0)
+        return g;
+    g = cache_geometry_read();
+    atomic_store_explicit(&l1_bytes, g.l1_bytes, memory_order_relaxed);
+    atomic_store_explicit(&line_bytes, g.line_bytes, memory_order_relaxed);
+    return g;
+}
+
+/* A leaf: dst[i][j] = src[i][j] for i < np (P) and j < nq (Q). dst steps
+ * dst_sp bytes along P and one element along Q; src steps src_sp and
+ * src_sq. */
+typedef void (*leaf_fn)(char *dst, ptrdiff_t dst_sp, const char *src, ptrdiff_t src_sp, ptrdiff_t src_sq,
+                        int64_t np, int64_t nq, int64_t run);
+
+/* Strips of run dst elements (one dst line) for every row, then the next
+ * strip. Same-dtype moves inline the loops: a kernel call per run costs as
+ * much as the run. */
+#define STRIP_MOVE(N, T)                                                                                    \
+    static void strip_move_##N(char *dst, ptrdiff_t dst_sp, const char *src, ptrdiff_t src_sp,              \
+                               ptrdiff_t src_sq, int64_t np, int64_t nq, int64_t run)                       \
+    {                                                                                                       \
+        for (int64_t j0 = 0; j0 < nq; j0 += run)                                                            \
+            for (int64_t i = 0, j1 = min64(j0 + run, nq); i < np; i++)                                      \
+                for (int64_t j = j0; j < j1; j++)                                                           \
+                    LT__STORE(T, dst + i * dst_sp + j * N, LT__LOAD(T, src + i * src_sp + j * src_sq));     \
     }
-    for (int64_t i0 = 0; i0 < np; i0 += ROWS) {
-        for (int64_t j0 = 0; j0 < nq; j0 += job->run) {
-            int64_t n = min64(job->run, nq - j0);
-            for (int64_t i = i0; i < min64(i0 + ROWS, np); i++) {
-                char *ptr[2];
-                for (int k = 0; k < 2; k++)
-                    ptr[k] = base[k] + i * w->stride[p][k] + j0 * w->stride[q][k];
-                job->kernel(ptr, step, n);
+STRIP_MOVE(1, uint8_t)
+STRIP_MOVE(2, uint16_t)
+STRIP_MOVE(4, uint32_t)
+STRIP_MOVE(8, uint64_t)
+STRIP_MOVE(16, lt__c128)
+
+#if defined(__SSE2__)
+/* Transposes n = 16 / N rows of 16 bytes in registers. Each of log2(n)
+ * rounds interleaves row k with row k + n/2 at twice the previous grain
+ * (N bytes, then 2N, ... up to 8); after the last round row j holds column
+ * j, provided the rows went in bit-reversed (r[rev(k)] = src row k). */
+static inline int bit_reverse(int k, int n)
+{
+    int r = 0;
+    for (int b = 1; b < n; b <<= 1)
+        r = (r << 1) | ((k & b) != 0);
+    return r;
+}
+
+static inline void transpose_registers(__m128i *r, int item_bytes)
+{
+    const int n = 16 / item_bytes;
+    for (int grain = item_bytes; grain < 16; grain *= 2) {
+        __m128i o[16];
+        for (int k = 0; k < n / 2; k++) {
+            __m128i a = r[k], b = r[k + n / 2];
+            switch (grain) {
+            case 1: o[2 * k] = _mm_unpacklo_epi8(a, b), o[2 * k + 1] = _mm_unpackhi_epi8(a, b); break;
+            case 2: o[2 * k] = _mm_unpacklo_epi16(a, b), o[2 * k + 1] = _mm_unpackhi_epi16(a, b); break;
+            case 4: o[2 * k] = _mm_unpacklo_epi32(a, b), o[2 * k + 1] = _mm_unpackhi_epi32(a, b); break;
+            default: o[2 * k] = _mm_unpacklo_epi64(a, b), o[2 * k + 1] = _mm_unpackhi_epi64(a, b); break;
             }
         }
+        for (int k = 0; k < n; k++)
+            r[k] = o[k];
     }
 }
 
+/* n x n tiles straight from src to dst over the first np - np % n rows
+ * and nq - nq % n columns (src dense along P: src_sp is N); the ragged
+ * edges go through the strips. Serves the edges of line blocks. */
+#define REGISTER_TILES(N)                                                                                   \
+    static void register_tiles_##N(char *dst, ptrdiff_t dst_sp, const char *src, ptrdiff_t src_sp,          \
+                                   ptrdiff_t src_sq, int64_t np, int64_t nq, int64_t run)                   \
+    {                                                                                                       \
+        enum { n = 16 / N };                                                                                \
+        const int64_t np_tiled = np - np % n, nq_tiled = nq - nq % n;                                       \
+        for (int64_t j = 0; j < nq_tiled; j += n)                                                           \
+            for (int64_t i = 0; i < np_tiled; i += n) {                                                     \
+                __m128i r[n];                                                                               \
+                for (int k = 0; k < n; k++)                                                                 \
+                    r[bit_reverse(k, n)] = _mm_loadu_si128((const __m128i *)(src + i * N + (j + k) * src_sq)); \
+                transpose_registers(r, N);                                                                  \
+                for (int k = 0; k < n; k++)                                                                 \
+                    _mm_storeu_si128((__m128i *)(dst + (i + k) * dst_sp + j * N), r[k]);                    \
+            }                                                                                               \
+        if (np_tiled < np) /* the last rows, every column */                                                \
+            strip_move_##N(dst + np_tiled * dst_sp, dst_sp, src + np_tiled * src_sp, src_sp, src_sq,        \
+                           np - np_tiled, nq, run);                                                         \
+        if (nq_tiled < nq) /* the last columns of the tiled rows */                                         \
+            strip_move_##N(dst + nq_tiled * N, dst_sp, src + nq_tiled * src_sq, src_sp, src_sq, np_tiled,   \
+                           nq - nq_tiled, run);                                                             \
+    }
+
+/* A line block is LINE_BLOCK_BYTES of P by as many bytes of Q: B = 64 / N
+ * src lines in, B dst lines out. Its src lines are first copied whole into
+ * a contiguous buffer, then n x n tiles go from the buffer to dst, n dst
+ * rows at a time, so every src line is read once and every dst line is
+ * written whole before the next. With power-of-two strides all B src lines
+ * (and all B dst lines) share one L1 set; neither side then has more than n
+ * lines in flight, which the smallest associativity (8) holds, where tiles
+ * straight from src to dst revisit each line B / n times with B lines of
+ * the same set in between (1024 x 1024 int16 and 64^3 permutes ran 1.5-2x
+ * slower that way). */
+#define REGISTER_MOVE(N)                                                                                    \
+    REGISTER_TILES(N)                                                                                       \
+    static void line_block_##N(char *dst, ptrdiff_t dst_sp, const char *src, ptrdiff_t src_sq)             \
+    {                                                                                                       \
+        enum { n = 16 / N, B = LINE_BLOCK_BYTES / N };                                                      \
+        _Alignas(16) char buffer[B][LINE_BLOCK_BYTES];                                                      \
+        for (int j = 0; j < B; j++)                                                                         \
+            memcpy(buffer[j], src + j * src_sq, LINE_BLOCK_BYTES);                                          \
+        for (int i = 0; i < B; i += n)                                                                      \
+            for (int j = 0; j < B; j += n) {                                                                \
+                __m128i r[n];                                                                               \
+                for (int k = 0; k < n; k++)                                                                 \
+                    r[bit_reverse(k, n)] = _mm_load_si128((const __m128i *)(buffer[j + k] + i * N));        \
+                transpose_registers(r, N);                                                                  \
+                for (int k = 0; k < n; k++)                                                                 \
+                    _mm_storeu_si128((__m128i *)(dst + (i + k) * dst_sp + j * N), r[k]);                    \
+            }                                                                                               \
+    }                                                                                                       \
+    static void register_move_##N(char *dst, ptrdiff_t dst_sp, const char *src, ptrdiff_t src_sp,           \
+                                  ptrdiff_t src_sq, int64_t np, int64_t nq, int64_t run)                    \
+    {                                                                                                       \
+        enum { B = LINE_BLOCK_BYTES / N };                                                                  \
+        const int64_t np_blocked = np - np % B, nq_blocked = nq - nq % B;                                   \
+        for (int64_t j = 0; j < nq_blocked; j += B)                                                         \
+            for (int64_t i = 0; i < np_blocked; i += B)                                                     \
+                line_block_##N(dst + i * dst_sp + j * N, dst_sp, src + i * N + j * src_sq, src_sq);         \
+        if (np_blocked < np)                                                                                \
+            register_tiles_##N(dst + np_blocked * dst_sp, dst_sp, src + np_blocked * src_sp, src_sp, src_sq, \
+                               np - np_blocked, nq, run);                                                   \
+        if (nq_blocked < nq)                                                                                \
+            register_tiles_##N(dst + nq_blocked * N, dst_sp, src + nq_blocked * src_sq, src_sp, src_sq,     \
+                               np_blocked, nq - nq_blocked, run);                                           \
+    }
+REGISTER_MOVE(1)
+REGISTER_MOVE(2)
+REGISTER_MOVE(4)
+#endif
+
+typedef struct tile_job {
+    const lt__walk *w;        /* P = ndim-2, Q = ndim-1; the rest outer */
+    lt__kernel kernel;        /* the conversion; NULL for same-dtype moves */
+    leaf_fn move;             /* the transposing move of src's element size */
+    int64_t src_itemsize;
+    int64_t leaf_bytes;       /* the most a leaf may touch (see above) */
+    int64_t bytes_per_element; /* dst_itemsize + src_itemsize */
+    int64_t run;              /* elements per strip: one line of src's dtype */
+    int32_t slab_dim;         /* P or Q: the dimension cut between threads */
+    int64_t nslabs, slab;     /* pieces per outer index, and their extent */
+} tile_job;
+
+/* A converting leaf transposes src, unconverted, into a stack buffer laid
+ * out as the dst block (so the move is the same one a same-dtype copy uses)
+ * and converts that buffer row by row: one kernel call per leaf row over
+ * contiguous elements, where converting in place of the transpose would
+ * call the kernel once per cache line. leaf_bytes keeps the block within
+ * the buffer: np * nq * src_itemsize < leaf_bytes <= CAST_BUFFER_BYTES. */
+#define CAST_BUFFER_BYTES 16384
+
+static void cast_leaf(const tile_job *job, char *dst, const char *src, int64_t np, int64_t nq)
+{
+    const lt__walk *w = job->w;
+    const int32_t p = w->ndim - 2, q = w->ndim - 1;
+    _Alignas(64) char buffer[CAST_BUFFER_BYTES];
+    const ptrdiff_t row_bytes = nq * job->src_itemsize, step[2] = {w->stride[q][0], job->src_itemsize};
+    LT__ASSERT(np * row_bytes <= CAST_BUFFER_BYTES);
+    job->move(buffer, row_bytes, src, w->stride[p][1], w->stride[q][1], np, nq, job->run);
+    for (int64_t i = 0; i < np; i++) {
+        char *ptr[2] = {dst + i * w->stride[p][0], buffer + i * row_bytes};
+        job->kernel(ptr, step, nq);
+    }
+}
+
+/* Halves the longer side (at a multiple of SPLIT_ALIGN where it has one)
+ * until the block fits leaf_bytes, then runs the leaf. Depth is at most
+ * log2(np * nq), so the stack stays small. */
+static void tile_recurse(const tile_job *job, char *dst, const char *src, int64_t np, int64_t nq)
+{
+    const lt__walk *w = job->w;
+    const int32_t p = w->ndim - 2, q = w->ndim - 1;
+    while (np * nq * job->bytes_per_element > job->leaf_bytes && (np > 1 || nq > 1)) {
+        int along_p = np >= nq;
+        int64_t n = along_p ? np : nq, half = n / 2 / SPLIT_ALIGN * SPLIT_ALIGN;
+        if (half == 0)
+            half = n / 2;
+        int32_t d = along_p ? p : q;
+        tile_recurse(job, dst, src, along_p ? half : np, along_p ? nq : half);
+        dst += half * w->stride[d][0];
+        src += half * w->stride[d][1];
+        *(along_p ? &np : &nq) -= half;
+    }
+    if (job->kernel)
+        cast_leaf(job, dst, src, np, nq);
+    else
+        job->move(dst, w->stride[p][0], src, w->stride[p][1], w->stride[q][1], np, nq, job->run);
+}
+
+/* Items are (outer index, slab): the outer index unravels over dimensions
+ * 0..P-1, and the slab is a piece of slab_dim for the threads to share. */
 static void tile_range(void *ctx, int64_t lo, int64_t hi)
 {
     const tile_job *job = ctx;
     const lt__walk *w = job->w;
-    const int32_t p = w->ndim - 2, q = w->ndim - 1;
-    const int64_t per_outer = job->nblocks_p * job->nblocks_q;
+    const int32_t p = w->ndim - 2;
     for (int64_t item = lo; item < hi; item++) {
-        int64_t outer = item / per_outer, bp = item % per_outer / job->nblocks_q, bq = item % job->nblocks_q;
+        int64_t outer = item / job->nslabs, first = item % job->nslabs * job->slab;
+        int64_t extent = min64(job->slab, w->shape[job->slab_dim] - first);
         char *base[2];
         for (int k = 0; k < 2; k++)
-            base[k] = w->base[k] + bp * BLOCK * w->stride[p][k] + bq * BLOCK * w->stride[q][k];
+            base[k] = w->base[k] + first * w->stride[job->slab_dim][k];
         for (int32_t d = p - 1; d >= 0; d--) { /* unravel the outer index */
             for (int k = 0; k < 2; k++)
                 base[k] += (outer % w->shape[d]) * w->stride[d][k];
             outer /= w->shape[d];
         }
-        tile_block(job, base, min64(BLOCK, w->shape[p] - bp * BLOCK), min64(BLOCK, w->shape[q] - bq * BLOCK));
+        int64_t np = job->slab_dim == p ? extent : w->shape[p], nq = job->slab_dim == p ? w->shape[p + 1] : extent;
+        tile_recurse(job, base[0], base[1], np, nq);
     }
+}
+
+/* The same-dtype leaf for these strides: register tiles where src is dense
+ * along P and the element is 1, 2 or 4 bytes, strips otherwise. */
+static leaf_fn pick_move(const lt__walk *w, size_t itemsize)
+{
+    static const leaf_fn strips[17] = {[1] = strip_move_1, [2] = strip_move_2, [4] = strip_move_4,
+                                       [8] = strip_move_8, [16] = strip_move_16};
+#if defined(__SSE2__)
+    static const leaf_fn registers[5] = {[1] = register_move_1, [2] = register_move_2, [4] = register_move_4};
+    if (itemsize <= 4 && w->stride[w->ndim - 2][1] == (ptrdiff_t)itemsize)
+        return registers[itemsize];
+#endif
+    return strips[itemsize];
+}
+
+/* Chooses the leaf and its budget (see the comment at the top of this
+ * section) from the cache geometry the machine reports. */
+static void plan_leaves(tile_job *job, const lt__walk *w, lt__kernel kernel, int64_t dst_itemsize,
+                        int64_t bytes_per_element)
+{
+    cache_geometry geom = cache_geometry_get();
+    int64_t src_itemsize = bytes_per_element - dst_itemsize;
+    *job = (tile_job){.w = w, .kernel = kernel, .move = pick_move(w, (size_t)src_itemsize),
+                      .src_itemsize = src_itemsize, .bytes_per_element = bytes_per_element,
+                      .run = clamp64(geom.line_bytes / src_itemsize, 1, 64)};
+    int registers = 0;
+#if defined(__SSE2__)
+    registers = job->move == register_move_1 || job->move == register_move_2 || job->move == register_move_4;
+#endif
+    int64_t block = LINE_BLOCK_BYTES / src_itemsize; /* a leaf holds at least one line block */
+    job->leaf_bytes = registers ? max64(geom.l1_bytes / 4, block * block * bytes_per_element)
+                                : geom.l1_bytes * 2;
+    if (kernel)
+        job->leaf_bytes = min64(job->leaf_bytes, CAST_BUFFER_BYTES);
+}
+
+/* Splits the job between threads along the longer of P and Q when there
+ * are fewer outer indices than threads; otherwise outer indices are the
+ * pieces. Slabs are SPLIT_ALIGN multiples so leaves stay whole tiles. */
+static void plan_slabs(tile_job *job, int64_t outer, int threads)
+{
+    const lt__walk *w = job->w;
+    const int32_t p = w->ndim - 2, q = w->ndim - 1;
+    job->slab_dim = w->shape[p] >= w->shape[q] ? p : q;
+    int64_t n = w->shape[job->slab_dim];
+    job->nslabs = outer >= threads ? 1 : threads;
+    int64_t slab = (n + job->nslabs - 1) / job->nslabs;
+    job->slab = clamp64((slab + SPLIT_ALIGN - 1) / SPLIT_ALIGN * SPLIT_ALIGN, 1, n);
+    job->nslabs = (n + job->slab - 1) / job->slab;
 }
 
 /* Takes the tiled path when dst is dense along the innermost dimension but
@@ -195,17 +448,16 @@ static int copy_transposed(lt__walk *w, lt__kernel kernel, int same_dtype, size_
     int64_t outer = 1, bytes;
     for (int32_t d = 0; d < q - 1; d++)
         outer *= w->shape[d];
-    static const block_move moves[17] = {[1] = move_block_1, [2] = move_block_2, [4] = move_block_4,
-                                         [8] = move_block_8, [16] = move_block_16};
-    tile_job job = {w, kernel, (w->shape[q - 1] + BLOCK - 1) / BLOCK, (w->shape[q] + BLOCK - 1) / BLOCK,
-                    RUN(dst_itemsize), same_dtype ? moves[dst_itemsize] : NULL};
-    int64_t items = outer * job.nblocks_p * job.nblocks_q;
+    tile_job job;
+    plan_leaves(&job, w, same_dtype ? NULL : kernel, (int64_t)dst_itemsize, bytes_per_element);
     int big = lt__mul_overflow(outer * w->shape[q - 1] * w->shape[q], bytes_per_element, &bytes) ||
               bytes >= LT__PARALLEL_MIN_BYTES;
-    if (parallel && big)
-        lt__parallel_for(items, 1, tile_range, &job);
+    int threads = parallel && big ? lt_get_num_threads() : 1;
+    plan_slabs(&job, outer, threads);
+    if (threads > 1)
+        lt__parallel_for(outer * job.nslabs, 1, tile_range, &job);
     else
-        tile_range(&job, 0, items);
+        tile_range(&job, 0, outer * job.nslabs);
     return 1;
 }
 
@@ -255,6 +507,7 @@ lt_status lt_copy(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, con
     lt_status rc;
     if ((rc = lt__check_dtype(dst_dtype, "dst_dtype")) != LT_OK ||
         (rc = lt__check_dtype(src_dtype, "src_dtype")) != LT_OK ||
+        (rc = lt__check_cast(dst_dtype, src_dtype)) != LT_OK ||
         (rc = lt_layout_numel(&numel, ndim, shape)) != LT_OK ||
         (rc = lt__check_operand("dst", dst, dst_strides, dst_dtype, ndim, shape, numel)) != LT_OK ||
         (rc = lt__check_operand("src", src, src_strides, src_dtype, ndim, shape, numel)) != LT_OK)
@@ -285,6 +538,7 @@ lt_status lt_fill(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, con
     lt_status rc;
     if ((rc = lt__check_dtype(dst_dtype, "dst_dtype")) != LT_OK ||
         (rc = lt__check_dtype(value_dtype, "value_dtype")) != LT_OK ||
+        (rc = lt__check_cast(dst_dtype, value_dtype)) != LT_OK ||
         (rc = lt_layout_numel(&numel, ndim, shape)) != LT_OK ||
         (rc = lt__check_operand("dst", dst, dst_strides, dst_dtype, ndim, shape, numel)) != LT_OK)
         return rc;
