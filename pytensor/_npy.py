@@ -9,7 +9,6 @@ layout, permuted), never by a copy, as ``np.load(mmap_mode=...)`` does.
 """
 from __future__ import annotations
 
-import ast
 import math
 import os
 import struct
@@ -54,6 +53,7 @@ def _read_header(fd, file_nbytes, path):
         raise NpyFormatError(f"{path!r}: the header claims {n} bytes but the file holds {file_nbytes - at} after "
                              "the length")
     raw = os.pread(fd, n, at)
+    import ast  # noqa: PLC0415  (8 ms: only load() needs it, not `import pytensor`)
     try:
         header = ast.literal_eval(raw.decode("utf-8" if major == 3 else "latin-1"))
     except (ValueError, SyntaxError, MemoryError, RecursionError) as e:
