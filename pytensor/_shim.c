@@ -74,6 +74,7 @@ static PyObject *wrap_object(PyObject *self, PyObject *args)
 #include "_shim_list.h"
 #include "_shim_dlpack.h"
 #include "_shim_exchange.h"
+#include "_shim_safetensors.h"
 
 static PyMethodDef shim_methods[] = {
     {"wrap_object", wrap_object, METH_VARARGS, "Wrap memory kept alive by a Python object."},
@@ -83,6 +84,7 @@ static PyMethodDef shim_methods[] = {
     SHIM_LIST_METHODS
     SHIM_DLPACK_METHODS
     SHIM_EXCHANGE_METHODS
+    SHIM_SAFETENSORS_METHODS
     SHIM_PROV_METHODS
     {NULL, NULL, 0, NULL},
 };

@@ -37,6 +37,7 @@ import struct
 from . import dtypes as _dt
 from ._file import from_file
 from ._factories import empty
+from ._ffi import shim
 from .creation import frombuffer
 from .errors import PytensorError
 from .tensor import Tensor
@@ -53,6 +54,7 @@ _DTYPES = {
     "F8_E4M3FNUZ": _dt.float8_e4m3fnuz, "F8_E5M2FNUZ": _dt.float8_e5m2fnuz,
 }
 _NAMES = {dt: name for name, dt in _DTYPES.items()}
+_ITEMSIZES = {name: dt.itemsize for name, dt in _DTYPES.items()}
 # Format dtypes pytensor cannot store: refused by name rather than as "unknown". F4 counts 4-bit
 # elements in its shape, where pytensor's float4_e2m1fn_x2 (as torch's) holds two per element.
 _KNOWN_UNSUPPORTED = {"F4", "F6_E2M3", "F6_E3M2", "C128"}
@@ -81,6 +83,28 @@ def _no_duplicates(pairs):
 def _parse_header(raw: bytes, data_nbytes: int):
     """``(entries, metadata)`` from the header bytes; entries are ``(name, dtype, shape, begin, end)``
     sorted by ``begin``, checked to tile ``data_nbytes`` bytes exactly."""
+    fast = shim.safetensors_header(raw, _ITEMSIZES)  # the common case, checked in C; None: read it here
+    if fast is not None:
+        rows, metadata = fast
+        entries = [(name, _DTYPES[code], shape, begin, end) for name, code, shape, begin, end in rows]
+    else:
+        entries, metadata = _parse_json(raw)
+    entries.sort(key=lambda e: (e[3], e[4]))
+    end = 0
+    for name, _, _, begin, stop in entries:
+        if begin != end:
+            what = "overlaps the tensor before it" if begin < end else "leaves a hole after the tensor before it"
+            raise SafetensorError(f"tensor {name!r} starts at data byte {begin}, but the previous tensor ends at "
+                                  f"{end}: it {what}")
+        end = stop
+    if end != data_nbytes:
+        raise SafetensorError(f"the tensors cover {end} bytes of data but the file holds {data_nbytes} bytes "
+                              "after the header")
+    return entries, metadata
+
+
+def _parse_json(raw):
+    """The header read by json, every entry checked: ``(unsorted entries, metadata)``, or the error."""
     try:
         text = raw.decode("utf-8")
         header = json.loads(text)
@@ -100,19 +124,7 @@ def _parse_header(raw: bytes, data_nbytes: int):
     if metadata is not None and not (isinstance(metadata, dict)
                                      and all(isinstance(v, str) for v in metadata.values())):
         raise SafetensorError("__metadata__ must be an object of strings to strings")
-    entries = [_fast_entry(name, info) or _entry(name, info) for name, info in header.items()]
-    entries.sort(key=lambda e: (e[3], e[4]))
-    end = 0
-    for name, _, _, begin, stop in entries:
-        if begin != end:
-            what = "overlaps the tensor before it" if begin < end else "leaves a hole after the tensor before it"
-            raise SafetensorError(f"tensor {name!r} starts at data byte {begin}, but the previous tensor ends at "
-                                  f"{end}: it {what}")
-        end = stop
-    if end != data_nbytes:
-        raise SafetensorError(f"the tensors cover {end} bytes of data but the file holds {data_nbytes} bytes "
-                              "after the header")
-    return entries, metadata
+    return [_fast_entry(name, info) or _entry(name, info) for name, info in header.items()], metadata
 
 
 def _fast_entry(name, info, _int=int, _list=list, _dict=dict, _prod=math.prod):

@@ -342,3 +342,78 @@ def test_the_inspector_shows_the_file_as_one_buffer_with_each_tensor_labelled(tm
         assert v["footprint"] == [lo, lo + t.numel() * t.element_size()] and lo >= 8 + n
     text = to_text(snap, blob)
     assert str(path.name) in text and all(k in text for k in d)
+
+
+# ---------------------------------------------------------------- the C fast path agrees with json
+def _both_paths(raw):
+    """(C result or None, json result or the SafetensorError) for one header."""
+    from pytensor import _ffi
+    fast = _ffi.shim.safetensors_header(raw, pst._ITEMSIZES)
+    try:
+        slow = pst._parse_json(raw)
+    except SafetensorError as e:
+        slow = e
+    return fast, slow
+
+
+@st.composite
+def headers(draw):
+    """A header as bytes: names (plain, unicode, or needing escapes), dtypes (known and not), shapes,
+    keys in any order, optional metadata and whitespace; sometimes one byte mutated."""
+    names = draw(st.lists(st.sampled_from(["a", "w.0", "é", "x\"y", "tab\t", "layer_1", "__metadata__x"]),
+                          min_size=0, max_size=4, unique=True))
+    at, parts = 0, []
+    for name in names:
+        code = draw(st.sampled_from(["F32", "U8", "BF16", "F8_E4M3", "I64", "F12"]))
+        shape = draw(st.lists(st.integers(0, 4), max_size=3))
+        size = pst._ITEMSIZES.get(code, 1) * int(np.prod(shape)) if shape else pst._ITEMSIZES.get(code, 1)
+        fields = [("dtype", json.dumps(code)), ("shape", json.dumps(shape)),
+                  ("data_offsets", json.dumps([at, at + size]))]
+        at += size
+        fields = draw(st.permutations(fields))
+        sep = draw(st.sampled_from([",", ", ", " ,\n"]))
+        parts.append(f"{json.dumps(name)}:{{" + sep.join(f'"{k}":{v}' for k, v in fields) + "}")
+    if draw(st.booleans()):
+        parts.insert(0, '"__metadata__":' + json.dumps(draw(st.dictionaries(st.sampled_from(["k", "é", "q\\"]),
+                                                                             st.sampled_from(["v", "1", "\n"])))))
+    raw = ("{" + ",".join(parts) + "}" + " " * draw(st.integers(0, 3))).encode()
+    if draw(st.booleans()) and raw:
+        i = draw(st.integers(0, len(raw) - 1))
+        raw = raw[:i] + bytes([draw(st.sampled_from(list(b'{}[],:" 0129aeE.-\\')))]) + raw[i + 1:]
+    return raw
+
+
+def test_the_c_header_parser_agrees_with_json():
+    seen = set()
+
+    @settings(max_examples=600, deadline=None)
+    @given(raw=headers())
+    def run(raw):
+        fast, slow = _both_paths(raw)
+        seen.add("fast" if fast is not None else "json")
+        if fast is None:
+            return
+        # C accepted: json must accept too, with the same entries and metadata
+        assert not isinstance(slow, Exception), (raw, slow)
+        rows, meta = fast
+        assert [(n, pst._DTYPES[c], s, b, e) for n, c, s, b, e in rows] == slow[0]
+        assert meta == slow[1]
+
+    run()
+    assert seen == {"fast", "json"}   # the generator reached both paths
+
+
+def test_the_c_header_parser_declines_rather_than_judges():
+    for raw in [b'{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],'
+                b'"data_offsets":[4,8]}}',                          # duplicate: json names it
+                b'{"a":{"dtype":"F32","shape":[1.0],"data_offsets":[0,4]}}',
+                b'{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":1}}',   # an unknown key
+                b'{"a\\u00e9":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}',  # an escape
+                b'{"a":{"dtype":"F32","shape":[01],"data_offsets":[0,4]}}',
+                b'{"a":{"dtype":"F32","shape":[99999999999999999999],"data_offsets":[0,4]}}',
+                b'{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}}',         # size mismatch
+                b'{} x', b'{', b'', b'\xff']:
+        fast, _ = _both_paths(raw)
+        assert fast is None, raw
+    assert _both_paths(b' {"a":{"shape":[2],"data_offsets":[0,8],"dtype":"F32"}} ')[0] == \
+        ([("a", "F32", (2,), 0, 8)], None)
