@@ -167,3 +167,22 @@ def test_lineage_text_keeps_short_chains_whole_and_cuts_long_parts():
     assert kept[:at] == full[:at] and kept[at + 1:] == full[len(full) - (len(kept) - at - 1):]
     huge = [{"name": "x", "expr": "y" * 500}]
     assert len(lineage_text(huge)) <= LINEAGE_TEXT_MAX
+
+
+def test_a_view_of_an_unnamed_copy_says_where_its_bytes_were_copied_from():
+    grid = pytensor.arange(12).view(3, 4)
+    flat = grid.T.reshape(12)          # grid.T.contiguous().view(12): the bytes are the copy's
+    same = grid.reshape(12)            # a view of grid itself
+    v = views(flat, same, grid, names=["flat", "same", "grid"])
+    assert v["flat"]["origin"] == {"shared": False, "text": "copied from grid.T (not contiguous)"}
+    assert v["same"]["origin"] == {"shared": True, "text": "shares grid's bytes"}
+    # a named copy in between is the source the view shares
+    dense = grid.T.contiguous()
+    w = views(dense.view(12), dense, names=["d12", "dense"])
+    assert w["d12"]["origin"] == {"shared": True, "text": "shares dense's bytes"}
+
+
+def test_a_step_whose_name_is_its_expression_is_written_once():
+    t = pytensor.arange(8)
+    v = views(t[::2], t, names=["t[::2]", "t"])
+    assert v["t[::2]"]["lineage_text"] == "t[::2] ← t = arange(8)"

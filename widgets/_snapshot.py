@@ -1001,13 +1001,33 @@ def _tensor_origin(prov, nodes, texts, names, source):
     op, arg = prov.OPS[nodes[0][0]], nodes[0][1]
     if op == "from_file":
         return {"shared": True, "text": f"shares the bytes of {arg[0]} (mapped {'shared' if arg[1] else 'private'})"}
-    ref = prov.parent_ref(nodes, texts, 0, names) if nodes[0][2] is not None else \
-        (source or prov.source_text(nodes[0]))
+    if not shared:
+        return _copied_from(prov, nodes, texts, names, source, 0, why)
+    # A view of an unnamed copy (grid.T.reshape(12) is grid.T.contiguous().view(12)) holds bytes that
+    # copy made: say where they were copied from, as seen from the nearest inspected ancestor.
+    for k in range(1, len(nodes)):
+        if names.get(id(nodes[k])) is not None:
+            break
+        copied, why_k = prov.origin(nodes[k])
+        if copied is None:
+            break
+        if copied is False:
+            return _copied_from(prov, nodes, texts, names, source, k, why_k)
+    return {"shared": True, "text": f"shares {_ref(prov, nodes, texts, names, source, 0)}'s bytes"}
+
+
+def _ref(prov, nodes, texts, names, source, k):
+    """How step k's source is named in an origin: its parent's name or text, or the source read."""
+    ref = prov.parent_ref(nodes, texts, k, names) if nodes[k][2] is not None else \
+        (source if k == len(nodes) - 1 and source else prov.source_text(nodes[k]))
     if ref == "…" or ref == "?":
-        ref = "its parent" if nodes[0][2] is not None else "its source"
-    if shared:
-        return {"shared": True, "text": f"shares {ref}'s bytes"}
-    return {"shared": False, "text": f"copied from {ref}" + (f" ({why})" if why else "")}
+        ref = "its parent" if nodes[k][2] is not None else "its source"
+    return ref
+
+
+def _copied_from(prov, nodes, texts, names, source, k, why):
+    return {"shared": False, "text": f"copied from {_ref(prov, nodes, texts, names, source, k)}"
+                                     + (f" ({why})" if why else "")}
 
 
 def _dims(shape):
@@ -1036,7 +1056,7 @@ def _ndarray_lineage(name, nd, obj_names):
 
 
 def _step_text(step):
-    if step["name"] and step["expr"]:
+    if step["name"] and step["expr"] and step["name"] != step["expr"]:
         return f"{step['name']} = {step['expr']}"
     return step["expr"] or step["name"] or "?"
 
