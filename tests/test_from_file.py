@@ -16,7 +16,6 @@ What is checked, and how it is observed:
 Differential checks run against torch.from_file where torch behaves sanely.
 """
 import gc
-import json
 import os
 import shutil
 import stat
@@ -27,7 +26,7 @@ import tempfile
 import pytest
 
 import pytensor
-from support import require_module
+from support import run_unprivileged
 
 GiB = 1 << 30
 
@@ -413,36 +412,6 @@ def _read_only_scenario(path):
     return seen
 
 
-def _run_unprivileged(fn, *args):
-    """fn(*args) in a forked child running as nobody (65534); returns its result or raises."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:                                  # child: never returns into pytest
-        try:
-            os.close(r)
-            os.setgroups([])
-            os.setgid(65534)
-            os.setuid(65534)
-            res = {"ok": fn(*args)}
-        except BaseException as e:                # noqa: BLE001
-            res = {"error": f"{type(e).__name__}: {e}"}
-        finally:
-            try:
-                os.write(w, json.dumps(res).encode())
-            finally:
-                os._exit(0)
-    os.close(w)
-    chunks = []
-    while chunk := os.read(r, 1 << 16):
-        chunks.append(chunk)
-    os.close(r)
-    os.waitpid(pid, 0)
-    res = json.loads(b"".join(chunks))
-    if "error" in res:
-        raise AssertionError(f"unprivileged child failed: {res['error']}")
-    return res["ok"]
-
-
 def test_read_only_file_gives_a_read_only_tensor(np):
     # Root ignores permission bits, so as root the scenario runs in a child
     # that has dropped to nobody; the file must then sit in a directory that
@@ -454,7 +423,7 @@ def test_read_only_file_gives_a_read_only_tensor(np):
         np.array([10, 20, 30, 40], dtype=np.int32).tofile(path)
         os.chmod(path, 0o444)
         before = _file_bytes(path)
-        seen = _run_unprivileged(_read_only_scenario, path) if os.geteuid() == 0 else _read_only_scenario(path)
+        seen = run_unprivileged(_read_only_scenario, path) if os.geteuid() == 0 else _read_only_scenario(path)
         assert seen["can_write"] is False          # the scenario really ran without write permission
         assert seen["values"] == [10, 20, 30, 40]
         assert seen["readonly"] is True

@@ -22,6 +22,7 @@ import pytest
 
 import pytensor
 from pytensor.widgets import _files as F
+from support import run_unprivileged
 
 P = pytensor.UntypedStorage.page_nbytes
 MiB = 1 << 20
@@ -140,36 +141,6 @@ def test_an_empty_file_mapping_has_no_pages(tmp_path):
         assert info["nbytes"] == 0 and info["resident"] == [] and info["path"] == path
 
 
-def _as_nobody(fn, *args):
-    """fn(*args) in a forked child running as nobody (65534); its JSON result, or AssertionError."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:                                  # child: never returns into pytest
-        try:
-            os.close(r)
-            os.setgroups([])
-            os.setgid(65534)
-            os.setuid(65534)
-            res = {"ok": fn(*args)}
-        except BaseException as e:                # noqa: BLE001
-            res = {"error": f"{type(e).__name__}: {e}"}
-        finally:
-            try:
-                os.write(w, json.dumps(res).encode())
-            finally:
-                os._exit(0)
-    os.close(w)
-    chunks = []
-    while chunk := os.read(r, 1 << 16):
-        chunks.append(chunk)
-    os.close(r)
-    os.waitpid(pid, 0)
-    res = json.loads(b"".join(chunks))
-    if "error" in res:
-        raise AssertionError(f"unprivileged child failed: {res['error']}")
-    return res["ok"]
-
-
 def _info_of_foreign_file(path):
     t = pytensor.from_file(path, shared=False, dtype=pytensor.uint8)
     info = _info(t)
@@ -186,7 +157,7 @@ def test_residency_of_a_file_we_neither_own_nor_may_write_is_not_available(tmp_p
             os.chmod(d, 0o755)
             path = _pages_file(os.path.join(d, "root.bin"), 2)
             os.chmod(path, 0o644)
-            got = _as_nobody(_info_of_foreign_file, path)
+            got = run_unprivileged(_info_of_foreign_file, path)
         finally:
             for name in os.listdir(d):
                 os.unlink(os.path.join(d, name))

@@ -29,7 +29,8 @@ import sys
 import tempfile
 import time
 
-import numpy as np
+
+from bench_copy_sweep import cpu_model  # this folder is the script's, so on sys.path
 
 LIBS = ("pytensor", "safetensors", "torch.load")
 
@@ -124,17 +125,6 @@ def main():
             print(f"| {case} | {fmt(med['pytensor'])} | {fmt(med['safetensors'])} | {fmt(med['torch.load'])} | "
                   f"{ratio['safetensors']:.2f} | {ratio['torch.load']:.2f} |")
     print("\nRatios are pytensor's time over the peer's (median of per-round ratios): below 1 is faster.")
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 if __name__ == "__main__":
