@@ -5,10 +5,14 @@ downloads a browser), with the flags this closed network needs, and the
 tour's own page made the way a newcomer makes it.
 """
 import os
+import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 from support import require_module, require_program
@@ -44,3 +48,50 @@ def run_tour(folder):
     page = Path(folder) / "memory_tour.html"
     assert page.exists(), run.stdout[-2000:]
     return page, run.stdout
+
+
+def jupyter_env(home):
+    """Environment for a Jupyter server whose config, data, runtime and settings all live under
+    ``home``, with JupyterLab's news and update checks switched off (nothing outside is reachable)."""
+    home = Path(home)
+    notif = home / "settings" / "@jupyterlab" / "apputils-extension"
+    notif.mkdir(parents=True, exist_ok=True)
+    (notif / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
+    return dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_DATA_DIR=str(home / "data"),
+                JUPYTER_RUNTIME_DIR=str(home / "runtime"), JUPYTERLAB_SETTINGS_DIR=str(home / "settings"),
+                JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"))
+
+
+def jupyter_server(module, root, env, log_path):
+    """Yields ``(base URL, token)`` of ``python -m module`` (jupyterlab or notebook) serving ``root``,
+    once it answers; stops the process it started on exit. Its output goes to ``log_path``."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    token = secrets.token_hex(16)
+    cmd = [sys.executable, "-m", module, "--no-browser", "--allow-root", "--ip=127.0.0.1",
+           f"--port={port}", f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={token}",
+           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    log = open(log_path, "w")
+    proc = subprocess.Popen(cmd, env=env, cwd=root, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{module} did not start: {Path(log_path).read_text()[-2000:]}")
+                time.sleep(0.25)
+        yield base, token
+    finally:
+        proc.terminate()                           # the process this started, by its handle
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+

@@ -26,19 +26,16 @@ Skips when Chromium, Playwright or JupyterLab is missing; fails under CI.
 """
 import os
 import re
-import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from browser_support import chromium_context, run_tour
+from browser_support import chromium_context, jupyter_env, jupyter_server, run_tour
 from support import require_module, require_program
 from tour_expectations import QUESTIONS, check_claims, check_lanes, check_says, flat
 
@@ -75,51 +72,17 @@ def page(context):
     pg.close()
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def lab(chromium, artifacts):
     require_module("jupyterlab")
     require_module("ipykernel")
-    token, port = secrets.token_hex(16), _free_port()
     tmp = Path(tempfile.mkdtemp(prefix="pti-jlab-"))
     root = tmp / "nb"
     root.mkdir()
     shutil.copy(TOUR, root / TOUR.name)            # JupyterLab autosaves: serve a copy
-    notif = tmp / "settings" / "@jupyterlab" / "apputils-extension"
-    notif.mkdir(parents=True)
-    (notif / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
-               JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"), JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"))
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1",
-           f"--port={port}", f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={token}",
-           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-    log = open(artifacts / "jupyterlab.log", "w")
-    proc = subprocess.Popen(cmd, env=env, cwd=root, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"JupyterLab did not start; see {artifacts / 'jupyterlab.log'}")
-                time.sleep(0.25)
-        yield base, token
+        yield from jupyter_server("jupyterlab", root, jupyter_env(tmp), artifacts / "jupyterlab.log")
     finally:
-        proc.terminate()                           # the process we started, by its handle
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
         shutil.rmtree(tmp, ignore_errors=True)
 
 

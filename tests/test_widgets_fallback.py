@@ -14,18 +14,14 @@ renderer, inlined; no CDN) after the live view, and only one of the two is drawn
 Skips without nbclient, nbconvert, JupyterLab, Playwright or Chromium; fails under CI.
 """
 import os
-import secrets
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from browser_support import chromium_context
+from browser_support import chromium_context, jupyter_env, jupyter_server
 from support import require_module
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -134,12 +130,6 @@ def test_nbconvert_html_shows_the_picture_without_a_kernel(context, tmp_path, st
 
 
 # ---------------------------------------------------------------------- JupyterLab and Notebook 7
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 # The two front ends: the module that serves each, and the page that opens a notebook in it.
 FRONT_ENDS = {"jupyterlab": ("jupyterlab", "lab/tree"), "notebook7": ("notebook", "notebooks")}
 
@@ -153,42 +143,13 @@ def saved_notebook_url(request, tmp_path):
     root = tmp_path / "nb"
     root.mkdir()
     nb = _notebook(root, store_state=False)
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_DATA_DIR=str(tmp_path / "data"),
-               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
+    env = jupyter_env(tmp_path)
     # A notebook this user saved is trusted (its outputs' HTML may run); `jupyter trust` signs it as a save would.
     trust = subprocess.run([sys.executable, "-m", "jupyter", "trust", str(nb)], env=env, cwd=tmp_path,
                            capture_output=True, text=True, timeout=60)
     assert trust.returncode == 0, trust.stderr
-    notif = tmp_path / "settings" / "@jupyterlab" / "apputils-extension"
-    notif.mkdir(parents=True)
-    (notif / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
-    token, port = secrets.token_hex(16), _free_port()
-    cmd = [sys.executable, "-m", module, "--no-browser", "--allow-root", "--ip=127.0.0.1",
-           f"--port={port}", f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={token}",
-           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-    log = open(tmp_path / "server.log", "w")
-    proc = subprocess.Popen(cmd, env=env, cwd=root, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"{module} did not start: {(tmp_path / 'server.log').read_text()[-2000:]}")
-                time.sleep(0.25)
+    for base, token in jupyter_server(module, root, env, tmp_path / "server.log"):
         yield f"{base}/{route}/{nb.name}?reset&token={token}"
-    finally:
-        proc.terminate()                           # the process this fixture started, by its handle
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 def test_jupyter_shows_the_saved_picture_until_the_live_view_replaces_it(context, saved_notebook_url, request):
