@@ -248,6 +248,30 @@ static int attr_is_true(PyObject *obj, const char *name, int call)
     return r;
 }
 
+/* A Tensor that owns the versioned managed tensor mt (a DLPack import that
+ * takes ownership: when libtensor refuses mt, its deleter runs here and the
+ * error is raised). producer is the object whose type the provenance
+ * records, or NULL when nobody named it (the C exchange API's import). */
+static PyObject *import_versioned(DLManagedTensorVersioned *mt, PyObject *producer)
+{
+    lt_storage *s = NULL;
+    lt_dtype dtype;
+    int32_t ndim;
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], offset;
+    /* read before the import: afterwards mt belongs to the storage */
+    int copied = (mt->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0;
+    lt_status rc = lt_dlpack_import(&s, &dtype, &ndim, shape, strides, &offset, mt, 1);
+    if (rc != LT_OK) {
+        if (mt->deleter)
+            mt->deleter(mt);
+        return raise_last(rc);
+    }
+    PyObject *t = tensor_over(s, dtype, shape, strides, ndim, offset);
+    if (producer)
+        return prov_dlpack(t, producer, copied);
+    return prov_fresh(t, copied ? PROV_FROM_DLPACK_COPIED : PROV_FROM_DLPACK, NULL, NULL);
+}
+
 /* from_dlpack(obj) through obj's exchange table: a Tensor, or None when obj's
  * type has no table or the table cannot serve this tensor (the __dlpack__
  * path then runs and raises the producer's error, if any). Only host (CPU)
@@ -282,18 +306,7 @@ static PyObject *exchange_import(PyObject *obj)
             mt->deleter(mt);
         Py_RETURN_NONE;
     }
-    lt_storage *s = NULL;
-    lt_dtype dtype;
-    int32_t ndim;
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], offset;
-    int copied = (mt->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0;
-    lt_status rc = lt_dlpack_import(&s, &dtype, &ndim, shape, strides, &offset, mt, 1);
-    if (rc != LT_OK) { /* refused before taking ownership: the export is still ours to free */
-        if (mt->deleter)
-            mt->deleter(mt);
-        return raise_last(rc);
-    }
-    return prov_dlpack(tensor_over(s, dtype, shape, strides, ndim, offset), obj, copied);
+    return import_versioned(mt, obj);
 }
 
 /* import_dlpack(obj) -> from_dlpack(obj) with no device or copy asked for:

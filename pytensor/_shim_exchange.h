@@ -54,20 +54,7 @@ static int ex_to_py_object(DLManagedTensorVersioned *tensor, void **out_py_objec
         PyErr_SetString(PyExc_BufferError, "managed_tensor_to_py_object_no_sync: the tensor is NULL");
         return -1;
     }
-    lt_storage *s = NULL;
-    lt_dtype dtype;
-    int32_t ndim;
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], offset;
-    int copied = (tensor->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0;
-    lt_status rc = lt_dlpack_import(&s, &dtype, &ndim, shape, strides, &offset, tensor, 1);
-    if (rc != LT_OK) {
-        if (tensor->deleter)
-            tensor->deleter(tensor);
-        raise_last(rc);
-        return -1;
-    }
-    PyObject *t = tensor_over(s, dtype, shape, strides, ndim, offset); /* the storage now owns tensor */
-    t = prov_fresh(t, copied ? PROV_FROM_DLPACK_COPIED : PROV_FROM_DLPACK, NULL, NULL);
+    PyObject *t = import_versioned(tensor, NULL); /* frees a tensor it refuses */
     if (!t)
         return -1;
     *out_py_object = t;

@@ -95,3 +95,20 @@ def jupyter_server(module, root, env, log_path):
             proc.wait()
         log.close()
 
+
+def run_all_cells(page, scope=None):
+    """Run All Cells in the JupyterLab or Notebook 7 page once its kernel is up (``scope``: the notebook
+    panel to watch, default the page). The execution indicator says "idle" before a kernel exists, so
+    the kernel's name is awaited first."""
+    from playwright.sync_api import expect
+    where = scope if scope is not None else page
+    expect(where.locator(".jp-Toolbar-kernelName, .jp-NotebookKernelName").first).to_contain_text(
+        "Python 3", timeout=90_000)
+    expect(where.locator(".jp-Notebook-ExecutionIndicator").first).to_have_attribute("data-status", "idle",
+                                                                                     timeout=90_000)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    page.wait_for_timeout(300)
+    if page.locator(".jp-Dialog .jp-mod-accept").count():
+        page.locator(".jp-Dialog .jp-mod-accept").click()
+

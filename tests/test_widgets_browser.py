@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import chromium_context, jupyter_env, jupyter_server, run_tour
+from browser_support import chromium_context, jupyter_env, jupyter_server, run_all_cells, run_tour
 from support import require_module, require_program
 from tour_expectations import QUESTIONS, check_claims, check_lanes, check_says, flat
 
@@ -160,15 +160,7 @@ def test_tour_notebook_answers_match_its_pictures_and_redraw_after_writes(lab, p
     base, token = lab
     page.goto(f"{base}/lab/tree/{TOUR.name}?reset&token={token}")
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-    # The execution indicator says "idle" before a kernel exists: wait for the kernel name first.
-    expect(panel.locator(".jp-Toolbar-kernelName")).to_have_text("Python 3 (ipykernel)", timeout=90_000)
-    expect(panel.locator(".jp-Notebook-ExecutionIndicator")).to_have_attribute("data-status", "idle",
-                                                                               timeout=90_000)
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    page.wait_for_timeout(300)
-    if page.locator(".jp-Dialog .jp-mod-accept").count():
-        page.locator(".jp-Dialog .jp-mod-accept").click()
+    run_all_cells(page, panel)
 
     svgs = panel.locator(".jp-OutputArea-output svg.pti-svg")
     expect(svgs).to_have_count(len(QUESTIONS), timeout=90_000)

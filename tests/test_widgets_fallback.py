@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import chromium_context, jupyter_env, jupyter_server
+from browser_support import chromium_context, jupyter_env, jupyter_server, run_all_cells
 from support import require_module
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -168,16 +168,7 @@ def test_jupyter_shows_the_saved_picture_until_the_live_view_replaces_it(context
     assert panel.locator(".pti-live").count() == 0
     page.screenshot(path=str(ARTIFACTS / f"{app}_saved_notebook_fallback.png"))
     # run it: the live view draws, and the fallback goes
-    # The execution indicator says "idle" before a kernel exists: wait for the kernel's name first.
-    expect(page.locator(".jp-Toolbar-kernelName, .jp-NotebookKernelName").first).to_contain_text(
-        "Python 3", timeout=90_000)
-    expect(page.locator(".jp-Notebook-ExecutionIndicator").first).to_have_attribute("data-status", "idle",
-                                                                                    timeout=90_000)
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    page.wait_for_timeout(300)
-    if page.locator(".jp-Dialog .jp-mod-accept").count():
-        page.locator(".jp-Dialog .jp-mod-accept").click()
+    run_all_cells(page)
     live = panel.locator(".jp-OutputArea .pti-live svg.pti-svg")
     expect(live).to_be_visible(timeout=90_000)
     expect(panel.locator(".jp-OutputArea-output svg.pti-svg")).to_have_count(1, timeout=30_000)

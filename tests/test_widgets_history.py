@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from browser_support import chromium_context, run_all_cells
 from support import require_module
 
 import pytensor
@@ -267,7 +268,6 @@ def test_moving_the_preview_window_is_not_a_history_step():
 # ---------------------------------------------------------------------- the slider, in Chromium
 @pytest.fixture(scope="module")
 def context():
-    from browser_support import chromium_context
     yield from chromium_context("pti-history-chromium-")
 
 
@@ -350,15 +350,7 @@ def test_the_slider_steps_back_through_a_real_kernel(context, saved_notebook_url
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(saved_notebook_url)
-    expect(page.locator(".jp-Toolbar-kernelName, .jp-NotebookKernelName").first).to_contain_text("Python 3",
-                                                                                               timeout=90_000)
-    expect(page.locator(".jp-Notebook-ExecutionIndicator").first).to_have_attribute("data-status", "idle",
-                                                                                    timeout=90_000)
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    page.wait_for_timeout(300)
-    if page.locator(".jp-Dialog .jp-mod-accept").count():
-        page.locator(".jp-Dialog .jp-mod-accept").click()
+    run_all_cells(page)
     live = page.locator(".pti-live")
     svg = live.locator("svg.pti-svg")
     col2 = svg.locator(".pti-val[data-view='v1'][data-index='2']")

@@ -31,6 +31,7 @@ import time
 import numpy as np
 
 import pytensor
+from bench import once  # this folder is the script's, so on sys.path
 
 try:
     import torch
@@ -101,15 +102,6 @@ def cases(quick):
                    {"pytensor": lambda p=p: p.permute(2, 0, 1).contiguous(),
                     "numpy": lambda a=a: np.ascontiguousarray(a.transpose(2, 0, 1)),
                     "torch": (lambda t=t: t.permute(2, 0, 1).contiguous()) if torch else None})
-
-
-def once(fn):
-    """Seconds for one call; the result lives until the clock stops."""
-    t0 = time.perf_counter()
-    out = fn()
-    t1 = time.perf_counter()
-    del out
-    return t1 - t0
 
 
 def measure(fns, rounds):
