@@ -31,7 +31,8 @@ from ._factories import (  # noqa: F401
     empty_like, zeros_like, ones_like, full_like, rand_like, randn_like,
 )
 from .creation import tensor, as_tensor, asarray, from_numpy, frombuffer  # noqa: F401
-from ._ops import broadcast_shapes, equal  # noqa: F401
+from ._layout import broadcast_shapes  # noqa: F401
+from ._ops import equal  # noqa: F401
 from ._dlpack import from_dlpack  # noqa: F401
 from ._file import from_file  # noqa: F401
 from ._provenance import provenance, set_enabled as set_provenance_enabled  # noqa: F401
@@ -41,7 +42,6 @@ from . import utils  # noqa: F401
 from . import _ops as _ops_mod
 from . import autograd  # noqa: F401
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: F401
-from . import _autograd_ops  # noqa: F401  (wraps Tensor's methods; after _ops has installed them)
 
 _Dims = _builtins.int | tuple[_builtins.int, ...] | None  # (before torch's dtype aliases rebind int)
 

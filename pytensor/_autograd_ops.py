@@ -1,10 +1,13 @@
-"""Teaches Tensor's methods to record autograd nodes (see ``autograd.py``).
+"""The Tensor part that records autograd nodes: differentiable versions of the plain parts' methods.
 
-Each differentiable method is wrapped once, at import: when recording is on
-and an input requires grad, the original method runs under ``no_grad`` (so its
-internal steps record nothing) and one node with torch's name is attached to
-the result. Otherwise the original runs untouched, so code without autograd
-pays one flag test per call.
+Each differentiable method wraps the plain part's function (taken by direct
+reference in the class body below, so a call costs one wrapper, not a lookup):
+when recording is on and an input requires grad, the plain function runs
+under ``no_grad`` (so its internal steps record nothing) and one node with
+torch's name is attached to the result. Otherwise the plain function runs
+untouched, so code without autograd pays one flag test per call. In-place
+methods are guarded instead: they refuse to write into a graph.
+The engine (nodes, backward) is pytensor/autograd.py.
 """
 from __future__ import annotations
 
@@ -12,9 +15,15 @@ import functools
 import math
 
 from . import _ops
+from ._core import TensorBase
+from ._tensor_arithmetic import Arithmetic
+from ._tensor_copies import Copies
+from ._tensor_indexing import Indexing
+from ._tensor_reductions import Reductions
+from ._tensor_views import Views
+from ._tensor_writes import Writes
 from .autograd import (as_input_grad, backward, conj, is_grad_enabled, needs_graph, no_grad, record,
                        scatter_backward)
-from .tensor import Tensor
 
 
 class _Meta:
@@ -28,7 +37,7 @@ class _Meta:
 
 # ============================================================================ arithmetic
 def _conj(x):
-    return conj(x) if isinstance(x, Tensor) else x.conjugate() if isinstance(x, complex) else x
+    return conj(x) if isinstance(x, TensorBase) else x.conjugate() if isinstance(x, complex) else x
 
 
 def _binary_backward(op, a, b, alpha):
@@ -37,8 +46,8 @@ def _binary_backward(op, a, b, alpha):
     Returns (backward, saved). Only mul and div keep operand values alive (as
     saved tensors, checked against later writes); add and sub keep shapes only.
     """
-    ma = _Meta(a) if isinstance(a, Tensor) and a._requires_grad else None
-    mb = _Meta(b) if isinstance(b, Tensor) and b._requires_grad else None
+    ma = _Meta(a) if isinstance(a, TensorBase) and a._requires_grad else None
+    mb = _Meta(b) if isinstance(b, TensorBase) and b._requires_grad else None
 
     def finish(ga, gb):
         return (as_input_grad(ga, ma) if ma else None, as_input_grad(gb, mb) if mb else None)
@@ -60,7 +69,7 @@ def _binary_backward(op, a, b, alpha):
             return finish(g / _conj(keep_b) if ma else None,
                           -g * _conj(keep_a) / _conj(keep_b * keep_b) if mb else None)
         backward = div_backward
-    return backward, [t for t in (keep_a, keep_b) if isinstance(t, Tensor)]
+    return backward, [t for t in (keep_a, keep_b) if isinstance(t, TensorBase)]
 
 
 def _binary_method(orig, op, reflected, name):
@@ -75,7 +84,7 @@ def _binary_method(orig, op, reflected, name):
             out = orig(self, other, **kwargs)  # the operand as given: NumPy arrays promote as NumPy's
         if out is NotImplemented:
             return out
-        if not isinstance(value, (Tensor, bool, int, float, complex)):  # a NumPy array: a constant tensor
+        if not isinstance(value, (TensorBase, bool, int, float, complex)):  # a NumPy array: a constant tensor
             value = _ops._operand(value, out.dtype)
         other = value
         a, b = (other, self) if reflected else (self, other)
@@ -130,7 +139,7 @@ def _getitem_name(index):
         elif isinstance(item, slice):
             if item != slice(None):
                 name = "SliceBackward0"
-        elif isinstance(item, (bool, Tensor, list, tuple)) or not hasattr(item, "__index__"):
+        elif isinstance(item, (bool, TensorBase, list, tuple)) or not hasattr(item, "__index__"):
             return "IndexBackward0"  # advanced indexing: lists, tensors, masks
         else:
             name = "SelectBackward0"
@@ -216,33 +225,7 @@ def _inplace_guard(orig):
     return method
 
 
-# ============================================================================ installation
-_VIEWS = {
-    "view": "ViewBackward0", "view_as": "ViewBackward0", "reshape": _reshape_name, "reshape_as": _reshape_name,
-    "flatten": _reshape_name, "unflatten": "ViewBackward0", "transpose": "TransposeBackward0",
-    "t": "TBackward0", "permute": "PermuteBackward0", "movedim": "PermuteBackward0", "squeeze": _squeeze_name,
-    "unsqueeze": "UnsqueezeBackward0", "expand": "ExpandBackward0", "expand_as": "ExpandBackward0",
-    "narrow": "SliceBackward0", "select": "SelectBackward0", "unfold": "UnfoldBackward0",
-    "as_strided": "AsStridedBackward0", "diagonal": "DiagonalBackward0",
-    "_getitem": lambda self, out, args, kwargs: _getitem_name(args[0]),  # behind t[index]
-}
-_VIEW_PROPERTIES = {"T": "PermuteBackward0", "mT": "TransposeBackward0"}
-_MULTI = {"split": "SplitBackward0", "chunk": "SplitBackward0", "unbind": "UnbindBackward0"}
-_BINARY = [  # (method, op, reflected, torch's node)
-    ("__add__", "add", False, "AddBackward0"), ("__radd__", "add", True, "AddBackward0"),
-    ("add", "add", False, "AddBackward0"),
-    ("__sub__", "sub", False, "SubBackward0"), ("__rsub__", "sub", True, "RsubBackward1"),
-    ("sub", "sub", False, "SubBackward0"),
-    ("__mul__", "mul", False, "MulBackward0"), ("__rmul__", "mul", True, "MulBackward0"),
-    ("mul", "mul", False, "MulBackward0"), ("multiply", "mul", False, "MulBackward0"),
-    ("__truediv__", "div", False, "DivBackward0"), ("__rtruediv__", "div", True, "MulBackward0"),
-    ("div", "div", False, "DivBackward0"), ("divide", "div", False, "DivBackward0"),
-    ("true_divide", "div", False, "DivBackward0"),
-]
-_INPLACE = ["__iadd__", "add_", "__isub__", "sub_", "__imul__", "mul_", "__itruediv__", "div_",
-            "fill_", "zero_", "copy_", "__setitem__"]
-
-
+# ============================================================================ the part
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate the gradient of this tensor into every leaf's ``.grad``.
 
@@ -254,27 +237,75 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
     backward(self, gradient, retain_graph, create_graph, inputs)
 
 
-def install():
-    from . import autograd
-    autograd._Tensor = Tensor
-    T = Tensor
-    for attr, op, reflected, name in _BINARY:
-        setattr(T, attr, _binary_method(getattr(T, attr), op, reflected, name))
-    T.__neg__ = T.neg = _neg(T.neg)
-    T.sum = _reduction(T.sum, "Sum")
-    T.mean = _reduction(T.mean, "Mean")
-    for attr, name in _VIEWS.items():
-        setattr(T, attr, _view_method(getattr(T, attr), name))
-    for attr, name in _VIEW_PROPERTIES.items():
-        setattr(T, attr, property(_view_method(getattr(T, attr).fget, name)))
-    for attr, name in _MULTI.items():
-        setattr(T, attr, _multi_view_method(getattr(T, attr), name))
-    T.clone = _copy_method(T.clone, "CloneBackward0")
-    T.contiguous = _copy_method(T.contiguous, "CloneBackward0")
-    T.to = _copy_method(T.to, "ToCopyBackward0")
-    for attr in _INPLACE:
-        setattr(T, attr, _inplace_guard(getattr(T, attr)))
-    T.backward = _tensor_backward
+def _getitem_node(self, out, args, kwargs):
+    return _getitem_name(args[0])
 
 
-install()
+class Differentiable:
+    """The plain parts' differentiable methods: arithmetic, reductions, views, copies; guarded writes; backward."""
+
+    __slots__ = ()
+
+    # -------------------------------------------------------------- arithmetic (torch's node names)
+    __add__ = _binary_method(Arithmetic.__add__, "add", False, "AddBackward0")
+    __radd__ = _binary_method(Arithmetic.__radd__, "add", True, "AddBackward0")
+    add = _binary_method(Arithmetic.add, "add", False, "AddBackward0")
+    __sub__ = _binary_method(Arithmetic.__sub__, "sub", False, "SubBackward0")
+    __rsub__ = _binary_method(Arithmetic.__rsub__, "sub", True, "RsubBackward1")
+    sub = _binary_method(Arithmetic.sub, "sub", False, "SubBackward0")
+    __mul__ = _binary_method(Arithmetic.__mul__, "mul", False, "MulBackward0")
+    __rmul__ = _binary_method(Arithmetic.__rmul__, "mul", True, "MulBackward0")
+    mul = _binary_method(Arithmetic.mul, "mul", False, "MulBackward0")
+    multiply = _binary_method(Arithmetic.multiply, "mul", False, "MulBackward0")
+    __truediv__ = _binary_method(Arithmetic.__truediv__, "div", False, "DivBackward0")
+    __rtruediv__ = _binary_method(Arithmetic.__rtruediv__, "div", True, "MulBackward0")
+    div = _binary_method(Arithmetic.div, "div", False, "DivBackward0")
+    divide = _binary_method(Arithmetic.divide, "div", False, "DivBackward0")
+    true_divide = _binary_method(Arithmetic.true_divide, "div", False, "DivBackward0")
+    __neg__ = neg = _neg(Arithmetic.neg)
+
+    # -------------------------------------------------------------- reductions
+    sum = _reduction(Reductions.sum, "Sum")
+    mean = _reduction(Reductions.mean, "Mean")
+
+    # -------------------------------------------------------------- views and indexing (gathers)
+    view = _view_method(Views.view, "ViewBackward0")
+    view_as = _view_method(Views.view_as, "ViewBackward0")
+    reshape = _view_method(Views.reshape, _reshape_name)
+    reshape_as = _view_method(Views.reshape_as, _reshape_name)
+    flatten = _view_method(Views.flatten, _reshape_name)
+    unflatten = _view_method(Views.unflatten, "ViewBackward0")
+    transpose = _view_method(Views.transpose, "TransposeBackward0")
+    t = _view_method(Views.t, "TBackward0")
+    permute = _view_method(Views.permute, "PermuteBackward0")
+    movedim = _view_method(Views.movedim, "PermuteBackward0")
+    squeeze = _view_method(Views.squeeze, _squeeze_name)
+    unsqueeze = _view_method(Views.unsqueeze, "UnsqueezeBackward0")
+    expand = _view_method(Views.expand, "ExpandBackward0")
+    expand_as = _view_method(Views.expand_as, "ExpandBackward0")
+    narrow = _view_method(Views.narrow, "SliceBackward0")
+    select = _view_method(Views.select, "SelectBackward0")
+    unfold = _view_method(Views.unfold, "UnfoldBackward0")
+    as_strided = _view_method(Views.as_strided, "AsStridedBackward0")
+    diagonal = _view_method(Views.diagonal, "DiagonalBackward0")
+    _getitem = _view_method(Indexing._getitem, _getitem_node)  # behind t[index] (the shim calls it by name)
+    T = property(_view_method(Views.T.fget, "PermuteBackward0"))
+    mT = property(_view_method(Views.mT.fget, "TransposeBackward0"))
+    split = _multi_view_method(Views.split, "SplitBackward0")
+    chunk = _multi_view_method(Views.chunk, "SplitBackward0")
+    unbind = _multi_view_method(Views.unbind, "UnbindBackward0")
+
+    # -------------------------------------------------------------- copies
+    clone = _copy_method(Copies.clone, "CloneBackward0")
+    contiguous = _copy_method(Copies.contiguous, "CloneBackward0")
+    to = _copy_method(Copies.to, "ToCopyBackward0")
+
+    # -------------------------------------------------------------- in-place writes: refused inside a graph
+    __iadd__, add_ = _inplace_guard(Arithmetic.__iadd__), _inplace_guard(Arithmetic.add_)
+    __isub__, sub_ = _inplace_guard(Arithmetic.__isub__), _inplace_guard(Arithmetic.sub_)
+    __imul__, mul_ = _inplace_guard(Arithmetic.__imul__), _inplace_guard(Arithmetic.mul_)
+    __itruediv__, div_ = _inplace_guard(Arithmetic.__itruediv__), _inplace_guard(Arithmetic.div_)
+    fill_, zero_, copy_ = _inplace_guard(Writes.fill_), _inplace_guard(Writes.zero_), _inplace_guard(Writes.copy_)
+    __setitem__ = _inplace_guard(Indexing.__setitem__)
+
+    backward = _tensor_backward

@@ -11,8 +11,9 @@ from cffi import FFI
 
 HERE = pathlib.Path(__file__).resolve().parent
 
-# Functions of _shim.c that Python reaches through cffi (the rest of the
-# shim is real CPython functions, registered by pyt_shim_init).
+# The shim's two functions that Python reaches through cffi (declared in
+# _shim.h; the rest of the shim is CPython functions of the module
+# pytensor._shim, which pyt_shim_init fills).
 SHIM_CDEFS = """
 int pyt_shim_init(void);
 void pyt_set_finalizing(void);
@@ -22,5 +23,5 @@ ffibuilder = FFI()
 ffibuilder.cdef((HERE / "_cdefs.h").read_text() + SHIM_CDEFS)
 ffibuilder.set_source(
     "pytensor._libtensor",
-    '#include "libtensor.h"\nint pyt_shim_init(void);\nvoid pyt_set_finalizing(void);\n',
+    '#include "libtensor.h"\n' + SHIM_CDEFS,
 )

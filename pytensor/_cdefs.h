@@ -3,6 +3,8 @@
  * hand-kept copy; API mode compiles it against libtensor.h, so any drift is
  * a build error, not silent corruption. */
 
+#define LT_MAX_NDIM ...
+
 /* status */
 typedef enum lt_status {
     LT_OK = 0, LT_ENOMEM = -1, LT_EINVAL = -2, LT_ERANGE = -3, LT_EOVERFLOW = -4,
@@ -79,9 +81,17 @@ lt_status lt_storage_copied_pages(uint8_t *out, size_t out_npages, const lt_stor
 lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape);
 lt_status lt_layout_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
                            const int64_t *strides, int64_t offset, size_t itemsize);
+lt_status lt_layout_byte_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
+                                const int64_t *byte_strides, int64_t byte_offset, size_t itemsize);
 lt_status lt_layout_check(int32_t ndim, const int64_t *shape, const int64_t *strides, int64_t offset,
                           size_t itemsize, size_t storage_nbytes);
 int lt_layout_is_contiguous(int32_t ndim, const int64_t *shape, const int64_t *strides);
+lt_status lt_layout_contiguous_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape);
+lt_status lt_layout_infer_shape(int64_t *out_shape, int32_t ndim, const int64_t *shape, int64_t numel);
+lt_status lt_layout_view_strides(int64_t *out_strides, int *out_viewable, int32_t old_ndim, const int64_t *old_shape,
+                                 const int64_t *old_strides, int32_t new_ndim, const int64_t *new_shape);
+lt_status lt_layout_broadcast_shapes(int64_t *out_shape, int32_t *out_ndim, int32_t nshapes, const int32_t *ndims,
+                                     const int64_t *const *shapes);
 
 /* kernels */
 void lt_set_num_threads(int nthreads);
@@ -112,7 +122,3 @@ lt_status lt_dlpack_export(void **out, lt_storage *storage, lt_dtype dtype, int3
 lt_status lt_dlpack_import(lt_storage **out, lt_dtype *out_dtype, int32_t *out_ndim, int64_t *out_shape,
                            int64_t *out_strides, int64_t *out_offset, void *managed, int versioned);
 
-/* test producer */
-lt_status lt_dlpack_test_producer(void **out, int versioned, lt_dtype dtype, int32_t ndim, const int64_t *shape,
-                                  const int64_t *strides, uint64_t byte_offset, uint64_t flags, uint32_t major,
-                                  int64_t *deleter_calls);

@@ -1,7 +1,8 @@
 """Conversions between tensors and Python / NumPy data.
 
 Into pytensor: nested sequences and scalars (always copied, torch's dtype
-inference), NumPy arrays (shared by ``from_numpy``). Out of pytensor:
+inference) and copies of NumPy arrays (sharing one is ``shim.share_numpy``,
+pytensor/_shim_share.c). Out of pytensor:
 ``tolist()``, ``numpy()`` and ``__array_interface__`` (shared, read-only
 flag carried over).
 """
@@ -16,16 +17,15 @@ import warnings
 from collections.abc import Mapping, Sequence
 
 from . import dtypes as _dt
+from ._core import TensorBase, copy_into, empty, make
 from ._ffi import ffi, lib, shim
 from ._storage import UntypedStorage
 from ._provenance import OP
-from .tensor import Tensor
 
 _P_TENSOR = OP["tensor"]
 
 _PY_SCALARS = (bool, int, float, complex)
 _PY_SCALAR_TYPES = frozenset(_PY_SCALARS)
-_NP_TYPESTR = {"bool": "|b1", "uint8": "|u1", "int8": "|i1"}
 
 
 # ================================================================== Python data -> tensor
@@ -41,7 +41,7 @@ def _leaf_dtype(x):
         return _dt.bool
     if t is complex:
         return _dt.default_complex()
-    if isinstance(x, Tensor):
+    if isinstance(x, TensorBase):
         return x.dtype  # a many-element tensor is refused when stored (see _scalarize)
     if _is_numpy_scalar(x) or _is_0d_ndarray(x):
         d = _dt.from_numpy_dtype(x.dtype)
@@ -78,7 +78,7 @@ def _is_sequence(x):
     library: tensor() reads those through DLPack)."""
     if isinstance(x, (list, tuple)):
         return True
-    if isinstance(x, (str, bytes, Tensor, Mapping)) or _is_numpy_scalar(x):
+    if isinstance(x, (str, bytes, TensorBase, Mapping)) or _is_numpy_scalar(x):
         return False
     if _is_ndarray(x):
         return x.ndim > 0  # a 0-d array is a leaf, unless it comes first (see flatten_data)
@@ -205,9 +205,9 @@ def _scalarize(x, dt=None):
     refused there; uint64 takes Python ints only.
     """
     whole = dt is not None and dt.kind in ("bool", "int", "uint")
-    if dt is _dt.uint64 and (isinstance(x, Tensor) or _is_numpy_scalar(x) or _is_0d_ndarray(x)):
+    if dt is _dt.uint64 and (isinstance(x, TensorBase) or _is_numpy_scalar(x) or _is_0d_ndarray(x)):
         raise TypeError("an integer is required")
-    if isinstance(x, Tensor):
+    if isinstance(x, TensorBase):
         if x.numel() != 1:
             if whole:
                 raise TypeError("only integer tensors of a single element can be converted to an index")
@@ -339,7 +339,7 @@ def _pack(leaves, dt, checked=False, kinds=None):
     except TypeError as e:
         raise TypeError(f"could not convert the data to numbers: {e}") from None
     n = len(buf) // (2 if src_dt.is_complex else 1)
-    tmp = Tensor._empty((n,), src_dt)
+    tmp = empty((n,), src_dt)
     if n:
         ffi.memmove(ffi.cast("char *", tmp.data_ptr()), buf, n * src_dt.itemsize)
     return tmp if src_dt is dt else tmp.to(dt)
@@ -353,11 +353,11 @@ def list_to_tensor(values, dt):
 def tensor_from_data(data, dtype=None):
     """A new tensor (always a copy) from scalars, nested sequences, arrays or tensors."""
     if data.__class__ is list or data.__class__ is tuple:
-        # Rectangular nests of plain floats/ints in C (_shim_list.h); None: the full path below.
+        # Rectangular nests of plain floats/ints, whole, in C (_shim_list.c); None: another kind, read below.
         t = shim.pack_nest(data, -1 if dtype is None else dtype.code, _dt.get_default_dtype().code)
         if t is not None:
             return t
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "rather than pytensor.tensor(sourceTensor).", UserWarning, stacklevel=user_stacklevel())
         return shim.prov_note(copy_preserving_layout(data, dtype), _P_TENSOR, None, data)
@@ -428,25 +428,24 @@ def copy_preserving_layout(t, dtype=None):
     """A copy of ``t`` in new memory (as ``dtype``), laid out as torch's
     ``preserve_format`` lays it out: a dense source keeps its strides (a
     transposed array stays column-major), any other keeps its dim order."""
-    from .tensor import _copy_into
     dt = dtype if dtype is not None else t._dtype
     shape, strides = t._shape, t._strides
     if not _is_non_overlapping_and_dense(shape, strides):
         strides = _dense_strides_like(shape, strides)
     numel = math.prod(shape)
-    out = Tensor._make(UntypedStorage._new(numel * dt.itemsize), dt, shape, strides, 0)
+    out = make(UntypedStorage._new(numel * dt.itemsize), dt, shape, strides, 0)
     if numel:
-        _copy_into(out, t)
+        copy_into(out, t)
     return out
 
 
 def as_tensor_operand(x, dt):
     """x as a tensor for an operation or a copy: tensors pass through, the rest
     is converted (to ``dt`` when given)."""
-    if isinstance(x, Tensor):
+    if isinstance(x, TensorBase):
         return x if dt is None or x._dtype is dt else x.to(dt)
     if isinstance(x, _PY_SCALARS):
-        t = Tensor._empty((), dt if dt is not None else _dt.scalar_dtype(x))
+        t = empty((), dt if dt is not None else _dt.scalar_dtype(x))
         t.fill_(x)
         return t
     return tensor_from_data(x, dt)
@@ -462,11 +461,11 @@ def as_index_tensor(item):
     a tensor of another dtype than int32/int64 is refused unless it is 0-d
     (then it is a number); a list or ndarray of any integer type is read as
     positions, and an empty list is an empty int64 index."""
-    converted = not isinstance(item, Tensor)
+    converted = not isinstance(item, TensorBase)
     if converted:
         item = tensor_from_data(item)
         if item.numel() == 0 and item.dtype.kind == "float":  # [] infers float32 (as torch), indexes as int64
-            item = Tensor._empty(tuple(item.shape), _dt.int64)
+            item = empty(tuple(item.shape), _dt.int64)
     kind = item.dtype.kind
     if item.dtype is _dt.uint8:
         warnings.warn("indexing with dtype uint8 is deprecated, as in torch: it is read as a mask; "
@@ -526,14 +525,10 @@ def _empty_nest(shape):
     return [_empty_nest(shape[1:]) for _ in range(shape[0])]
 
 
-_SCALAR_TYPE_NAMES = {"bfloat16": "BFloat16", "float8_e4m3fn": "Float8_e4m3fn", "float8_e4m3fnuz": "Float8_e4m3fnuz",
-                      "float8_e5m2": "Float8_e5m2", "float8_e5m2fnuz": "Float8_e5m2fnuz",
-                      "float8_e8m0fnu": "Float8_e8m0fnu", "float4_e2m1fn_x2": "Float4_e2m1fn_x2"}
-
 
 def _typestr(d):
     if d is _dt.bfloat16 or d.kind in ("float8", "float4"):  # NumPy has no such type (torch's message)
-        raise TypeError(f"Got unsupported ScalarType {_SCALAR_TYPE_NAMES.get(d.name, d.name)}")
+        raise TypeError(f"Got unsupported ScalarType {d.scalar_type_name}")
     kind = {"bool": "b", "uint": "u", "int": "i", "float": "f", "complex": "c"}[d.kind]
     order = "|" if d.itemsize == 1 else ("<" if sys.byteorder == "little" else ">")
     return f"{order}{kind}{d.itemsize}"
@@ -588,69 +583,19 @@ def to_numpy(t, force=False):
     return np.asarray(t)
 
 
-# ================================================================== NumPy -> tensor
-
-_NP_SUPPORTED = ("float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, "
-                 "uint16, uint8, and bool")
-
-
-def plain_ndarray(arr):
-    """``arr`` itself, or for an ndarray subclass a plain ndarray view of the
-    same memory. A subclass can override ``dtype``, ``strides`` or
-    ``__array_interface__`` to describe other memory (a temporary array that
-    dies at once) while only the subclass instance would be kept alive; the
-    view's attributes are NumPy's own, read from the array's C fields."""
-    import numpy as np
-    return arr if type(arr) is np.ndarray else np.ndarray.view(arr, np.ndarray)
-
-
-def from_numpy(arr):
-    """A tensor sharing ``arr``'s memory; refuses what torch.from_numpy refuses."""
-    import numpy as np
-    if not isinstance(arr, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
-    keep, arr = arr, plain_ndarray(arr)  # keep holds the memory of the view described below
-    d = _dt.from_numpy_dtype(arr.dtype)
-    if arr.dtype.byteorder not in ("=", "|") and d is None and arr.dtype.newbyteorder("=").name in \
-            ("float64", "float32", "float16", "complex64", "complex128", "int64", "int32", "int16", "uint16",
-             "uint32", "uint64"):
-        raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
-                         "between byte orders is currently not supported.")
-    if d is None:
-        raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only supported "
-                        f"types are: {_NP_SUPPORTED}.")
-    isz = d.itemsize
-    byte_strides = arr.strides
-    if byte_strides and (min(byte_strides) < 0 or any(s % isz for s in byte_strides)):
-        if min(byte_strides) < 0:
-            raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
-                             "strides are not currently supported. (You can probably work around this by making a "
-                             "copy of your array  with array.copy().) ")
-        raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy "
-                         "array to reallocate the memory.")
-    shape = arr.shape
-    strides = tuple(s // isz for s in byte_strides)
-    addr = arr.__array_interface__["data"][0]
-    if arr.size == 0:
-        nbytes = 0
-    else:
-        nbytes = (sum((n - 1) * s for n, s in zip(shape, strides)) + 1) * isz
-    storage = UntypedStorage._wrap_object(keep, addr, nbytes, not arr.flags.writeable, "numpy", "numpy.ndarray")
-    return Tensor._make(storage, d, shape, strides, 0)
-
+# ================================================================== NumPy -> tensor (a copy; sharing is shim.share_numpy)
 
 def from_numpy_copy(arr):
     """A contiguous copy of any supported array (negative strides allowed)."""
-    import numpy as np
     d = _dt.from_numpy_dtype(arr.dtype)
     if d is None:
         if arr.dtype.kind in "biufc" and arr.dtype.byteorder not in ("=", "|"):
             arr = arr.astype(arr.dtype.newbyteorder("="))
             d = _dt.from_numpy_dtype(arr.dtype)
         if d is None:
-            raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only "
-                            f"supported types are: {_NP_SUPPORTED}.")
-    out = Tensor._empty(tuple(arr.shape), d)
+            shim.share_numpy(arr, 0)  # raises from_numpy's refusal of a dtype pytensor lacks (its one home)
+            raise AssertionError(f"share_numpy took an array of dtype {arr.dtype} that from_numpy_dtype does not")
+    out = empty(tuple(arr.shape), d)
     scratch_ndarray(out)[...] = arr
     return out
 

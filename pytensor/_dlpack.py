@@ -11,15 +11,14 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from ._core import Tensor, TensorBase
+from ._device import HOST_DEVICE_TYPES, device as _device
 from ._ffi import lib, shim
 from .errors import DLPackError, PytensorError
-from .tensor import Tensor
 
 __all__ = ["from_dlpack", "DLDeviceType"]
 
-_SUPPORTED_MAX = (1, 3)
 _VERSIONED = lib.LT_EXPORT_VERSIONED
-_HOST_DEVICES = (1, 3, 11, 13)  # kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged
 
 
 class DLPackUsageError(PytensorError, ValueError, AssertionError):
@@ -103,11 +102,11 @@ def export(t, stream=None, max_version=None, dl_device=None, copy=None):
     if t.requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     if dl_device is not None and _int_pair(dl_device, "dl_device") != own:
-        if dl_device != (1, 0) or own[0] not in _HOST_DEVICES:
+        if dl_device != (1, 0) or own[0] not in HOST_DEVICE_TYPES:
             raise BufferError(f"pytensor cannot move a tensor from device {own} to {dl_device}")
         if copy is False:
             raise BufferError(f"exporting to device {dl_device} from {own} needs a copy, but copy=False")
-    if copy and own[0] not in _HOST_DEVICES:
+    if copy and own[0] not in HOST_DEVICE_TYPES:
         raise BufferError(f"copy=True needs host memory, and this tensor lives on device {own}; "
                           "export it without copy and copy it in the consumer")
     flags = 0
@@ -123,14 +122,6 @@ def _is_capsule(obj):
     return type(obj).__name__ == "PyCapsule"
 
 
-def _consume(capsule):
-    t = shim.from_capsule(capsule)
-    if t is None:
-        raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed "
-                           "only once, so you might have already constructed a tensor from it once.")
-    return t
-
-
 def from_dlpack(ext_tensor: Any, *, device: object = None, copy: bool | None = None) -> Tensor:
     """Shares the memory of a DLPack producer (an object with ``__dlpack__``, or a capsule).
 
@@ -143,22 +134,20 @@ def from_dlpack(ext_tensor: Any, *, device: object = None, copy: bool | None = N
     >>> t = pytensor.from_dlpack(a); t[0] = 9.0; a
     array([9., 1., 2., 3.])
     """
+    # The import itself (capsule, C exchange table, the __dlpack__ keyword
+    # ladder, the copy) is shim.import_dlpack's (pytensor/_shim_dlpack.c);
+    # this function checks the arguments it is given.
     if device is None and copy is None:
-        t = shim.import_dlpack(ext_tensor)  # the common case, in C; None: take the full path below
-        if t.__class__ is tuple:  # what __dlpack__ returned, which is no capsule to consume
-            return _consume(t[0])
+        t = shim.import_dlpack(ext_tensor, None, False)
         if t is not None:
             return t
-    if _is_capsule(ext_tensor):
-        if device is not None or copy is not None:
-            raise DLPackUsageError("from_dlpack(capsule) takes no device or copy argument: pass the producer "
-                                   "object itself, or call .clone() on the result to copy")
-        return _consume(ext_tensor)
+    elif _is_capsule(ext_tensor):
+        raise DLPackUsageError("from_dlpack(capsule) takes no device or copy argument: pass the producer "
+                               "object itself, or call .clone() on the result to copy")
     if not hasattr(ext_tensor, "__dlpack__"):
         raise NotDLPackError(f"from_dlpack() needs a DLPack capsule or an object with __dlpack__ and "
                              f"__dlpack_device__, not {type(ext_tensor).__name__}")
     if device is not None:
-        from .tensor import device as _device
         if not isinstance(device, (str, _device)) and not (hasattr(device, "type") and hasattr(device, "index")):
             # torch's check and type: a device is a str or a device object (not an index)
             raise DLPackUsageError(f"from_dlpack: unsupported device type: {type(device)}; pass 'cpu' or a "
@@ -166,35 +155,10 @@ def from_dlpack(ext_tensor: Any, *, device: object = None, copy: bool | None = N
         if _device(device).type != "cpu":
             raise DLPackDeviceError(f"pytensor imports onto the CPU only, not {device}; leave device=None to "
                                     "import a view of memory on another device")
-    kwargs = {"max_version": _SUPPORTED_MAX}
-    if copy is not None:
-        kwargs["copy"] = copy
     # The producer's device matters only when a device is asked for: without
     # one, memory on any device imports as it is (host or metadata-only).
-    if device is not None and int(ext_tensor.__dlpack_device__()[0]) not in _HOST_DEVICES:
-        kwargs["dl_device"] = (1, 0)
-    copied_by_producer = True
-    while True:
-        try:
-            cap = ext_tensor.__dlpack__(**kwargs)
-            break
-        except TypeError:
-            # Older producers lack newer keywords: drop them one at a time, as torch does.
-            for key in ("dl_device", "copy", "max_version"):
-                if key in kwargs:
-                    if key == "copy":
-                        copied_by_producer = False
-                    del kwargs[key]
-                    break
-            else:
-                raise
-    t = _consume(cap)
-    # Recorded as made from the producer, not from the capsule it returned
-    # (the C import chose the op: IS_COPIED or not).
-    shim.prov_note(t, shim.prov_node(t)[0], type(ext_tensor), None)
-    if copy and not copied_by_producer:
-        t = t.clone()
-    return t
+    host_copy = device is not None and int(ext_tensor.__dlpack_device__()[0]) not in HOST_DEVICE_TYPES
+    return shim.import_dlpack(ext_tensor, copy, host_copy)
 
 
 def to_dlpack(tensor: Tensor) -> Any:
@@ -202,7 +166,7 @@ def to_dlpack(tensor: Tensor) -> Any:
 
     Like torch's, it exports a tensor that requires grad (the importer gets
     plain memory, no grad); only ``__dlpack__`` refuses those."""
-    if not isinstance(tensor, Tensor):
+    if not isinstance(tensor, TensorBase):
         raise TypeError(f"to_dlpack(): argument 'tensor' must be Tensor, not {type(tensor).__name__}")
     return export(tensor.detach() if tensor._requires_grad else tensor)
 

@@ -10,10 +10,11 @@ from collections.abc import Sequence
 
 from . import dtypes as _dt
 from ._convert import list_to_tensor
+from ._core import Tensor, TensorBase, empty as _core_empty, shape_args as _shape_args
+from ._device import device as _device, require_cpu
 from ._ffi import lib, shim
 from ._provenance import OP
 from .errors import check
-from .tensor import Tensor, _shape_args, device as _device, require_cpu
 
 __all__ = ["empty", "zeros", "ones", "full", "arange", "linspace", "rand", "randn", "manual_seed",
            "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "eye"]
@@ -73,7 +74,7 @@ def empty(*size: int, dtype: _dt.dtype | str | None = None, device: str | _devic
     """
     size = _check_size(_shape_args(size))
     dt = _dt.dtype_arg("empty", dtype) or _dt.get_default_dtype()
-    return _finish(Tensor._empty(size, dt), device, requires_grad, "empty", size)
+    return _finish(_core_empty(size, dt), device, requires_grad, "empty", size)
 
 
 def zeros(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
@@ -86,7 +87,7 @@ def zeros(*size: int, dtype: _dt.dtype | str | None = None, device: str | _devic
     """
     size = _check_size(_shape_args(size))
     dt = _dt.dtype_arg("zeros", dtype) or _dt.get_default_dtype()
-    return _finish(Tensor._empty(size, dt, zero=True), device, requires_grad, "zeros", size)
+    return _finish(_core_empty(size, dt, zero=True), device, requires_grad, "zeros", size)
 
 
 def ones(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
@@ -177,7 +178,7 @@ def _random_fill(size, dtype, draw, name):
     n = math.prod(size)
     if n <= _SAMPLE_CHUNK:
         return samples(n).view(size)
-    out = Tensor._empty(size, dt)
+    out = _core_empty(size, dt)
     flat = out.view(-1)
     for first in range(0, n, _SAMPLE_CHUNK):
         count = min(_SAMPLE_CHUNK, n - first)
@@ -216,7 +217,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: _d
     given = (start,) if end is None else (start, end) if step == 1 else (start, end, step)
     if end is None:
         start, end = 0, start
-    args = [a.item() if isinstance(a, Tensor) else a for a in (start, end, step)]
+    args = [a.item() if isinstance(a, TensorBase) else a for a in (start, end, step)]
     start, end, step = args
     if step == 0:
         raise RuntimeError("step must be nonzero")
@@ -233,7 +234,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: _d
         raise NotImplementedError(f"arange() is not implemented for {dt.name}, as in torch; make it in float32 "
                                   "and convert with .to()")
     n = max(math.ceil((end - start) / step), 0)
-    out = Tensor._empty((n,), dt)
+    out = _core_empty((n,), dt)
     if n:
         start_bytes, step_bytes, code = _arange_operands(start, step, n, dt)
         check(lib.lt_fill_arange(out._storage._ptr, dt.code, n, start_bytes, step_bytes, code))
@@ -269,7 +270,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: _dt.dtype | str | N
     if dt.kind in ("float8", "float4"):
         raise NotImplementedError(f"linspace() is not implemented for {dt.name}, as in torch; make it in float32 "
                                   "and convert with .to()")
-    out = Tensor._empty((steps,), dt)
+    out = _core_empty((steps,), dt)
     if steps:
         ends = (start, end)
         if any(isinstance(v, complex) for v in ends):

@@ -5,11 +5,11 @@ import operator
 import os
 
 from . import dtypes as _dt
+from ._core import Tensor, make
+from ._device import device as _device
 from ._ffi import lib, shim
-from ._storage import UntypedStorage
-from .errors import check
 from ._provenance import OP
-from .tensor import Tensor, device as _device
+from .errors import check
 
 _P_FROM_FILE = OP["from_file"]
 
@@ -67,7 +67,7 @@ def from_file(filename: str | bytes | os.PathLike, shared: bool | None = None, s
             raise RuntimeError(f"from_file(): {path!r} holds {total} bytes, which is not a multiple of the "
                                f"{dt.name} element size ({dt.itemsize} bytes); pass size= to map a prefix")
         size = total // dt.itemsize
-    t = Tensor._make(storage, dt, (size,), (1,), 0, _P_FROM_FILE, (path, bool(shared)), None)
+    t = make(storage, dt, (size,), (1,), 0, _P_FROM_FILE, (path, bool(shared)), None)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -96,7 +96,7 @@ def _map(path, shared, nbytes):
     opens no file, as torch (a missing file is then neither an error nor created)."""
     mode = _SHARED if shared else _PRIVATE
     if nbytes == 0:
-        storage = UntypedStorage._wrap_object(None, 0, 0, False, "file", f"{path} ({_MODE_NAMES[mode]}, empty)")
+        storage = shim.wrap_object(None, 0, 0, 0, lib.LT_PROV_FILE, f"{path} ({_MODE_NAMES[mode]}, empty)")
         storage._file = (path, _MODE_NAMES[mode])
         return storage
     cpath = os.fsencode(path)

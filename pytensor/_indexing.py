@@ -5,10 +5,13 @@ from __future__ import annotations
 import itertools
 import operator
 
-from .errors import PytensorError
+from . import dtypes
+from ._convert import as_index_tensor, as_tensor_operand, copy_preserving_layout, list_to_tensor
+from ._core import TensorBase, empty
 from ._ffi import shim
+from ._layout import broadcast_shapes
 from ._provenance import OP
-from .tensor import Tensor
+from .errors import PytensorError
 
 _note = shim.prov_note
 _P_INDEX, _P_GATHER = OP["index"], OP["gather"]
@@ -28,7 +31,7 @@ def getitem(t, index):
         view = t._view(t._shape, t._strides) if view is t else view
         return _note(view, _P_INDEX, _recorded_key(index), t)  # one step t[index], not _apply's several
     out_shape, slots = _advanced_plan(view, adv)
-    out = Tensor._empty(out_shape, t.dtype)
+    out = empty(out_shape, t.dtype)
     for out_index, src in slots:
         out[out_index].copy_(src) if out_index else out.copy_(src)
     return _note(out, _P_GATHER, _key_text(index), t)
@@ -74,17 +77,16 @@ def setitem(t, index, value):
     view, adv = _apply(t, index)
     if view is not t:
         _note(view, _P_INDEX, _recorded_key(index), t)  # the writer the storage records is t[index]
-    scalar = not isinstance(value, Tensor) and isinstance(value, (bool, int, float, complex))
+    scalar = not isinstance(value, TensorBase) and isinstance(value, (bool, int, float, complex))
     if not adv:
         if scalar:
             view._check_write()  # t[...] = x refuses an expanded target, as torch (fill_ alone does not)
             view.fill_(value)
         else:
-            view.copy_(_drop_leading_ones(value, view.dim()) if isinstance(value, Tensor) else value)
+            view.copy_(_drop_leading_ones(value, view.dim()) if isinstance(value, TensorBase) else value)
         return
     out_shape, slots = _advanced_plan(view, adv)
     if not scalar:
-        from ._convert import as_tensor_operand, copy_preserving_layout
         value = as_tensor_operand(value, t.dtype)
         if _reads_storage_of(value, t):
             # The slots below are written one by one, so a source that aliases
@@ -122,7 +124,7 @@ def _reads_storage_of(src, dst):
 # ------------------------------------------------------------------ basic part
 
 def _is_advanced(item):
-    if isinstance(item, Tensor):
+    if isinstance(item, TensorBase):
         return True
     if isinstance(item, (list, tuple)):
         return True
@@ -138,7 +140,6 @@ def _consumed_dims(item):
     if item is None or item is Ellipsis or isinstance(item, bool):
         return 0
     if _is_advanced(item):
-        from ._convert import as_index_tensor
         idx = as_index_tensor(item)
         return idx.dim() if idx.dtype.kind == "bool" else 1
     return 1
@@ -168,7 +169,6 @@ def _apply(t, index):
             view = _slice(view, d, item)
             d += 1
         elif _is_advanced(item):
-            from ._convert import as_index_tensor
             idx = as_index_tensor(item)
             if idx.dtype.kind == "bool" and idx.dim() == 0:
                 view, d = _add_scalar_bool(view, d, idx.item(), adv)
@@ -216,8 +216,6 @@ def _add_scalar_bool(view, d, value, adv):
     dimension of size 1 at ``d``, indexed by ``[0]`` (True) or ``[]`` (False).
     It is an advanced index, so several of them broadcast into one dimension
     (``a[True, True]`` adds one, not two) placed by the advanced-index rules."""
-    from ._convert import list_to_tensor
-    from . import dtypes
     adv.append((d, list_to_tensor([0] if value else [], dtypes.int64)))
     return view.unsqueeze(d), d + 1
 
@@ -237,8 +235,6 @@ def _add_mask(view, d, mask, adv):
         for j in range(k - 1, -1, -1):
             coords[j].append(h % want[j])
             h //= want[j]
-    from ._convert import list_to_tensor
-    from . import dtypes
     for j in range(k):
         adv.append((d + j, list_to_tensor(coords[j], dtypes.int64)))
     return d + k
@@ -247,15 +243,12 @@ def _add_mask(view, d, mask, adv):
 # ------------------------------------------------------------------ advanced part
 
 def _broadcast_shapes(shapes):
-    ndim = max((len(s) for s in shapes), default=0)
-    out = []
-    for i in range(ndim):
-        sizes = {s[i - ndim + len(s)] for s in shapes if i - ndim + len(s) >= 0} - {1}
-        if len(sizes) > 1:
-            raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes "
-                             f"{', '.join(str(list(s)) for s in shapes)}")
-        out.append(sizes.pop() if sizes else 1)
-    return tuple(out)
+    """The shape index tensors broadcast to (libtensor's rule), refused with NumPy's IndexError."""
+    try:
+        return broadcast_shapes(*shapes)
+    except RuntimeError:
+        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         f"{', '.join(str(list(s)) for s in shapes)}") from None
 
 
 def _advanced_plan(view, adv):

@@ -17,7 +17,7 @@ from . import dtypes as _dt
 from ._factories import empty
 from ._file import from_file
 from .errors import PytensorError
-from .tensor import Tensor
+from ._core import Tensor
 
 __all__ = ["load", "NpyFormatError"]
 

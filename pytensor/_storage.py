@@ -10,7 +10,10 @@ from __future__ import annotations
 import mmap
 import os
 
+from ._core import make
+from ._device import HOST_DEVICE_TYPES, device, dlpack_device_name
 from ._ffi import ffi, lib, shim
+from ._file import map_storage
 from .errors import ReadOnlyError, DeviceError, check
 
 _PROVENANCE = {
@@ -18,9 +21,6 @@ _PROVENANCE = {
     lib.LT_PROV_FILE: "file", lib.LT_PROV_DLPACK: "dlpack", lib.LT_PROV_FOREIGN: "foreign",
 }
 _PROVENANCE_CODE = {v: k for k, v in _PROVENANCE.items()}
-_HOST_DEVICES = (1, 3, 11, 13)  # kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged
-_DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cpu", 4: "opencl", 7: "vulkan", 8: "mps", 10: "cuda",
-                 11: "cpu", 12: "privateuseone", 13: "cuda", 14: "xpu"}
 
 
 class UntypedStorage(shim.StorageBase):
@@ -70,9 +70,8 @@ class UntypedStorage(shim.StorageBase):
 
     @property
     def device(self):
-        from .tensor import device
         t = lib.lt_storage_device_type(self._ptr)
-        return device._of(_DEVICE_NAMES.get(t, f"dlpack{t}"), None if t in _HOST_DEVICES else
+        return device._of(dlpack_device_name(t), None if t in HOST_DEVICE_TYPES else
                           int(lib.lt_storage_device_id(self._ptr)))
 
     def is_readonly(self):
@@ -103,7 +102,6 @@ class UntypedStorage(shim.StorageBase):
         >>> s.nbytes(), s.filename == path, os.path.getsize(path)
         (8, True, 8)
         """
-        from ._file import map_storage
         return map_storage("from_file", filename, shared, nbytes, "nbytes")[0]
 
     @property
@@ -217,8 +215,7 @@ class TypedStorage:
         self._untyped, self.dtype = untyped, dtype
 
     def _elements(self):
-        from .tensor import Tensor
-        return Tensor._make(self._untyped, self.dtype, (len(self),), (1,), 0)
+        return make(self._untyped, self.dtype, (len(self),), (1,), 0)
 
     def untyped(self):
         """The UntypedStorage holding the bytes (the same object every view shares)."""

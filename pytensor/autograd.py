@@ -24,11 +24,14 @@ import math
 import threading
 
 from . import dtypes as _dt
+from ._convert import scratch_ndarray
+from ._core import TensorBase
+from ._factories import arange, ones
+from ._ffi import shim
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward", "Node"]
 
 _mode = threading.local()  # grad mode is per thread, as in torch
-_Tensor = None  # pytensor.tensor.Tensor, bound by _autograd_ops.install() (tensor.py imports this module's users)
 
 
 def is_grad_enabled():
@@ -155,8 +158,7 @@ class Node:
 
 def _edge(t):
     """The node a gradient for input ``t`` flows to (None: ``t`` needs none)."""
-    from .tensor import Tensor
-    if not isinstance(t, Tensor) or not t._requires_grad:
+    if not isinstance(t, TensorBase) or not t._requires_grad:
         return None
     return t._grad_fn if t._grad_fn is not None else AccumulateGrad(t)
 
@@ -166,7 +168,7 @@ def needs_graph(*inputs):
     if not getattr(_mode, "enabled", True):
         return False
     for x in inputs:
-        if isinstance(x, _Tensor) and x._requires_grad:
+        if isinstance(x, TensorBase) and x._requires_grad:
             return True
     return False
 
@@ -187,7 +189,6 @@ def backward(tensor, gradient=None, retain_graph=None, create_graph=False, input
     ``inputs`` (a tensor or a sequence of them) limits accumulation to those
     tensors; a non-leaf among them receives the gradient of its own value.
     """
-    from .tensor import Tensor
     targets = _targets(inputs)
     if create_graph:
         raise NotImplementedError("pytensor's autograd does not build graphs of gradients (create_graph=True)")
@@ -198,7 +199,7 @@ def backward(tensor, gradient=None, retain_graph=None, create_graph=False, input
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
         gradient = _ones(tensor)
     else:
-        if not isinstance(gradient, Tensor):
+        if not isinstance(gradient, TensorBase):
             raise TypeError(f"gradient must be a Tensor, not {type(gradient).__name__}")
         if tuple(gradient.shape) != tuple(tensor.shape):
             raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {gradient.shape} and "
@@ -234,14 +235,13 @@ def backward(tensor, gradient=None, retain_graph=None, create_graph=False, input
 
 def _targets(inputs):
     """None (every leaf), or (ids of leaf inputs, {node: non-leaf input}) for ``backward(inputs=...)``."""
-    from .tensor import Tensor
     if inputs is None:
         return None
-    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    inputs = [inputs] if isinstance(inputs, TensorBase) else list(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     for t in inputs:
-        if not isinstance(t, Tensor):
+        if not isinstance(t, TensorBase):
             raise TypeError(f"backward(): inputs must be tensors, not {type(t).__name__}")
         if not t._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
@@ -280,7 +280,6 @@ def _accumulate(leaf, grad):
 
 
 def _ones(t):
-    from ._factories import ones
     return ones(t.shape, dtype=t.dtype)
 
 
@@ -331,15 +330,14 @@ def scatter_backward(forward, in_shape, in_dtype):
     windows, repeated indices) sum, as the chain rule asks.
     """
     def backward(grad):
-        import numpy as np
-        from ._factories import arange
-        from .creation import from_numpy
+        import numpy as np  # noqa: PLC0415  (only gathers' backward needs NumPy; `import pytensor` does not)
         n = math.prod(in_shape)
         index = forward(arange(n).view(in_shape) if in_shape else arange(n).view(()))
         work_dt = _dt.float32 if grad.dtype is _dt.bfloat16 else grad.dtype
-        from ._convert import scratch_ndarray  # arrays used only in this call: no storage is pinned
+        # scratch_ndarray: arrays used only in this call, so no storage is pinned
         g = np.ascontiguousarray(scratch_ndarray(grad.to(work_dt))).reshape(-1)
         acc = np.zeros(n, dtype=g.dtype)
         np.add.at(acc, scratch_ndarray(index.contiguous()).reshape(-1), g)
-        return (from_numpy(acc).to(grad.dtype).view(in_shape),)
+        shared = shim.share_numpy(acc, 0)  # a plain native array: the shim shares it, as from_numpy would
+        return (shared.to(grad.dtype).view(in_shape),)
     return backward

@@ -14,32 +14,27 @@ import sys
 from types import SimpleNamespace
 
 from . import dtypes as _dt
-from ._convert import (from_numpy as _from_numpy, tensor_from_data, copy_preserving_layout,
-                       _is_numpy_scalar, _is_ndarray)
-from ._ffi import ffi, shim
+from ._convert import tensor_from_data, copy_preserving_layout, _is_numpy_scalar, _is_ndarray
+from ._core import Tensor, TensorBase, int64_arg
+from ._device import device as _device, require_cpu
+from ._dlpack import from_dlpack
+from ._ffi import shim
 from ._provenance import OP
-from ._storage import UntypedStorage
 from .autograd import as_input_grad, needs_graph, record
-from .tensor import Tensor, _int64_arg, device as _device, require_cpu
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer"]
 
-# The common case of each sharing constructor, done in C (see _shim_share.h):
-# they return a finished Tensor, or None to send the input down the Python
-# path below, which is complete and raises every error. share_buffer needs
-# the buffer protocol of the 3.11 limited API; on a 3.10 build it is absent.
+# The sharing constructors' rules are C's (pytensor/_shim_share.c), which
+# raise their errors: share_numpy(arr, min_ndim, op) returns None only for
+# what is not an ndarray (of min_ndim dims or more), share_buffer only for
+# arguments frombuffer normalizes first.
 _share_numpy = shim.share_numpy
-_share_buffer = getattr(shim, "share_buffer", None)
+_share_buffer = shim.share_buffer
 # Provenance (see _provenance.py): _note(t, op, arg, parent) records how t was
 # made; the C paths above record their own (the op code is passed in).
 _note = shim.prov_note
-_P_FROM_NUMPY, _P_ASARRAY, _P_AS_TENSOR, _P_FROMBUFFER, _P_TENSOR, _P_CONVERT, _P_ALIAS = (
-    OP[n] for n in ("from_numpy", "asarray", "as_tensor", "frombuffer", "tensor", "convert", "alias"))
-
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-                "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+_P_FROM_NUMPY, _P_ASARRAY, _P_AS_TENSOR, _P_TENSOR, _P_CONVERT, _P_ALIAS = (
+    OP[n] for n in ("from_numpy", "asarray", "as_tensor", "tensor", "convert", "alias"))
 
 
 # ================================================================== argument checks (torch's TypeErrors)
@@ -97,10 +92,9 @@ def tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
     _check_device(device)
     if _is_ndarray(data) or _is_dlpack_producer(data):
         if _is_ndarray(data):
-            src = _from_numpy(data)  # torch.from_numpy's checks first, then a copy that keeps the layout
+            src = _share_numpy(data, 0)  # torch.from_numpy's checks first, then a copy that keeps the layout
         else:
-            from ._dlpack import from_dlpack  # torch copies any DLPack producer, through DLPack
-            src = from_dlpack(data)
+            src = from_dlpack(data)  # torch copies any DLPack producer, through DLPack
         t = _note(copy_preserving_layout(src, dtype), _P_TENSOR, (type(data), src._storage._addr), None)
     else:
         t = tensor_from_data(data, dtype)  # records tensor(<type>), or tensor(t) from a tensor
@@ -115,7 +109,7 @@ _ZERO_D_COPIED = "0-d arrays are always copied"
 def _is_dlpack_producer(obj):
     """An object torch's constructors read through DLPack: one with ``__dlpack__``
     that is not a tensor, an array or a NumPy scalar (those have their own paths)."""
-    return hasattr(type(obj), "__dlpack__") and not isinstance(obj, Tensor) and not _is_ndarray(obj) \
+    return hasattr(type(obj), "__dlpack__") and not isinstance(obj, TensorBase) and not _is_ndarray(obj) \
         and not _is_numpy_scalar(obj)
 
 
@@ -130,8 +124,10 @@ def from_numpy(ndarray: Any, /) -> Tensor:
     >>> t = pytensor.from_numpy(a); t[0] = 10; a
     array([10,  1,  2])
     """
-    t = _share_numpy(ndarray, 0)  # recorded as from_numpy: the C side's default op
-    return t if t is not None else _note(_from_numpy(ndarray), _P_FROM_NUMPY, type(ndarray), None)
+    t = _share_numpy(ndarray, 0, _P_FROM_NUMPY)  # raises from_numpy's errors for an ndarray it refuses
+    if t is None:
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    return t
 
 
 # ================================================================== as_tensor, asarray
@@ -146,8 +142,8 @@ def _alias_or_convert(t, dtype, device, copy, fn="asarray", source=None):
     if copy is False and wrong_device:
         raise ValueError(f"can't alias tensor from device '{t.device}' to '{device}'.")
     if copy is False and wrong_dtype:
-        raise ValueError(f"can't alias tensor with dtype '{_TORCH_NAMES[t.dtype.name]}' into dtype "
-                         f"'{_TORCH_NAMES[dtype.name]}'.")
+        raise ValueError(f"can't alias tensor with dtype '{t.dtype.scalar_type_name}' into dtype "
+                         f"'{dtype.scalar_type_name}'.")
     if copy or wrong_dtype or wrong_device:
         out = _recorded_copy(t, dtype, "ToCopyBackward0" if wrong_dtype or wrong_device else "CloneBackward0")
         from_source = () if source is None else ((source, t._storage._addr),)  # what the model matches names by
@@ -183,19 +179,18 @@ def as_tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | 
     False
     """
     if dtype is None and device is None:
-        if data.__class__ is Tensor:
+        if isinstance(data, TensorBase):
             return data
         t = _share_numpy(data, 0, _P_AS_TENSOR)
         if t is not None:
             return t
     dtype = _dtype_arg("as_tensor", dtype)
     dev = _check_device(device, "as_tensor")
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         return _alias_or_convert(data, dtype, dev, None, "as_tensor")
     if _is_ndarray(data):
-        return _alias_or_convert(_from_numpy(data), dtype, dev, None, "as_tensor", type(data))
+        return _alias_or_convert(_share_numpy(data, 0), dtype, dev, None, "as_tensor", type(data))
     if _is_dlpack_producer(data):
-        from ._dlpack import from_dlpack
         return _alias_or_convert(from_dlpack(data), dtype, dev, None, "as_tensor", type(data))
     return _note(tensor_from_data(data, dtype), _P_CONVERT,
                  ("as_tensor", None, None, _SEQUENCE_COPIED, (type(data), None)), None)
@@ -224,7 +219,7 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
     ValueError: can't alias arbitrary sequence into a tensor.
     """
     if dtype is None and device is None and copy is None and requires_grad is None:
-        if obj.__class__ is Tensor:
+        if isinstance(obj, TensorBase):
             return obj  # requires_grad=None inherits: the same object, as below
         t = _share_numpy(obj, 1, _P_ASARRAY)  # n-d arrays only: asarray copies 0-d ones
         if t is not None:
@@ -234,7 +229,7 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
     requires_grad = _bool_arg("asarray", "requires_grad", requires_grad, allow_none=True)
     dev = _check_device(device, "asarray")
     source = type(obj)
-    if isinstance(obj, Tensor):
+    if isinstance(obj, TensorBase):
         out = _alias_or_convert(obj, dtype, dev, copy)
     elif _is_ndarray(obj) or _is_numpy_scalar(obj):
         if _is_numpy_scalar(obj):
@@ -242,20 +237,18 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
                 raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or transform it in a "
                                    "ndarray. ")
             obj = sys.modules["numpy"].asarray(obj)
-        shared = _from_numpy(obj)
+        shared = _share_numpy(obj, 0)
         out = _alias_or_convert(shared, dtype, dev, copy, "asarray", source)
         if shared.dim() == 0 and out.data_ptr() == shared.data_ptr():
             # torch copies every 0-d array, even with copy=False (and without an error)
             out = _note(copy_preserving_layout(out), _P_CONVERT,
                         ("asarray", None, None, _ZERO_D_COPIED, (source, shared._storage._addr)), None)
     elif _is_capsule(obj):
-        from ._dlpack import from_dlpack
         out = _alias_or_convert(from_dlpack(obj), dtype, dev, copy, "asarray", source)
     elif _has_buffer(obj):
         out = _alias_or_convert(frombuffer(obj, dtype=dtype or _dt.get_default_dtype()), None, dev, copy, "asarray",
                                 source)
     elif hasattr(obj, "__dlpack__"):
-        from ._dlpack import from_dlpack
         out = _alias_or_convert(from_dlpack(obj), dtype, dev, copy, "asarray", source)
     else:
         if copy is False:
@@ -263,7 +256,7 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
         out = _note(tensor_from_data(obj, dtype), _P_CONVERT, ("asarray", None, None, _SEQUENCE_COPIED, (source, None)),
                     None)
     if requires_grad is None:
-        requires_grad = obj.requires_grad if isinstance(obj, Tensor) else False
+        requires_grad = obj.requires_grad if isinstance(obj, TensorBase) else False
     if out.requires_grad != requires_grad:
         if out is obj or out.grad_fn is not None:
             # A new alias: never change the caller's tensor (torch's docs, not
@@ -277,34 +270,6 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
 
 def _is_capsule(obj):
     return type(obj).__name__ == "PyCapsule"
-
-
-def _export(buffer):
-    """(cdata holding the buffer export, read-only?) for a C-contiguous buffer.
-
-    A writable export is asked for first; exporters that refuse it (bytes,
-    read-only memoryviews and arrays, PROT_READ maps) and object arrays are
-    taken read-only and their tensors refuse writes. cffi keeps the export
-    until the cdata dies.
-    """
-    view = memoryview(buffer)
-    try:
-        if not view.c_contiguous:
-            raise RuntimeError("could not retrieve buffer from object: it is not C-contiguous; copy it "
-                               "(bytes(m) or arr.copy()) first")
-        holds_objects = shim.holds_objects(buffer)  # read-only if so (see _shim_share.h)
-    finally:
-        view.release()
-    if holds_objects:
-        return ffi.from_buffer(buffer), True
-    try:
-        return ffi.from_buffer(buffer, require_writable=True), False
-    except (BufferError, ValueError, TypeError):
-        pass  # cffi reports "read-only" as BufferError or ValueError, by exporter
-    try:
-        return ffi.from_buffer(buffer), True
-    except (BufferError, ValueError, TypeError) as e:
-        raise RuntimeError(f"could not retrieve buffer from object: {e}") from None
 
 
 def _has_buffer(obj):
@@ -330,47 +295,14 @@ def frombuffer(buffer: Any, *, dtype: _dt.dtype | str, count: int = -1, offset: 
     >>> t[0] = 5; buf[0]
     5
     """
-    if dtype.__class__ is str:
-        dtype = _dtype_arg("frombuffer", dtype)  # a name: the dtype it names, then the common path
-    if _share_buffer is not None:
-        t = _share_buffer(buffer, dtype, count, offset, requires_grad)
+    if requires_grad is False:
+        t = _share_buffer(buffer, dtype, count, offset, False)  # None: an argument to normalize first
         if t is not None:
             return t
     dtype = _dtype_arg("frombuffer", dtype, required=True)
-    count = _int64_arg("frombuffer", "count", count)
-    offset = _int64_arg("frombuffer", "offset", offset)
+    count = int64_arg("frombuffer", "count", count)
+    offset = int64_arg("frombuffer", "offset", offset)
     requires_grad = _bool_arg("frombuffer", "requires_grad", requires_grad)
     if requires_grad:
         _check_grad_dtype(dtype)
-    if not _has_buffer(buffer):
-        raise ValueError("object does not implement Python buffer protocol.")
-    cd, readonly = _export(buffer)
-    elsize = dtype.itemsize
-    try:
-        n = _frombuffer_count(ffi.sizeof(cd), elsize, count, offset)
-    except ValueError:
-        ffi.release(cd)  # end the export now, not when the traceback dies
-        raise
-    addr = int(ffi.cast("uintptr_t", cd)) + offset
-    label = type(buffer).__name__
-    storage = UntypedStorage._wrap_object(cd, addr, n * elsize, readonly, "buffer", label)
-    t = Tensor._make(storage, dtype, (n,), (1,), 0, _P_FROMBUFFER, type(buffer), None)
-    return _set_requires_grad(t, requires_grad)
-
-
-def _frombuffer_count(length, elsize, count, offset):
-    """How many elements frombuffer takes: torch's four checks, in torch's order."""
-    if length <= 0 or count == 0:
-        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
-    if not 0 <= offset < length:
-        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
-                         f"({length} bytes) minus 1")
-    if count < 0 and (length - offset) % elsize:
-        raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a "
-                         f"multiple of element size ({elsize})")
-    n = count if count > 0 else (length - offset) // elsize
-    # Exact integers: torch computes this in int64 and lets a huge count wrap past the check.
-    if offset + n * elsize > length:
-        raise ValueError(f"requested buffer length ({n} * {elsize} bytes) after offset ({offset} bytes) must not "
-                         f"be greater than actual buffer length ({length} bytes)")
-    return n
+    return _set_requires_grad(_share_buffer(buffer, dtype, count, offset, False), requires_grad)

@@ -14,12 +14,14 @@ class dtype:
     >>> import pytensor
     >>> pytensor.float32, pytensor.float32.itemsize, pytensor.int8.is_signed
     (pytensor.float32, 4, True)
+    >>> pytensor.uint8.scalar_type_name, pytensor.uint8.tensor_type_name
+    ('Byte', 'ByteTensor')
     """
 
     __slots__ = ("name", "code", "itemsize", "kind", "is_floating_point", "is_complex", "is_signed",
-                 "_np_name", "_struct", "__weakref__")
+                 "scalar_type_name", "tensor_type_name", "aliases", "_np_name", "_struct", "__weakref__")
 
-    def __init__(self, name, code, kind, np_name, struct_code):
+    def __init__(self, name, code, kind, scalar_type_name, np_name, struct_code, aliases):
         self.name = name
         self.code = code  # the lt_dtype enum value
         self.itemsize = int(lib.lt_dtype_itemsize(code))
@@ -29,6 +31,9 @@ class dtype:
         self.is_floating_point = kind in ("float", "float8", "float4")
         self.is_complex = kind == "complex"
         self.is_signed = kind in ("int", "float", "complex", "float8", "float4") and name != "float8_e8m0fnu"
+        self.scalar_type_name = scalar_type_name  # torch's c10::ScalarType name, as its messages print it
+        self.tensor_type_name = scalar_type_name + "Tensor"  # torch's legacy type name (Tensor.type())
+        self.aliases = aliases  # torch's other names for it (pytensor.half is pytensor.float16)
         self._np_name = np_name  # None where NumPy has no such type (bfloat16)
         self._struct = struct_code  # struct-module format, None where none exists
 
@@ -46,7 +51,7 @@ class dtype:
     def to_complex(self):
         """The complex dtype holding two of this floating dtype (float16 -> complex64)."""
         if self.kind in ("float8", "float4"):  # torch's error: a complex scalar meets a float8 tensor
-            raise RuntimeError(f"Unknown Complex ScalarType for {self.name[0].upper()}{self.name[1:]}")
+            raise RuntimeError(f"Unknown Complex ScalarType for {self.scalar_type_name}")
         return complex128 if self is float64 else complex64
 
     def to_real(self):
@@ -56,42 +61,47 @@ class dtype:
 
 _CATEGORY = {"bool": 0, "uint": 1, "int": 1, "float": 2, "float8": 2, "float4": 2, "complex": 3}
 
-bool = dtype("bool", lib.LT_BOOL, "bool", "bool", "?")  # noqa: A001  (torch's name)
-uint8 = dtype("uint8", lib.LT_UINT8, "uint", "uint8", "B")
-uint16 = dtype("uint16", lib.LT_UINT16, "uint", "uint16", "H")
-uint32 = dtype("uint32", lib.LT_UINT32, "uint", "uint32", "I")
-uint64 = dtype("uint64", lib.LT_UINT64, "uint", "uint64", "Q")
-int8 = dtype("int8", lib.LT_INT8, "int", "int8", "b")
-int16 = dtype("int16", lib.LT_INT16, "int", "int16", "h")
-int32 = dtype("int32", lib.LT_INT32, "int", "int32", "i")
-int64 = dtype("int64", lib.LT_INT64, "int", "int64", "q")
-float16 = dtype("float16", lib.LT_FLOAT16, "float", "float16", "e")
-bfloat16 = dtype("bfloat16", lib.LT_BFLOAT16, "float", None, None)
-float32 = dtype("float32", lib.LT_FLOAT32, "float", "float32", "f")
-float64 = dtype("float64", lib.LT_FLOAT64, "float", "float64", "d")
-complex64 = dtype("complex64", lib.LT_COMPLEX64, "complex", "complex64", "Zf")
-complex128 = dtype("complex128", lib.LT_COMPLEX128, "complex", "complex128", "Zd")
-# DLPack 1.1's low-precision floats, one byte each (float4_e2m1fn_x2 packs two 4-bit values):
-# storage, DLPack and conversions, no arithmetic (see README, "Low-precision floats").
-float8_e4m3fn = dtype("float8_e4m3fn", lib.LT_FLOAT8_E4M3FN, "float8", None, None)
-float8_e4m3fnuz = dtype("float8_e4m3fnuz", lib.LT_FLOAT8_E4M3FNUZ, "float8", None, None)
-float8_e5m2 = dtype("float8_e5m2", lib.LT_FLOAT8_E5M2, "float8", None, None)
-float8_e5m2fnuz = dtype("float8_e5m2fnuz", lib.LT_FLOAT8_E5M2FNUZ, "float8", None, None)
-float8_e8m0fnu = dtype("float8_e8m0fnu", lib.LT_FLOAT8_E8M0FNU, "float8", None, None)
-float4_e2m1fn_x2 = dtype("float4_e2m1fn_x2", lib.LT_FLOAT4_E2M1FN_X2, "float4", None, None)
+# The one dtype table: one row per dtype, in lt_dtype order; everything else about dtypes is derived from it.
+# The float8s and float4_e2m1fn_x2 (two 4-bit floats per byte) are DLPack 1.1's low-precision floats: storage,
+# DLPack and conversions, no arithmetic (see README, "Low-precision floats").
+#  name                lt_dtype code              kind       torch ScalarType     NumPy name   struct  torch aliases
+_TABLE = (
+    ("bool",             lib.LT_BOOL,             "bool",    "Bool",              "bool",      "?",    ()),
+    ("uint8",            lib.LT_UINT8,            "uint",    "Byte",              "uint8",     "B",    ()),
+    ("uint16",           lib.LT_UINT16,           "uint",    "UInt16",            "uint16",    "H",    ()),
+    ("uint32",           lib.LT_UINT32,           "uint",    "UInt32",            "uint32",    "I",    ()),
+    ("uint64",           lib.LT_UINT64,           "uint",    "UInt64",            "uint64",    "Q",    ()),
+    ("int8",             lib.LT_INT8,             "int",     "Char",              "int8",      "b",    ()),
+    ("int16",            lib.LT_INT16,            "int",     "Short",             "int16",     "h",    ("short",)),
+    ("int32",            lib.LT_INT32,            "int",     "Int",               "int32",     "i",    ("int",)),
+    ("int64",            lib.LT_INT64,            "int",     "Long",              "int64",     "q",    ("long",)),
+    ("float16",          lib.LT_FLOAT16,          "float",   "Half",              "float16",   "e",    ("half",)),
+    ("bfloat16",         lib.LT_BFLOAT16,         "float",   "BFloat16",          None,        None,   ()),
+    ("float32",          lib.LT_FLOAT32,          "float",   "Float",             "float32",   "f",    ("float",)),
+    ("float64",          lib.LT_FLOAT64,          "float",   "Double",            "float64",   "d",    ("double",)),
+    ("complex64",        lib.LT_COMPLEX64,        "complex", "ComplexFloat",      "complex64", "Zf",   ("cfloat",)),
+    ("complex128",       lib.LT_COMPLEX128,       "complex", "ComplexDouble",     "complex128", "Zd",  ("cdouble",)),
+    ("float8_e4m3fn",    lib.LT_FLOAT8_E4M3FN,    "float8",  "Float8_e4m3fn",     None,        None,   ()),
+    ("float8_e4m3fnuz",  lib.LT_FLOAT8_E4M3FNUZ,  "float8",  "Float8_e4m3fnuz",   None,        None,   ()),
+    ("float8_e5m2",      lib.LT_FLOAT8_E5M2,      "float8",  "Float8_e5m2",       None,        None,   ()),
+    ("float8_e5m2fnuz",  lib.LT_FLOAT8_E5M2FNUZ,  "float8",  "Float8_e5m2fnuz",   None,        None,   ()),
+    ("float8_e8m0fnu",   lib.LT_FLOAT8_E8M0FNU,   "float8",  "Float8_e8m0fnu",    None,        None,   ()),
+    ("float4_e2m1fn_x2", lib.LT_FLOAT4_E2M1FN_X2, "float4",  "Float4_e2m1fn_x2",  None,        None,   ()),
+)
 
-ALL = (bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16,
-       float32, float64, complex64, complex128,
-       float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn_x2)
-LOW_PRECISION = (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn_x2)
+ALL = tuple(dtype(*row) for row in _TABLE)
+(bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, bfloat16,  # noqa: A001  (torch's names)
+ float32, float64, complex64, complex128, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,
+ float8_e8m0fnu, float4_e2m1fn_x2) = ALL
+LOW_PRECISION = tuple(d for d in ALL if d.kind in ("float8", "float4"))
 _by_name = {d.name: d for d in ALL}
 by_code = {d.code: d for d in ALL}
+by_tensor_type_name = {d.tensor_type_name: d for d in ALL}
 
-# torch's aliases
-ALIASES = {
-    "half": float16, "float": float32, "double": float64, "short": int16, "int": int32,
-    "long": int64, "cfloat": complex64, "cdouble": complex128, "chalf": None,
-}
+# torch's aliases, floats first and narrow first (the order messages list them in); chalf names complex32,
+# which pytensor lacks
+ALIASES = {**{alias: d for d in sorted((d for d in ALL if d.aliases), key=lambda d: (
+    ("float", "int", "complex").index(d.kind), d.itemsize)) for alias in d.aliases}, "chalf": None}
 
 _default_float = float32
 

@@ -4,6 +4,14 @@ Every status-returning C call goes through :func:`check`, so a status maps to
 the same exception everywhere. Each exception derives from both
 :class:`PytensorError` and the builtin type torch raises in that situation,
 so ``except RuntimeError`` works as it would with torch.
+
+>>> import pytensor
+>>> t = pytensor.frombuffer(b"\\x01\\x02", dtype=pytensor.uint8)  # bytes are read-only
+>>> try:
+...     t[0] = 5
+... except RuntimeError as e:
+...     type(e).__name__, isinstance(e, pytensor.PytensorError)
+('ReadOnlyError', True)
 """
 from ._ffi import ffi, lib
 

@@ -40,7 +40,7 @@ from ._factories import empty
 from ._ffi import shim
 from .creation import frombuffer
 from .errors import PytensorError
-from .tensor import Tensor
+from ._core import Tensor, TensorBase
 
 __all__ = ["SafetensorError", "load_file", "safe_open", "save_file", "load", "save"]
 
@@ -303,7 +303,7 @@ def _plan(tensors, metadata):
             raise TypeError(f"save_file(): tensor names must be str, got {type(name).__name__}")
         if name == "__metadata__":
             raise SafetensorError("save_file(): '__metadata__' is reserved by the format and cannot name a tensor")
-        if not isinstance(t, Tensor):
+        if not isinstance(t, TensorBase):
             raise TypeError(f"save_file(): {name!r} is a {type(t).__name__}, not a pytensor Tensor")
         if t.dtype not in _NAMES:
             raise SafetensorError(f"save_file(): {name!r} has dtype {t.dtype}, which the format has no name for")

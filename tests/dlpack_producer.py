@@ -1,23 +1,88 @@
-"""A foreign DLPack producer for tests: capsules built by libtensor's
-``lt_dlpack_test_producer`` (C), whose deleter counts its calls.
+"""A foreign DLPack producer for tests: tests/c/dlpack_test_producer.c,
+compiled at test time into a shared library and loaded with cffi's ABI mode
+(it uses no libtensor symbol, so it is as foreign as any other producer),
+whose deleter counts its calls. Needs a C compiler: skipped without one, a
+failure in CI (support.require_program).
 
-The producer fills its buffer so that element slot k, counted from the
+The producer's buffer is filled so that element slot k, counted from the
 buffer's start, holds the value k; ``data`` points ``-lo`` bytes into it,
 where ``lo`` is the lowest byte the strides reach below element 0. So for a
 1-d float64 tensor with stride 1 and ``byte_offset=16``, the values are
 ``[2, 3, 4, ...]``, and with stride -1 they count down to 0.
 """
+import atexit
+import pathlib
+import shutil
+import subprocess
+import tempfile
+import threading
+
+import cffi
+
 from pytensor._ffi import ffi, lib, shim
+from support import require_program
+
+HERE = pathlib.Path(__file__).resolve().parent
+SOURCE = HERE / "c" / "dlpack_test_producer.c"
+ABI_INCLUDE = HERE.parent / "libtensor" / "include"  # only libtensor/dlpack_abi.h: the spec's structs
+
+_CDEF = """
+typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
+int dlpack_test_producer(void **out, void **out_buffer, size_t *out_nbytes, int versioned, DLDataType dtype,
+                         size_t itemsize, int32_t ndim, const int64_t *shape, const int64_t *strides,
+                         uint64_t byte_offset, uint64_t flags, uint32_t major, int64_t *deleter_calls);
+"""
 
 # Deleter counters are written by C, possibly after the test that made them
 # has finished (a view may outlive it); keep them alive for the whole run.
 _COUNTERS = []
+
+# (ffi, lib) of the compiled producer, built once per process. The library
+# stays loaded until the process ends: tensors that outlive a test, or the
+# interpreter, still call their deleters in it.
+_built = None
+_build_lock = threading.Lock()
+
+
+def _producer():
+    global _built
+    with _build_lock:
+        if _built is None:
+            cc = require_program("cc")
+            folder = tempfile.mkdtemp(prefix="dlpack_producer_")
+            atexit.register(shutil.rmtree, folder, True)
+            out = pathlib.Path(folder) / "libdlpack_test_producer.so"
+            r = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror",
+                                f"-I{ABI_INCLUDE}", str(SOURCE), "-o", str(out)], capture_output=True, text=True)
+            assert r.returncode == 0, f"compiling {SOURCE.name} failed:\n{r.stderr}"
+            pffi = cffi.FFI()
+            pffi.cdef(_CDEF)
+            # RTLD_NODELETE: never unmapped, not even when cffi's lib object
+            # is collected at shutdown while storages still hold its tensors
+            _built = (pffi, pffi.dlopen(str(out), pffi.RTLD_NOW | pffi.RTLD_NODELETE))
+        return _built
+
+
+def _address(cdata, of_ffi=ffi):
+    return int(of_ffi.cast("uintptr_t", cdata))
+
+
+def _fill_arange(address, nbytes, dtype):
+    """Element slot k of the nbytes at address = k, converted to dtype by
+    libtensor (through a borrowed storage over the producer's buffer)."""
+    s = ffi.new("lt_storage **")
+    if lib.lt_storage_wrap(s, ffi.cast("void *", address), nbytes, 0, lib.LT_PROV_FOREIGN, ffi.NULL, ffi.NULL):
+        return
+    zero, one = ffi.new("int64_t *", 0), ffi.new("int64_t *", 1)
+    lib.lt_fill_arange(s[0], dtype, nbytes // lib.lt_dtype_itemsize(dtype), zero, one, lib.LT_INT64)
+    lib.lt_storage_release(s[0])  # the packed float4 dtype converts from nothing and stays zero
 
 
 class Producer:
     """Makes managed tensors and capsules; ``calls`` is how often their deleters ran."""
 
     def __init__(self):
+        self._pffi, self._plib = _producer()
         self._calls = ffi.new("int64_t *")
         _COUNTERS.append(self._calls)
 
@@ -29,15 +94,22 @@ class Producer:
                 versioned=True):
         """A new ``DLManagedTensor[Versioned] *`` (a cffi pointer), owned by the caller.
         ``shape=None`` gives a NULL shape; ``strides=None`` gives NULL strides."""
-        out = ffi.new("void **")
+        pffi = self._pffi
+        dl = ffi.new("DLDataType *")
+        assert lib.lt_dtype_to_dlpack(dl, dtype) == 0, ffi.string(lib.lt_last_error()).decode()
+        out, buffer, nbytes = pffi.new("void **"), pffi.new("void **"), pffi.new("size_t *")
         ndim = len(shape) if shape is not None else 0
-        shp = ffi.new("int64_t[]", list(shape)) if shape is not None and ndim else ffi.NULL
-        std = ffi.new("int64_t[]", list(strides)) if strides is not None and ndim else ffi.NULL
-        rc = lib.lt_dlpack_test_producer(out, int(versioned), dtype, ndim, shp, std, byte_offset, flags, major,
-                                         self._calls)
-        assert rc == 0, ffi.string(lib.lt_last_error()).decode()
+        shp = pffi.new("int64_t[]", list(shape)) if shape is not None and ndim else pffi.NULL
+        std = pffi.new("int64_t[]", list(strides)) if strides is not None and ndim else pffi.NULL
+        calls = pffi.cast("int64_t *", _address(self._calls))
+        rc = self._plib.dlpack_test_producer(out, buffer, nbytes, int(versioned),
+                                             {"code": dl.code, "bits": dl.bits, "lanes": dl.lanes},
+                                             lib.lt_dtype_itemsize(dtype), ndim, shp, std, byte_offset, flags,
+                                             major, calls)
+        assert rc == 0, "the test producer ran out of memory"
+        _fill_arange(_address(buffer[0], pffi), nbytes[0], dtype)
         kind = "DLManagedTensorVersioned *" if versioned else "DLManagedTensor *"
-        return ffi.cast(kind, out[0])
+        return ffi.cast(kind, _address(out[0], pffi))
 
     def capsule(self, shape=(3,), strides=None, *, versioned=True, edit=None, **kwargs):
         """A capsule owning a new managed tensor; ``edit(managed)`` may change fields first."""

@@ -87,3 +87,50 @@ def test_result_type_dim_vs_zero_dim_matches_torch(a, b):
     tt = (torch.zeros(2, dtype=getattr(torch, a)), torch.zeros((), dtype=getattr(torch, b)))
     pt = (pytensor.zeros(2, dtype=getattr(pytensor, a)), pytensor.zeros((), dtype=getattr(pytensor, b)))
     assert dtypes.result_type_of(pt).name == str(torch.result_type(*tt)).replace("torch.", "")
+
+
+# ---------------------------------------------------------------- the one dtype table
+def test_the_table_has_one_row_per_libtensor_dtype():
+    from pytensor._ffi import ffi, lib
+    assert len(dtypes.ALL) == lib.LT_DTYPE_COUNT == 21
+    for code, d in enumerate(dtypes.ALL):
+        assert d.code == code and dtypes.by_code[code] is d, d
+        assert ffi.string(lib.lt_dtype_name(code)).decode() == d.name
+        assert d.itemsize == lib.lt_dtype_itemsize(code)
+        assert getattr(pytensor, d.name) is d
+        assert d.tensor_type_name == d.scalar_type_name + "Tensor"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_table_matches_torch(name):
+    torch = require_module("torch")
+    d = getattr(pytensor, name)
+    t = torch.zeros(1, dtype=getattr(torch, name))
+    assert t.type() == f"torch.{d.tensor_type_name}"  # torch's legacy type name: ScalarType + "Tensor"
+    assert t.element_size() == d.itemsize
+    assert t.dtype.is_floating_point == d.is_floating_point and t.dtype.is_complex == d.is_complex
+    for alias in d.aliases:
+        assert getattr(torch, alias) is getattr(torch, name) and getattr(pytensor, alias) is d
+    assert pytensor.zeros(1, dtype=d).type() == f"pytensor.{d.tensor_type_name}"
+
+
+def test_scalar_type_names_are_those_torch_prints():
+    torch = require_module("torch")
+    for name in ("uint8", "int16", "bool", "uint16"):
+        with pytest.raises(RuntimeError) as want:
+            torch.zeros(2, dtype=getattr(torch, name)).mean()
+        with pytest.raises(RuntimeError) as got:
+            pytensor.zeros(2, dtype=getattr(pytensor, name)).mean()
+        assert want.value.args[0].rsplit("Got: ", 1)[1] == got.value.args[0].rsplit("Got: ", 1)[1] == \
+            getattr(pytensor, name).scalar_type_name
+
+
+def test_the_table_matches_numpy():
+    np = require_module("numpy")
+    import struct
+    with_numpy = [d for d in dtypes.ALL if d._np_name is not None]
+    assert len(with_numpy) == 14  # every dtype but bfloat16 and the low-precision floats
+    for d in with_numpy:
+        assert np.dtype(d._np_name).itemsize == d.itemsize and dtypes.from_numpy_dtype(np.dtype(d._np_name)) is d
+        if not d.is_complex:  # struct has no complex formats (memoryview's 'Zf' is not struct's)
+            assert struct.calcsize(d._struct) == d.itemsize

@@ -1,5 +1,5 @@
 """from_dlpack and Tensor.__dlpack__: the capsule protocol, ownership and
-deleters, checked against libtensor's C test producer (tests/dlpack_producer.py).
+deleters, checked against the C test producer (tests/c/dlpack_test_producer.c, loaded by tests/dlpack_producer.py).
 
 Numbers in comments refer to the checklist in reference/dlpack.md, section 6.
 Round trips with numpy, torch and JAX are in test_dlpack_interop.py.

@@ -468,7 +468,7 @@ def test_static_export_live_widget_and_text_agree_on_the_teaching_layouts(page, 
         w = Inspector(*objs, names=names)
         live = w.snapshot
         w.close()
-        keys = ("name", "region", "shape", "bstrides", "offset", "footprint", "touched_bytes", "tags")
+        keys = ("name", "region", "shape", "bstrides", "byte_offset", "footprint", "touched_bytes", "tags")
         assert [[v[k] for k in keys] for v in live["views"]] == [[v[k] for k in keys] for v in snap["views"]], title
         text = to_text(snap, blob)
         assert text.count(" |") >= len(names) and all(f"  {n} " in text for n in names), title
@@ -478,7 +478,7 @@ def test_static_export_live_widget_and_text_agree_on_the_teaching_layouts(page, 
         # how many indices read it): what the page must draw
         drawn = {}
         for v in snap["views"]:
-            for idx, start in elements_in_window(v["shape"], v["bstrides"], v["itemsize"], v["offset"],
+            for idx, start in elements_in_window(v["shape"], v["bstrides"], v["itemsize"], v["byte_offset"],
                                                  0, v["footprint"][1] + 1):
                 drawn.setdefault((v["name"], start), []).append(",".join(map(str, idx)))
         drawn = {key: (idxs[0], len(idxs)) for key, idxs in drawn.items()}

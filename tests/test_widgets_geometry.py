@@ -132,8 +132,8 @@ def test_the_teaching_layouts_have_the_bytes_a_teacher_expects():
                        names=["a[::-1]", "t.view(3, 4).T", "t[:1].expand(6)", "from_dlpack(a[::-1])"])
     v = {x["name"]: x for x in snap["views"]}
     flipped = v["a[::-1]"]
-    assert flipped["footprint"] == [0, 24] and flipped["offset"] == 20 and flipped["tags"] == ["flipped"]
-    assert [s for _, s in S.elements_in_window(flipped["shape"], flipped["bstrides"], 4, flipped["offset"], 0, 24)] \
+    assert flipped["footprint"] == [0, 24] and flipped["byte_offset"] == 20 and flipped["tags"] == ["flipped"]
+    assert [s for _, s in S.elements_in_window(flipped["shape"], flipped["bstrides"], 4, flipped["byte_offset"], 0, 24)] \
         == [20, 16, 12, 8, 4, 0]                        # index order walks memory backwards
     tt = v["t.view(3, 4).T"]
     assert tt["bstrides"] == [4, 16] and tt["tags"] == ["transposed"] and tt["touched_bytes"] == 48

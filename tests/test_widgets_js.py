@@ -6,6 +6,7 @@ The browser test needs Debian's Chromium and Playwright (``executable_path``; ne
 ``playwright install``); it skips without them, and fails under CI.
 """
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -24,18 +25,22 @@ def test_renderer_node_tests():
                           cwd=HERE.parent)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "# fail 0" in proc.stdout and "# pass 0" not in proc.stdout
+    # the renderer's geometry against libtensor's vectors, and its hover fields, ran and passed
+    for name in ("footprint, elementsInWindow and flatIndex agree with libtensor's vectors",
+                 "a renderer whose rule drifts fails the check", "tooltips read only what describeView"):
+        assert re.search(rf"^ok \d+ - {re.escape(name)}", proc.stdout, re.M), (name, proc.stdout[-4000:])
 
 
 # ---------------------------------------------------------------------- a page built by hand
-def _view(vid, name, shape, bstrides, offset, **extra):
+def _view(vid, name, shape, bstrides, byte_offset, **extra):
     numel = 1
     for n in shape:
         numel *= n
-    lo = offset + sum(min(0, (n - 1) * s) for n, s in zip(shape, bstrides))
-    hi = offset + sum(max(0, (n - 1) * s) for n, s in zip(shape, bstrides)) + 4
+    lo = byte_offset + sum(min(0, (n - 1) * s) for n, s in zip(shape, bstrides))
+    hi = byte_offset + sum(max(0, (n - 1) * s) for n, s in zip(shape, bstrides)) + 4
     v = {"id": vid, "name": name, "region": "r1", "kind": "tensor", "type": "numpy.ndarray", "dtype": "int32",
          "itemsize": 4, "endian": "<", "shape": shape, "bstrides": bstrides, "strides": [s // 4 for s in bstrides],
-         "offset": offset, "storage_offset": offset // 4, "footprint": [lo, hi], "numel": numel,
+         "byte_offset": byte_offset, "storage_offset": byte_offset // 4, "footprint": [lo, hi], "numel": numel,
          "touched_bytes": numel * 4, "max_hits": 1, "exact": True, "self_overlap": False, "dense": True,
          "contiguous": False, "readonly": False, "in_bounds": True, "tags": []}
     v.update(extra)

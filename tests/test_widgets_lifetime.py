@@ -66,7 +66,7 @@ def test_temporary_numpy_view_is_drawn_while_its_base_lives():
     assert lanes(w) == [("a", "live"), ("a[::-1]", "temporary")]
     flipped = w.snapshot["views"][1]
     assert flipped["bstrides"] == [-4] and flipped["tags"] == ["flipped"]
-    assert flipped["footprint"] == [0, 24] and flipped["offset"] == 20
+    assert flipped["footprint"] == [0, 24] and flipped["byte_offset"] == 20
     del a
     gc.collect()
     w.check()

@@ -87,7 +87,7 @@ def test_views_of_one_storage_make_one_region_with_footprints():
     r = snap["regions"][0]
     assert r["nbytes"] == 48 and r["host"] and r["addr"] == hex(base.untyped_storage().data_ptr())
     v = views_by_name(snap)
-    assert v["col"]["footprint"] == [8, 44] and v["col"]["offset"] == 8 and v["col"]["storage_offset"] == 2
+    assert v["col"]["footprint"] == [8, 44] and v["col"]["byte_offset"] == 8 and v["col"]["storage_offset"] == 2
     assert v["col"]["strides"] == [4] and v["col"]["bstrides"] == [16]
     assert v["col"]["touched_bytes"] == 12 and v["col"]["tags"] == ["strided"]
     assert v["gT"]["tags"] == ["transposed"] and v["grid"]["tags"] == ["contiguous"]
@@ -128,12 +128,12 @@ def test_flipped_numpy_view_and_dlpack_import_of_it():
     snap, _ = snapshot(a, flipped, names=["a", "flipped"])
     v = views_by_name(snap)
     assert v["flipped"]["tags"] == ["flipped"] and v["flipped"]["footprint"] == [0, 32]
-    assert v["flipped"]["offset"] == 28 and v["flipped"]["bstrides"] == [-4]
+    assert v["flipped"]["byte_offset"] == 28 and v["flipped"]["bstrides"] == [-4]
     t = pytensor.from_dlpack(flipped)              # negative strides survive the import
     snap, _ = snapshot(a, t, names=["a", "t"])
     assert len(snap["regions"]) == 1
     v = views_by_name(snap)["t"]
-    assert v["tags"] == ["flipped"] and v["strides"] == [-1] and (v["offset"], v["footprint"]) == (28, [0, 32])
+    assert v["tags"] == ["flipped"] and v["strides"] == [-1] and (v["byte_offset"], v["footprint"]) == (28, [0, 32])
 
 
 # ---------------------------------------------------------------- grouping by memory, provenance

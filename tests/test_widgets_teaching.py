@@ -365,7 +365,7 @@ def test_ownership_table_shows_exclusive_shared_and_the_union(page, tour_page):
     assert list(rows) == ["base", "grid", "col", "window", "flipped"]
     f = rows["flipped"]
     assert (f["shape"], f["dtype"], f["strides"], f["bstrides"]) == ("(8,)", "int16", "(-1,)", "(-2,)")
-    assert (f["offset"], f["byte_offset"]) == ("7", "14")
+    assert (f["storage_offset"], f["byte_offset"]) == ("7", "14")
     assert (f["touched"], f["exclusive"], f["shared"]) == ("16 B", "0 B", "16 B")
     assert f["with"] == "base 16 B, grid 16 B, col 4 B, window 14 B"
     assert f["provenance"] == "DLPack capsule" and rows["base"]["provenance"] == "bytearray"

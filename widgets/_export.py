@@ -99,7 +99,7 @@ def _values(view, region, previews, count=6):
     """The first few element values of ``view`` that lie inside the region's preview window."""
     from ._snapshot import elements_in_window
     p = region["preview"]
-    els = elements_in_window(view["shape"], view["bstrides"], view["itemsize"], view["offset"],
+    els = elements_in_window(view["shape"], view["bstrides"], view["itemsize"], view["byte_offset"],
                              p["start"], p["start"] + p["length"], limit=256)
     els.sort(key=lambda e: e[0])
     out = []
@@ -130,7 +130,7 @@ def _bar(view, nbytes):
         if view["dense"]:
             chars.append("#")
             continue
-        els = elements_in_window(view["shape"], view["bstrides"], view["itemsize"], view["offset"], a, b,
+        els = elements_in_window(view["shape"], view["bstrides"], view["itemsize"], view["byte_offset"], a, b,
                                  limit=1, budget=BAR_BUDGET)
         chars.append("#" if els else "~" if els.truncated else ".")
     return "".join(chars)

@@ -10,8 +10,8 @@ export and the text summary all draw the same ``snapshot`` dict:
   ``bytearray``, land in one region. Every region lists its *sources* (the
   pytensor storages and foreign owners that keep it alive) as badges.
 * ``views``: one per inspected object, placed in its region by byte offset,
-  with its footprint ``[lo, hi)`` (the first to last byte it can touch:
-  ``off + sum(min(0, (n-1)*s))`` to ``off + sum(max(0, (n-1)*s)) + itemsize``),
+  with its footprint ``[lo, hi)`` (the first to last byte it can touch, by
+  libtensor's extent rule, ``pytensor._layout.byte_extent``),
   exact touched-byte counts where they are cheap, self-overlap and idiom tags.
 * ``overlaps``: pairs of views whose footprints intersect, with the exact
   number of shared bytes where it is cheap to count.
@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import math
 import sys
+
+from pytensor._layout import byte_extent, is_contiguous, numel
 
 from ._files import file_info, in_region
 
@@ -45,41 +46,86 @@ __all__ = [
     "idiom_tags", "shared_bytes", "account_bytes", "read_memory",
 ]
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2      # 2: every byte-valued offset is named byte_offset (it was "offset")
 PREVIEW_BYTES = 4096      # bytes of values sent per region; zooming elsewhere asks for another window
 EXACT_LIMIT = 1 << 22     # views with more elements get counted by layout rules only
 MASK_LIMIT = 1 << 26      # largest byte range we build a boolean mask over
 
 _HOST = "cpu"
 
+# The keys of the snapshot's dicts, and what each means. Units are in the names: a ``byte_offset``,
+# ``footprint``, ``lo``/``hi`` or ``*_bytes`` counts bytes from the start of the view's region;
+# ``strides`` and ``storage_offset`` count elements, as in torch and libtensor.
+# tests/test_widgets_keys.py checks that the dicts have exactly these keys and that the renderer
+# reads no other.
+VIEW_KEYS = {
+    "id": "v0, v1, ... in the order the objects were inspected",
+    "name": "the name the caller gave", "kind": "tensor, ndarray or buffer", "type": "the object's class",
+    "region": "the id of the region holding its bytes",
+    "dtype": "element type name", "itemsize": "bytes per element", "endian": "'<' or '>'",
+    "shape": "elements per dimension", "strides": "elements per index step (None if not whole elements)",
+    "bstrides": "bytes per index step", "byte_offset": "element 0's first byte, from the region start",
+    "storage_offset": "element 0, in elements from its storage's start",
+    "footprint": "[lo, hi): the bytes the layout can reach", "numel": "element count",
+    "nbytes": "numel * itemsize", "touched_bytes": "distinct bytes read (None: too costly)",
+    "max_hits": "most reads of one byte", "exact": "touched_bytes and max_hits are counts, not bounds",
+    "self_overlap": "some byte is read twice (None: unknown)", "dense": "the touched bytes fill the footprint",
+    "contiguous": "what the object's own is_contiguous / C_CONTIGUOUS says", "readonly": "writes are refused",
+    "version": "write counter of its storage (None: not counted)",
+    "provenance": "badge text of the memory owner", "provenance_kind": "badge kind of the memory owner",
+    "tags": "stride idioms (idiom_tags)", "status": "live or temporary", "note": "why it is temporary",
+    "lineage": "the steps that made it", "lineage_text": "lineage as one line",
+    "origin": "shared or copied, and from what",
+    "in_bounds": "its footprint lies inside a live source", "overlaps_with": "ids of views it shares bytes with",
+    "exclusive_bytes": "bytes no other view reads", "shared_bytes": "bytes some other view reads too",
+    "ownership_note": "why exclusive/shared bytes are None",
+}
+SOURCE_KEYS = {
+    "kind": "storage or owner", "provenance": "owned, numpy, buffer, file, dlpack, torch or foreign",
+    "label": "file name, exporter type, ...", "readonly": "the owner refuses writes",
+    "refcount": "libtensor reference count (None: not a pytensor storage)", "version": "write counter",
+    "device": "cpu, cuda:0, ...", "type": "the owner's class",
+    "byte_offset": "where its bytes start, from the region start", "nbytes": "how many bytes it spans",
+}
+REGION_KEYS = {
+    "id": "r<address>", "addr": "hex address of byte 0", "nbytes": "bytes spanned", "device": "cpu, cuda:0, ...",
+    "host": "readable from the host", "sources": "SOURCE_KEYS dicts", "badges": "{kind, text, title} dicts",
+    "views": "ids of its views", "readonly": "every source refuses writes", "file": "_files.file_info or None",
+    "version": "sum of its storages' write counters", "preview": "{start, length, pos, known}: the bytes sent",
+    "union_bytes": "distinct bytes all its views read", "union_note": "why union_bytes is None",
+    "touched_sum": "the views' touched_bytes added up",
+}
+OVERLAP_KEYS = {
+    "region": "region id", "a": "view id", "b": "view id (inspected after a)",
+    "lo": "first shared footprint byte", "hi": "end of the shared footprint bytes",
+    "shared_bytes": "bytes both touch (None: too costly)",
+}
+
 
 # ====================================================================== layout arithmetic
+# The layout rules (extent, contiguity, element count) are libtensor's, asked through
+# pytensor._layout; what stays here is the inspector's own counting built on them.
 def footprint(shape, bstrides, itemsize, base=0):
     """Half-open byte range ``[lo, hi)`` a view can touch; ``base`` is element 0's byte offset.
+    libtensor's rule (``lt_layout_byte_extent``), in the argument order the model uses.
 
     >>> footprint((3, 2), (8, -4), 4, base=4)     # flipped columns
     (0, 24)
     """
-    if 0 in shape:
-        return base, base
-    lo = hi = base
-    for n, s in zip(shape, bstrides):
-        if s < 0:
-            lo += (n - 1) * s
-        else:
-            hi += (n - 1) * s
-    return lo, hi + itemsize
+    return byte_extent(shape, bstrides, base, itemsize)
+
+
+@functools.lru_cache(maxsize=512)
+def _suffix_extents(shape, bstrides):
+    # each suffix's extent from its element 0, without the last element's own bytes (itemsize 0)
+    ext = [byte_extent(shape[d:], bstrides[d:], 0, 0) for d in range(len(shape))] + [(0, 0)]
+    return tuple(lo for lo, _ in ext), tuple(hi for _, hi in ext)
 
 
 def _extents(shape, bstrides):
-    """Suffix sums of the most negative and most positive reach of dims d.. (for pruning)."""
-    nd = len(shape)
-    lo_ext, hi_ext = [0] * (nd + 1), [0] * (nd + 1)
-    for d in range(nd - 1, -1, -1):
-        reach = (shape[d] - 1) * bstrides[d]
-        lo_ext[d] = lo_ext[d + 1] + min(0, reach)
-        hi_ext[d] = hi_ext[d + 1] + max(0, reach)
-    return lo_ext, hi_ext
+    """Per dimension d, how far below and above its element 0 the block of dims d.. reaches
+    (for pruning): ``(lo_ext, hi_ext)`` tuples, one more entry than ``shape`` (0 past the last)."""
+    return _suffix_extents(tuple(shape), tuple(bstrides))
 
 
 class Elements(list):
@@ -173,8 +219,8 @@ def layout_stats(shape, bstrides, itemsize):
     (24, 3, True)
     """
     shape, bstrides = tuple(shape), tuple(bstrides)
-    numel = math.prod(shape)
-    if numel == 0:
+    count = numel(shape)
+    if count == 0:
         return 0, 0, True
     dims = sorted((abs(s), n) for n, s in zip(shape, bstrides) if n > 1)
     hits = 1
@@ -193,10 +239,10 @@ def layout_stats(shape, bstrides, itemsize):
             break
         reach += (n - 1) * s
     if clear:
-        distinct = numel // hits
+        distinct = count // hits
         if aligned or hits == 1:
             return distinct * itemsize, hits, True
-    if numel > EXACT_LIMIT:
+    if count > EXACT_LIMIT:
         return None, max(hits, 2), False
     import numpy as np
     starts = _offsets(shape, bstrides)
@@ -214,12 +260,11 @@ def layout_stats(shape, bstrides, itemsize):
 
 
 def _is_row_major(shape, bstrides, itemsize):
-    expected = itemsize
-    for n, s in zip(reversed(shape), reversed(bstrides)):
-        if n != 1 and s != expected:
-            return False
-        expected *= n
-    return True
+    """libtensor's contiguity rule for byte strides. A stride that is not a whole number of
+    elements is never row-major, except on an extent-1 dimension, whose stride does not count."""
+    if any(s % itemsize for n, s in zip(shape, bstrides) if n != 1):
+        return False
+    return is_contiguous(shape, [s // itemsize for s in bstrides])
 
 
 def idiom_tags(shape, bstrides, itemsize, max_hits):
@@ -231,8 +276,7 @@ def idiom_tags(shape, bstrides, itemsize, max_hits):
     ['broadcast', 'overlapping']
     """
     shape, bstrides = tuple(shape), tuple(bstrides)
-    numel = math.prod(shape)
-    if numel == 0:
+    if numel(shape) == 0:
         return ["empty"]
     if not shape:
         return ["scalar", "contiguous"]
@@ -272,7 +316,7 @@ def shared_bytes(a, b):
     """Exact count of bytes both views touch, or None when too costly to count.
 
     ``a`` and ``b`` are view dicts (``shape``, ``bstrides``, ``itemsize``,
-    ``offset``, ``footprint``, ``touched_bytes``) in the same region.
+    ``byte_offset``, ``footprint``, ``touched_bytes``) in the same region.
     """
     lo = max(a["footprint"][0], b["footprint"][0])
     hi = min(a["footprint"][1], b["footprint"][1])
@@ -291,7 +335,7 @@ def shared_bytes(a, b):
     masks = []
     for v in (a, b):
         mask = np.zeros(hi - lo, dtype=bool)
-        starts = _offsets(v["shape"], v["bstrides"], v["offset"]) - lo
+        starts = _offsets(v["shape"], v["bstrides"], v["byte_offset"]) - lo
         for k in range(v["itemsize"]):
             pos = starts + k
             pos = pos[(pos >= 0) & (pos < hi - lo)]
@@ -319,7 +363,7 @@ def _touched_intervals(v):
     lo, hi = v["footprint"]
     if v["dense"] or v["numel"] == 0:
         return np.array([lo] if hi > lo else [], np.int64), np.array([hi] if hi > lo else [], np.int64)
-    s = np.sort(_offsets(v["shape"], v["bstrides"], v["offset"]))     # np.unique hashes: far slower
+    s = np.sort(_offsets(v["shape"], v["bstrides"], v["byte_offset"]))     # np.unique hashes: far slower
     # Every element is itemsize long, so ends are as sorted as starts: a run of touching or
     # overlapping (or repeated) elements ends where the next start clears the previous end.
     first = np.flatnonzero(np.concatenate(([True], s[1:] > s[:-1] + v["itemsize"])))
@@ -769,7 +813,7 @@ def _lifetime_badges(sources):
     storages = [s for s in sources if s["kind"] == "storage"]
     if len(storages) > 1:
         out.append({"kind": "storages", "text": f"{len(storages)} storages",
-                    "title": "; ".join(f"{s['type']} over bytes [{s['offset']}, {s['offset'] + s['nbytes']})"
+                    "title": "; ".join(f"{s['type']} over bytes [{s['byte_offset']}, {s['byte_offset'] + s['nbytes']})"
                                        for s in storages)})
     refs = [s["refcount"] for s in storages if s.get("refcount") is not None]
     if refs:
@@ -843,7 +887,7 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
         sources, known = {}, []
         for i in members:
             src = items[i][2]["source"]
-            sources.setdefault(src["key"], dict(src, offset=items[i][2]["span_lo"] - r_lo,
+            sources.setdefault(src["key"], dict(src, byte_offset=items[i][2]["span_lo"] - r_lo,
                                                 nbytes=items[i][2]["span_hi"] - items[i][2]["span_lo"]))
             # only spans whose owner the caller holds right now may be read
             if dev == _HOST and items[i][2].get("span_live", True):
@@ -863,14 +907,14 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
         seen = set()
         for src in sources.values():
             r["sources"].append({k: src[k] for k in ("kind", "provenance", "label", "readonly", "refcount",
-                                                      "version", "device", "type", "offset", "nbytes")})
+                                                      "version", "device", "type", "byte_offset", "nbytes")})
             for b in _badges(src):
                 if b["text"] not in seen:
                     seen.add(b["text"])
                     r["badges"].append(b)
         r["badges"] += _lifetime_badges(r["sources"])
         r["readonly"] = all(s["readonly"] for s in r["sources"])
-        r["file"] = next((in_region(s["file"], s["offset"]) for s in sources.values() if s.get("file")), None)
+        r["file"] = next((in_region(s["file"], s["byte_offset"]) for s in sources.values() if s.get("file")), None)
         versions = [s["version"] for s in r["sources"] if s["version"] is not None]
         r["version"] = sum(versions) if versions else None
         # the preview window: where the views are, bounded, and only over live memory
@@ -1089,14 +1133,14 @@ def lineage_text(steps, limit=LINEAGE_TEXT_MAX):
 
 @functools.lru_cache(maxsize=1 << 16)  # 500 views of one buffer make ~6,000 overlapping pairs
 def _shared_cached(sa, sb):
-    a = dict(zip(("shape", "bstrides", "itemsize", "offset", "footprint", "touched_bytes", "dense", "numel"), sa))
-    b = dict(zip(("shape", "bstrides", "itemsize", "offset", "footprint", "touched_bytes", "dense", "numel"), sb))
+    a = dict(zip(("shape", "bstrides", "itemsize", "byte_offset", "footprint", "touched_bytes", "dense", "numel"), sa))
+    b = dict(zip(("shape", "bstrides", "itemsize", "byte_offset", "footprint", "touched_bytes", "dense", "numel"), sb))
     return shared_bytes(a, b)
 
 
 def _shared(a, b):
     def key(v):
-        return (tuple(v["shape"]), tuple(v["bstrides"]), v["itemsize"], v["offset"], tuple(v["footprint"]),
+        return (tuple(v["shape"]), tuple(v["bstrides"]), v["itemsize"], v["byte_offset"], tuple(v["footprint"]),
                 v["touched_bytes"], v["dense"], v["numel"])
     return _shared_cached(key(a), key(b))
 
@@ -1106,15 +1150,15 @@ def _view_dict(vid, name, it, r_lo, rid):
     off = it["addr0"] - r_lo
     lo, hi = it["_fp_abs"][0] - r_lo, it["_fp_abs"][1] - r_lo
     touched, hits, exact = layout_stats(shape, bstrides, isz)
-    numel = math.prod(shape)
+    count = numel(shape)
     badge = _badges(it["source"])[0]
     return {
         "id": vid, "name": name, "kind": it["kind"], "type": it["type"], "region": rid,
         "dtype": it["dtype"], "itemsize": isz, "endian": it["endian"],
         "shape": list(shape), "strides": list(it["strides"]) if it["strides"] is not None else None,
-        "bstrides": list(bstrides), "offset": off,
+        "bstrides": list(bstrides), "byte_offset": off,
         "storage_offset": (it["addr0"] - it["span_lo"]) // isz if isz else 0,
-        "footprint": [lo, hi], "numel": numel, "nbytes": numel * isz,
+        "footprint": [lo, hi], "numel": count, "nbytes": count * isz,
         "touched_bytes": touched, "max_hits": hits, "exact": exact,
         "self_overlap": (hits > 1) if exact else None,
         "dense": bool(exact and hits <= 1 and touched == hi - lo),

@@ -29,6 +29,9 @@ const W_DEFAULT = 980, LABEL_W = 210, PAD = 10, CHAR_W = 6.2;
 const LANE_H = 32, ORDER_ROW = 10, ORDER_BELOW = 16, IDX_CHAR_W = 5.2, ROW_H = 16;
 
 // ------------------------------------------------------------------ layout arithmetic
+// The one rule for these lives in libtensor (lt_layout_byte_extent, lt_layout_contiguous_strides);
+// the renderer cannot call C, so it keeps this copy, and tests/js/layout_vectors.test.mjs holds it
+// to libtensor's test vectors (tests/layout_vectors.json).
 /**
  * floor(a / b) for integers of either sign below 2^53 in magnitude, b !== 0.
  * The rounded double quotient can land on the wrong side of an integer, but
@@ -351,7 +354,7 @@ export function describeByte(state, rid, off) {
     if (v.footprint && (off < v.footprint[0] || off >= v.footprint[1])) continue;
     const room = LIMITS.hoverReaders - readers.length;
     if (room <= 0 || left <= 0) { truncated = true; break; }
-    const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, off, off + 1, room, Math.min(LIMITS.walkBudget, left));
+    const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.byte_offset, off, off + 1, room, Math.min(LIMITS.walkBudget, left));
     left -= els.visited;
     truncated = truncated || els.truncated;
     for (const e of els) {
@@ -360,7 +363,7 @@ export function describeByte(state, rid, off) {
     }
   }
   const b = byteAt(r, off);
-  return { region: rid, offset: off, byte: b, hex: b == null ? null : b.toString(16).padStart(2, "0"),
+  return { region: rid, byte_offset: off, byte: b, hex: b == null ? null : b.toString(16).padStart(2, "0"),
     address: addrPlus(r.addr, off), readers, truncated };
 }
 
@@ -378,7 +381,7 @@ export function describeView(state, vid) {
   });
   return {
     name: v.name, type: v.type, dtype: v.dtype, itemsize: v.itemsize, shape: v.shape,
-    strides: v.strides, bstrides: v.bstrides, storage_offset: v.storage_offset, offset: v.offset,
+    strides: v.strides, bstrides: v.bstrides, storage_offset: v.storage_offset, byte_offset: v.byte_offset,
     footprint: v.footprint, contiguous: v.contiguous, tags: v.tags || [], numel: v.numel,
     touched: v.touched_bytes, max_hits: v.max_hits, readonly: v.readonly, overlaps,
     exclusive: v.exclusive_bytes, shared: v.shared_bytes, ownership_note: v.ownership_note || "",
@@ -398,7 +401,7 @@ export function describeElement(state, vid, start) {
   if (!r) return null;
   const end = start + v.itemsize;
   let left = LIMITS.frameBudget, truncated = false;
-  const mine = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, start, end, LIMITS.hoverReaders, LIMITS.walkBudget);
+  const mine = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.byte_offset, start, end, LIMITS.hoverReaders, LIMITS.walkBudget);
   left -= mine.visited;
   const indices = mine.filter((e) => e.start === start).map((e) => e.index);
   const others = [];
@@ -406,7 +409,7 @@ export function describeElement(state, vid, start) {
     if (w.id === vid || (w.footprint && (end <= w.footprint[0] || start >= w.footprint[1]))) continue;
     const room = LIMITS.hoverReaders - others.length;
     if (room <= 0 || left <= 0) { truncated = true; break; }
-    const els = elementsInWindow(w.shape, w.bstrides, w.itemsize, w.offset, start, end, room, Math.min(LIMITS.walkBudget, left));
+    const els = elementsInWindow(w.shape, w.bstrides, w.itemsize, w.byte_offset, start, end, room, Math.min(LIMITS.walkBudget, left));
     left -= els.visited;
     truncated = truncated || els.truncated;
     for (const e of els) {
@@ -423,7 +426,7 @@ function tipForByte(d) {
     `<td>${x.value == null ? "<i>not in preview</i>" : esc(x.value)}</td>` +
     `<td class="pti-dim">byte ${x.byteInElement} of element</td></tr>`).join("");
   const more = d.truncated ? `<div class="pti-dim">more readers not listed (too many to search in one hover)</div>` : "";
-  return `<div class="pti-tip-h">byte ${d.offset} <span class="pti-dim">(${esc(d.address)})</span>` +
+  return `<div class="pti-tip-h">byte ${d.byte_offset} <span class="pti-dim">(${esc(d.address)})</span>` +
     ` = ${d.hex == null ? "?" : "0x" + d.hex}</div>` +
     (rows ? `<table>${rows}</table>` : d.truncated ? "" : `<div class="pti-dim">no inspected view reads this byte</div>`) + more;
 }
@@ -466,7 +469,7 @@ function tipForView(d) {
   return `<div class="pti-tip-h"><b>${esc(d.name)}</b> ${esc(d.type)}</div><table>` + status + made + origin +
     `<tr><td>shape</td><td>(${d.shape.join(", ")})</td></tr>` +
     `<tr><td>strides</td><td>${strides}</td></tr>` +
-    `<tr><td>offset</td><td>${d.storage_offset} elements, byte ${d.offset} of the buffer</td></tr>` +
+    `<tr><td>offset</td><td>${d.storage_offset} elements, byte ${d.byte_offset} of the buffer</td></tr>` +
     `<tr><td>dtype</td><td>${esc(d.dtype)} (${d.itemsize} B)</td></tr>` +
     `<tr><td>footprint</td><td>bytes [${d.footprint[0]}, ${d.footprint[1]}), touches ${d.touched == null ? "?" : d.touched} B</td></tr>` +
     (d.exclusive !== undefined ? `<tr><td>owns</td><td>${bytesOrUnknown(d.exclusive)} alone, ${bytesOrUnknown(d.shared)} ` +
@@ -552,7 +555,7 @@ function coverage(views, walkable, z0, z1, work) {
   for (const v of views) {
     let els = SPENT;
     if (walkable(v) && work.left > 0) {
-      els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, z0, z1, LIMITS.laneElems,
+      els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.byte_offset, z0, z1, LIMITS.laneElems,
         Math.min(LIMITS.walkBudget, work.left));
       work.left -= els.visited;
       if (els.outOfBudget) els = "too many index combinations to search here";
@@ -868,7 +871,7 @@ function detailCells(r, v, o, frame, x) {
 }
 
 /** Flat row-major position of an index, to tell consecutive indices from a walk that left the window. */
-function flatIndex(shape, index) {
+export function flatIndex(shape, index) {
   let f = 0;
   for (let d = 0; d < shape.length; d++) f = f * shape[d] + index[d];
   return f;
@@ -942,7 +945,7 @@ function summaryLane(v, o, x, frame) {
   }
   const work = frame.work;
   if (work.left <= 0) return { svg: overviewRun(v, o, x, a, b, SPENT), overview: true };
-  const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.offset, a, b, LIMITS.laneElems, Math.min(LIMITS.walkBudget, work.left));
+  const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.byte_offset, a, b, LIMITS.laneElems, Math.min(LIMITS.walkBudget, work.left));
   work.left -= els.visited;
   if (els.outOfBudget) return { svg: overviewRun(v, o, x, a, b, "too many index combinations to search at this zoom"), overview: true };
   if (els.truncated) return { svg: overviewRun(v, o, x, a, b, "too many elements to draw at this zoom"), overview: true };
@@ -992,8 +995,8 @@ const TABLE_COLS = [
   ["dtype", "dtype", "", (v) => v.dtype, 0],
   ["strides", "strides", "in elements: how far the next index moves", (v) => tuple(v.strides), 0],
   ["bstrides", "in bytes", "strides in bytes", (v) => tuple(v.bstrides), 0],
-  ["offset", "offset", "storage offset, in elements", (v) => String(v.storage_offset), 0],
-  ["byte_offset", "at byte", "where element 0 is, from the start of this buffer", (v) => String(v.offset), 0],
+  ["storage_offset", "offset", "storage offset, in elements", (v) => String(v.storage_offset), 0],
+  ["byte_offset", "at byte", "where element 0 is, from the start of this buffer", (v) => String(v.byte_offset), 0],
   ["touched", "touched", "distinct bytes the view reads", (v) => bytesOrUnknown(v.touched_bytes), 0],
   ["exclusive", "alone", "bytes no other view in this picture reads", (v) => bytesOrUnknown(v.exclusive_bytes), 0],
   ["shared", "shared", "bytes some other view in this picture reads too", (v) => bytesOrUnknown(v.shared_bytes), 0],
@@ -1004,7 +1007,7 @@ const TABLE_COLS = [
 ];
 
 // Columns a narrow picture leaves out, first to last: each is also in the lane's label or hover.
-const TABLE_DROP = ["lineage", "readonly", "bstrides", "byte_offset", "dtype", "offset", "strides", "shape"];
+const TABLE_DROP = ["lineage", "readonly", "bstrides", "byte_offset", "dtype", "storage_offset", "strides", "shape"];
 
 /** Widths in characters of columns `cols`: their longest text, the shrinkable ones cut to fit `room`. */
 function fitColumns(cols, cells, room) {

@@ -180,7 +180,21 @@ def _fields(old, new):
 
 
 def _delta(base, snap):
-    """What turns ``base`` into ``snap`` (both snapshot dicts), and its size in fields."""
+    """What turns ``base`` into ``snap`` (both snapshot dicts), and its size in fields.
+
+    A write changes only the bytes' version and preview, so the delta is a few
+    fields, and applying it gives the new snapshot back:
+
+    >>> import pytensor
+    >>> from pytensor.widgets import snapshot
+    >>> t = pytensor.zeros(4)
+    >>> before, _ = snapshot(t, names=["t"])
+    >>> t[1] = 5.0
+    >>> after, _ = snapshot(t, names=["t"])
+    >>> delta, size = _delta(before, after)
+    >>> _apply(before, delta) == after, size < _size(after)
+    (True, True)
+    """
     out, size = {}, 0
     for kind in _LISTS:
         old = {x["id"]: x for x in base[kind]}
@@ -648,7 +662,7 @@ class Inspector(_Base):
                 regions[r["id"]] = ranges
                 for vid in r["views"]:
                     v = vmap[vid]
-                    if any(elements_in_window(v["shape"], v["bstrides"], v["itemsize"], v["offset"], a, b, limit=1)
+                    if any(elements_in_window(v["shape"], v["bstrides"], v["itemsize"], v["byte_offset"], a, b, limit=1)
                            for a, b in ranges):
                         views.add(vid)
             elif bumped:  # written through pytensor, outside the window or with equal values

@@ -324,9 +324,24 @@ lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape);
  *   lo_byte = (offset + sum over negative strides of (shape[i]-1)*strides[i]) * itemsize
  *   hi_byte = (offset + sum over positive strides of (shape[i]-1)*strides[i] + 1) * itemsize
  * A view with zero elements touches nothing: lo_byte == hi_byte == offset*itemsize.
- * Fails with LT_EOVERFLOW when any term overflows int64. */
+ * This is lt_layout_byte_extent with byte strides strides[i]*itemsize and
+ * byte offset offset*itemsize (one rule, one implementation). Fails with
+ * LT_EOVERFLOW when any term overflows int64, LT_EINVAL for a bad shape or
+ * NULL strides with ndim > 0. Borrows every array. */
 lt_status lt_layout_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
                            const int64_t *strides, int64_t offset, size_t itemsize);
+
+/* The same range for strides and offset counted in BYTES, as NumPy's are
+ * (a byte stride need not be a multiple of itemsize): from the lowest byte
+ * any element starts at to the highest element start plus itemsize,
+ *   lo_byte = byte_offset + sum over negative byte_strides of (shape[i]-1)*byte_strides[i]
+ *   hi_byte = byte_offset + sum over positive byte_strides of (shape[i]-1)*byte_strides[i] + itemsize
+ * and lo_byte == hi_byte == byte_offset for a view with zero elements. An
+ * extent-1 dimension contributes nothing, whatever its stride. The
+ * inspector draws views with this rule. Fails as lt_layout_extent does.
+ * Borrows every array. */
+lt_status lt_layout_byte_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
+                                const int64_t *byte_strides, int64_t byte_offset, size_t itemsize);
 
 /* LT_OK when the view lies inside a storage of storage_nbytes bytes, else
  * LT_ERANGE (or LT_EOVERFLOW / LT_EINVAL) with the byte ranges in the
@@ -335,8 +350,61 @@ lt_status lt_layout_check(int32_t ndim, const int64_t *shape, const int64_t *str
                           size_t itemsize, size_t storage_nbytes);
 
 /* 1 when the strides are the C-contiguous (row-major) strides of shape,
- * ignoring the strides of dimensions of extent 1; 0 otherwise. */
+ * ignoring the strides of dimensions of extent 1; 1 for a view with no
+ * elements (any strides describe it); 0 otherwise. Never fails: the caller
+ * passes a valid shape (ndim entries each, NULL allowed for ndim 0).
+ * Borrows both arrays. */
 int lt_layout_is_contiguous(int32_t ndim, const int64_t *shape, const int64_t *strides);
+
+/* Writes the row-major (C-contiguous) strides of shape, in elements, into
+ * out_strides[0..ndim), as torch computes them:
+ *   out_strides[i] = product of max(shape[j], 1) for j > i
+ * (an extent-0 dimension counts as 1, so an empty tensor still gets distinct
+ * strides). Fails with LT_EINVAL (ndim outside [0, LT_MAX_NDIM], a negative
+ * extent, NULL shape) or LT_EOVERFLOW (a stride beyond int64). Borrows shape;
+ * out_strides is the caller's (ndim entries; may be NULL for ndim 0). */
+lt_status lt_layout_contiguous_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape);
+
+/* The sizes of a view()/reshape() of numel elements: shape may hold one -1,
+ * which is resolved to numel / (product of the other sizes); out_shape gets
+ * the result (it may be shape itself). Refusals are LT_EINVAL, with torch's
+ * messages, checked in this order:
+ *   "only one dimension can be inferred"              (two or more -1)
+ *   "invalid shape dimension -3"                      (the smallest size, when < -1)
+ *   "shape '[2, -1]' is invalid for input of size 7"  (the sizes, as a Python list,
+ *                                                      do not multiply to numel)
+ * and LT_EINVAL for ndim outside [0, LT_MAX_NDIM] or numel < 0. Borrows
+ * shape; out_shape is the caller's (ndim entries). */
+lt_status lt_layout_infer_shape(int64_t *out_shape, int32_t ndim, const int64_t *shape, int64_t numel);
+
+/* Strides (in elements) that express new_shape over the same elements as
+ * (old_shape, old_strides) without a copy: torch's computeStride, so
+ * view() succeeds exactly when torch's does, with the same strides. The
+ * caller has checked that both shapes hold the same number of elements
+ * (lt_layout_infer_shape). Special cases, as torch:
+ *   an empty tensor whose shape is unchanged keeps its strides;
+ *   otherwise an empty or 0-d tensor gets lt_layout_contiguous_strides.
+ * *out_viewable is 1 when the strides exist (written to out_strides[0..new_ndim)),
+ * 0 when the view would need a copy: that is an answer, not an error
+ * (reshape copies, view raises). Fails with LT_EINVAL (bad ndim or shapes,
+ * NULL old_strides with old_ndim > 0) or LT_EOVERFLOW (old numel, or a stride
+ * of the answer, beyond int64). Borrows the inputs; outputs are the caller's. */
+lt_status lt_layout_view_strides(int64_t *out_strides, int *out_viewable, int32_t old_ndim, const int64_t *old_shape,
+                                 const int64_t *old_strides, int32_t new_ndim, const int64_t *new_shape);
+
+/* The shape that nshapes shapes broadcast to, as torch.broadcast_shapes:
+ * shapes align at their last dimension, a missing or extent-1 dimension
+ * stretches, any other pair of sizes must be equal. *out_ndim is the largest
+ * ndims[s] (0 for no shapes); out_shape gets that many sizes and must hold
+ * LT_MAX_NDIM. shapes[s] holds ndims[s] sizes (NULL allowed for 0). A
+ * mismatch is LT_EINVAL with torch's message, naming shapes[0]'s size at
+ * the same place from the end (1 where shapes[0] is shorter):
+ *   "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"
+ * Sizes are compared, not validated: checking them is the callers' part.
+ * LT_EINVAL also for an ndims entry outside [0, LT_MAX_NDIM]. Borrows the
+ * inputs; outputs are the caller's. */
+lt_status lt_layout_broadcast_shapes(int64_t *out_shape, int32_t *out_ndim, int32_t nshapes, const int32_t *ndims,
+                                     const int64_t *const *shapes);
 
 /* ---------------------------------------------------------------- kernels */
 
@@ -460,27 +528,6 @@ lt_status lt_dlpack_export(void **out, lt_storage *storage, lt_dtype dtype, int3
  * Returns a new reference in *out (release with lt_storage_release). */
 lt_status lt_dlpack_import(lt_storage **out, lt_dtype *out_dtype, int32_t *out_ndim, int64_t *out_shape,
                            int64_t *out_strides, int64_t *out_offset, void *managed, int versioned);
-
-/* ---------------------------------------------------------------- test producer */
-
-/* Builds a DLPack managed tensor the way a foreign producer would, for tests
- * that count deleter calls and feed malformed tensors to consumers. It is a
- * DLManagedTensorVersioned* (versioned != 0, with the given flags and
- * version {major, DLPACK_MINOR_VERSION}) or a DLManagedTensor*, on kDLCPU,
- * with dtype's DLPack code. ndim, shape, strides and byte_offset are copied
- * as given, even when invalid: shape and strides may be NULL (then NULL in
- * the tensor too). It owns a heap buffer in which element slot k (counted
- * from the buffer's start, in dtype units) holds the value k; data points
- * into it so that every element the metadata reaches lies inside. Metadata
- * that cannot be measured, or that reaches more than 256 MiB, gets a small
- * buffer instead: such tensors are for refusal tests only. Tests may edit
- * fields (device, dtype, data) before handing the tensor over. The deleter
- * frees everything and then atomically adds 1 to *deleter_calls (when not
- * NULL). Fails with LT_EDTYPE for a dtype outside the enum, LT_ENOMEM.
- * On success the caller owns *out and must call its deleter once. */
-lt_status lt_dlpack_test_producer(void **out, int versioned, lt_dtype dtype, int32_t ndim, const int64_t *shape,
-                                  const int64_t *strides, uint64_t byte_offset, uint64_t flags, uint32_t major,
-                                  int64_t *deleter_calls);
 
 #ifdef __cplusplus
 }

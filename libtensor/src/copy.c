@@ -40,15 +40,6 @@ lt_status lt__check_operand(const char *what, const void *ptr, const int64_t *st
     return lt_layout_extent(&lo, &hi, ndim, shape, strides, 0, lt_dtype_itemsize(dtype));
 }
 
-void lt__dense_strides(int64_t *out, int32_t ndim, const int64_t *shape)
-{
-    int64_t s = 1;
-    for (int32_t d = ndim - 1; d >= 0; d--) {
-        out[d] = s;
-        s *= shape[d];
-    }
-}
-
 /* [lo, hi): the addresses a validated view touches. */
 static void byte_range(uintptr_t *lo, uintptr_t *hi, const void *ptr, const int64_t *strides, lt_dtype dtype,
                        int32_t ndim, const int64_t *shape)
@@ -493,7 +484,8 @@ static lt_status copy_through_temporary(void *dst, const int64_t *dst_strides, l
     if (!tmp)
         return lt__fail(LT_ENOMEM, "cannot allocate a %zu-byte temporary for an overlapping copy", nbytes);
     int64_t dense[LT_MAX_NDIM];
-    lt__dense_strides(dense, ndim, shape);
+    lt_status dense_rc = lt_layout_contiguous_strides(dense, ndim, shape);
+    LT__ASSERT(dense_rc == LT_OK); /* no overflow: every stride is at most numel */
     copy_views(tmp, dense, src_dtype, src, src_strides, src_dtype, ndim, shape);
     copy_views(dst, dst_strides, dst_dtype, tmp, dense, src_dtype, ndim, shape);
     free(tmp);

@@ -195,12 +195,12 @@ static lt_status plan_dims(import_plan *p, const DLTensor *t)
                             t->shape[i]);
         p->shape[i] = t->shape[i];
     }
-    int64_t step = 1;
-    for (int32_t i = p->ndim - 1; i >= 0; i--) {
-        p->strides[i] = t->strides ? t->strides[i] : step;
-        if (!t->strides && lt__mul_overflow(step, p->shape[i] > 1 ? p->shape[i] : 1, &step))
-            return lt__fail(LT_EDLPACK, "the compact strides of the DLPack shape overflow int64");
+    if (t->strides) {
+        memcpy(p->strides, t->strides, (size_t)p->ndim * sizeof *p->strides);
+        return LT_OK;
     }
+    if (lt_layout_contiguous_strides(p->strides, p->ndim, p->shape) != LT_OK)
+        return lt__fail(LT_EDLPACK, "the compact strides of the DLPack shape overflow int64");
     return LT_OK;
 }
 
@@ -354,115 +354,5 @@ lt_status lt_dlpack_import(lt_storage **out, lt_dtype *out_dtype, int32_t *out_n
     memcpy(out_shape, p.shape, (size_t)p.ndim * sizeof(int64_t));
     memcpy(out_strides, p.strides, (size_t)p.ndim * sizeof(int64_t));
     *out_offset = p.offset;
-    return LT_OK;
-}
-
-/* ---------------------------------------------------------------- test producer */
-
-/* The producer's block: the managed struct first, so the deleter can cast
- * self back to it, then the bookkeeping, then shape and strides. */
-typedef struct {
-    union {
-        DLManagedTensorVersioned v;
-        DLManagedTensor l;
-    } m;
-    void *buffer;
-    int64_t *deleter_calls;
-    int64_t dims[];
-} test_tensor;
-
-#define TEST_BUFFER_MAX ((int64_t)256 << 20)
-
-static void test_tensor_free(test_tensor *tt)
-{
-    int64_t *calls = tt->deleter_calls;
-    free(tt->buffer);
-    free(tt);
-    if (calls)
-        __atomic_fetch_add(calls, 1, __ATOMIC_SEQ_CST);
-}
-
-static void test_free_versioned(DLManagedTensorVersioned *self) { test_tensor_free((test_tensor *)self); }
-static void test_free_legacy(DLManagedTensor *self) { test_tensor_free((test_tensor *)self); }
-
-/* Writes value k into element slot k of the buffer (counted from its start),
- * converting from int64 with lt_copy, so tests can tell elements apart. */
-static void fill_arange(char *buf, size_t nbytes, lt_dtype dtype)
-{
-    int64_t chunk[512], unit = 1, isz = (int64_t)lt_dtype_itemsize(dtype), n = (int64_t)nbytes / isz;
-    for (int64_t k0 = 0; k0 < n; k0 += 512) {
-        int64_t len = n - k0 < 512 ? n - k0 : 512;
-        for (int64_t j = 0; j < len; j++)
-            chunk[j] = k0 + j;
-        lt_copy(buf + k0 * isz, &unit, dtype, chunk, &unit, LT_INT64, 1, &len);
-    }
-}
-
-/* Sizes the buffer to hold every byte the metadata reaches past data +
- * byte_offset, and returns how far into it data must point (-lo). Metadata
- * that cannot be measured, or that reaches more than TEST_BUFFER_MAX bytes,
- * gets a small buffer: such tensors exist to be refused. */
-static int64_t test_buffer_size(int64_t *data_at, lt_dtype dtype, int32_t ndim, const int64_t *shape,
-                                const int64_t *strides, uint64_t byte_offset)
-{
-    int64_t compact[LT_MAX_NDIM], lo = 0, hi = 0, step = 1;
-    size_t isz = lt_dtype_itemsize(dtype);
-    *data_at = 0;
-    if (ndim < 0 || ndim > LT_MAX_NDIM || (ndim > 0 && !shape) || byte_offset > (uint64_t)TEST_BUFFER_MAX)
-        return 64;
-    for (int32_t i = ndim - 1; i >= 0; i--) {
-        compact[i] = step;
-        step = (shape[i] > 0 && shape[i] < TEST_BUFFER_MAX) ? step * shape[i] : step;
-        if (step > TEST_BUFFER_MAX)
-            return 64;
-    }
-    if (lt_layout_extent(&lo, &hi, ndim, shape, strides ? strides : compact, 0, isz) != LT_OK ||
-        hi - lo > TEST_BUFFER_MAX)
-        return 64;
-    *data_at = -lo;
-    return (int64_t)byte_offset + (hi - lo) + 64; /* slack keeps even an empty tensor's buffer non-empty */
-}
-
-lt_status lt_dlpack_test_producer(void **out, int versioned, lt_dtype dtype, int32_t ndim, const int64_t *shape,
-                                  const int64_t *strides, uint64_t byte_offset, uint64_t flags, uint32_t major,
-                                  int64_t *deleter_calls)
-{
-    DLDataType dl_dtype;
-    if (!out)
-        return lt__fail(LT_EINVAL, "lt_dlpack_test_producer needs an output pointer");
-    if (lt_dtype_to_dlpack(&dl_dtype, dtype) != LT_OK)
-        return LT_EDTYPE;
-    size_t ndims = ndim > 0 ? (size_t)ndim : 0;
-    int64_t data_at = 0, size = test_buffer_size(&data_at, dtype, ndim, shape, strides, byte_offset);
-    test_tensor *tt = malloc(sizeof *tt + 2 * ndims * sizeof(int64_t));
-    char *buffer = calloc(1, (size_t)size);
-    if (!tt || !buffer) {
-        free(tt);
-        free(buffer);
-        return lt__fail(LT_ENOMEM, "could not allocate a test tensor of %" PRId64 " bytes", size);
-    }
-    fill_arange(buffer, (size_t)size, dtype);
-    memset(&tt->m, 0, sizeof tt->m);
-    tt->buffer = buffer;
-    tt->deleter_calls = deleter_calls;
-    DLTensor *t = versioned ? &tt->m.v.dl_tensor : &tt->m.l.dl_tensor;
-    t->data = buffer + data_at;
-    t->device.device_type = kDLCPU;
-    t->ndim = ndim;
-    t->dtype = dl_dtype;
-    t->byte_offset = byte_offset;
-    t->shape = shape && ndims ? memcpy(tt->dims, shape, ndims * sizeof(int64_t)) : NULL;
-    t->strides = strides && ndims ? memcpy(tt->dims + ndims, strides, ndims * sizeof(int64_t)) : NULL;
-    if (versioned) {
-        tt->m.v.version.major = major;
-        tt->m.v.version.minor = DLPACK_MINOR_VERSION;
-        tt->m.v.manager_ctx = tt;
-        tt->m.v.deleter = test_free_versioned;
-        tt->m.v.flags = flags;
-    } else {
-        tt->m.l.manager_ctx = tt;
-        tt->m.l.deleter = test_free_legacy;
-    }
-    *out = tt;
     return LT_OK;
 }

@@ -49,10 +49,6 @@ lt_status lt__check_dtype(lt_dtype dtype, const char *what);
 lt_status lt__check_operand(const char *what, const void *ptr, const int64_t *strides, lt_dtype dtype,
                             int32_t ndim, const int64_t *shape, int64_t numel);
 
-/* Row-major element strides of shape: out[d] = prod(shape[d+1:]). The
- * layout of the dense temporaries kernels allocate. */
-void lt__dense_strides(int64_t *out, int32_t ndim, const int64_t *shape);
-
 /* 1 when the byte ranges the two views touch intersect. */
 int lt__views_overlap(const void *a, const int64_t *a_strides, lt_dtype a_dtype, const void *b,
                       const int64_t *b_strides, lt_dtype b_dtype, int32_t ndim, const int64_t *shape);

@@ -1,9 +1,19 @@
-/* layout.c: shape and stride arithmetic, every product and sum checked for
- * int64 overflow, because shapes and strides arrive from users and from
- * foreign DLPack producers. */
+/* layout.c: every shape and stride rule of libtensor, pytensor and the
+ * inspector: element counts, byte extents, contiguity, row-major strides,
+ * view/reshape shape inference and strides, broadcasting, and the dimension
+ * merging kernels walk with. Each product and sum is checked for int64
+ * overflow, because shapes and strides arrive from users and from foreign
+ * DLPack producers. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "internal.h"
+
+#if defined(__GNUC__)
+#define LT__ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define LT__ALWAYS_INLINE static inline
+#endif
 
 lt_status lt__check_shape(int32_t ndim, const int64_t *shape)
 {
@@ -30,34 +40,61 @@ lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape)
     return LT_OK;
 }
 
-lt_status lt_layout_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
-                           const int64_t *strides, int64_t offset, size_t itemsize)
+/* ------------------------------------------------------------ extents */
+
+/* The one extent rule. With every stride in units of `scale` bytes and
+ * element 0 at byte `base`:
+ *   lo = base + sum over negative strides of (shape[i]-1)*strides[i]*scale
+ *   hi = base + sum over positive strides of (shape[i]-1)*strides[i]*scale + itemsize
+ * and lo == hi == base for a view with no elements. Each term is formed in
+ * the stride's unit first, so an extent-1 dimension contributes 0 whatever
+ * its stride, and every partial sum is checked. Inlined into its two
+ * callers: views are checked on every creation and kernels check theirs on
+ * every call, so the wrapper must cost nothing. */
+LT__ALWAYS_INLINE lt_status span(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
+                      const int64_t *strides, int64_t scale, int64_t base, int64_t itemsize, const char *base_overflows)
 {
     int64_t numel = 0;
     lt_status rc = lt_layout_numel(&numel, ndim, shape);
     if (rc != LT_OK)
         return rc;
+    if (base_overflows)
+        return lt__fail(LT_EOVERFLOW, "%s", base_overflows);
     if (ndim > 0 && !strides)
         return lt__fail(LT_EINVAL, "strides is NULL for ndim %d", (int)ndim);
-    int64_t isz = (int64_t)itemsize, lo = offset, hi = offset, t;
+    int64_t lo = base, hi = base, t;
     if (numel == 0) {
-        if (lt__mul_overflow(offset, isz, &lo))
-            return lt__fail(LT_EOVERFLOW, "offset %" PRId64 " * itemsize overflows", offset);
-        *lo_byte = *hi_byte = lo;
+        *lo_byte = *hi_byte = base;
         return LT_OK;
     }
     for (int32_t i = 0; i < ndim; i++) {
         /* the last index along i contributes (shape[i]-1)*strides[i] */
-        if (lt__mul_overflow(shape[i] - 1, strides[i], &t))
-            return lt__fail(LT_EOVERFLOW, "(shape[%d]-1) * stride %" PRId64 " overflows", (int)i, strides[i]);
+        if (lt__mul_overflow(shape[i] - 1, strides[i], &t) || lt__mul_overflow(t, scale, &t))
+            return lt__fail(LT_EOVERFLOW, "(shape[%d]-1) * stride %" PRId64 " overflows int64 in bytes", (int)i, strides[i]);
         if (t < 0 ? lt__add_overflow(lo, t, &lo) : lt__add_overflow(hi, t, &hi))
-            return lt__fail(LT_EOVERFLOW, "the view's element extent overflows at dimension %d", (int)i);
+            return lt__fail(LT_EOVERFLOW, "the view's extent overflows int64 at dimension %d", (int)i);
     }
-    if (lt__add_overflow(hi, 1, &hi) || lt__mul_overflow(lo, isz, &lo) || lt__mul_overflow(hi, isz, &hi))
+    if (lt__add_overflow(hi, itemsize, &hi))
         return lt__fail(LT_EOVERFLOW, "the view's byte extent overflows int64");
     *lo_byte = lo;
     *hi_byte = hi;
     return LT_OK;
+}
+
+lt_status lt_layout_byte_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
+                                const int64_t *byte_strides, int64_t byte_offset, size_t itemsize)
+{
+    const char *bad = itemsize > INT64_MAX ? "itemsize overflows int64" : NULL;
+    return span(lo_byte, hi_byte, ndim, shape, byte_strides, 1, byte_offset, (int64_t)itemsize, bad);
+}
+
+lt_status lt_layout_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
+                           const int64_t *strides, int64_t offset, size_t itemsize)
+{
+    int64_t isz = (int64_t)itemsize, byte_offset = 0; /* byte_offset = offset * itemsize */
+    int bad = itemsize > INT64_MAX || lt__mul_overflow(offset, isz, &byte_offset);
+    return span(lo_byte, hi_byte, ndim, shape, strides, isz, byte_offset, isz,
+                bad ? "the view's offset * itemsize overflows int64" : NULL);
 }
 
 lt_status lt_layout_check(int32_t ndim, const int64_t *shape, const int64_t *strides, int64_t offset,
@@ -75,16 +112,188 @@ lt_status lt_layout_check(int32_t ndim, const int64_t *shape, const int64_t *str
     return LT_OK;
 }
 
+/* ------------------------------------------------------------ contiguity */
+
 int lt_layout_is_contiguous(int32_t ndim, const int64_t *shape, const int64_t *strides)
 {
     for (int32_t i = 0; i < ndim; i++)
         if (shape[i] == 0)
             return 1; /* no elements: any strides describe them */
     int64_t expected = 1;
+    int past_int64 = 0; /* expected no longer fits: no stride can equal it */
     for (int32_t i = ndim - 1; i >= 0; i--) {
-        if (shape[i] != 1 && strides[i] != expected)
+        if (shape[i] != 1 && (past_int64 || strides[i] != expected))
             return 0;
-        expected *= shape[i];
+        past_int64 |= lt__mul_overflow(expected, shape[i], &expected);
     }
     return 1;
+}
+
+lt_status lt_layout_contiguous_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape)
+{
+    lt_status rc = lt__check_shape(ndim, shape);
+    if (rc != LT_OK)
+        return rc;
+    /* strides[i] = prod(max(shape[j], 1) for j > i): extent-0 dims count as 1, as torch */
+    int64_t acc = 1;
+    for (int32_t i = ndim - 1; i >= 0; i--) {
+        out_strides[i] = acc;
+        if (i > 0 && lt__mul_overflow(acc, shape[i] > 1 ? shape[i] : 1, &acc))
+            return lt__fail(LT_EOVERFLOW, "the row-major stride of dimension %d overflows int64", (int)i - 1);
+    }
+    return LT_OK;
+}
+
+/* ------------------------------------------------------------ view and reshape */
+
+/* Appends Python's repr of a list of ints ("[2, -1]") to buf at *len. */
+static void format_list(char *buf, size_t cap, size_t *len, int32_t n, const int64_t *v)
+{
+    *len += (size_t)snprintf(buf + *len, *len < cap ? cap - *len : 0, "[");
+    for (int32_t i = 0; i < n; i++)
+        *len += (size_t)snprintf(buf + *len, *len < cap ? cap - *len : 0, "%s%" PRId64, i ? ", " : "", v[i]);
+    *len += (size_t)snprintf(buf + *len, *len < cap ? cap - *len : 0, "]");
+}
+
+static lt_status invalid_for_size(int32_t ndim, const int64_t *shape, int64_t numel)
+{
+    char list[LT_MAX_NDIM * 22 + 3];
+    size_t len = 0;
+    format_list(list, sizeof list, &len, ndim, shape);
+    return lt__fail(LT_EINVAL, "shape '%s' is invalid for input of size %" PRId64, list, numel);
+}
+
+lt_status lt_layout_infer_shape(int64_t *out_shape, int32_t ndim, const int64_t *shape, int64_t numel)
+{
+    if (ndim < 0 || ndim > LT_MAX_NDIM)
+        return lt__fail(LT_EINVAL, "ndim %d is outside [0, %d]", (int)ndim, LT_MAX_NDIM);
+    if (ndim > 0 && !shape)
+        return lt__fail(LT_EINVAL, "shape is NULL for ndim %d", (int)ndim);
+    if (numel < 0)
+        return lt__fail(LT_EINVAL, "numel is %" PRId64 "; it must be >= 0", numel);
+    int32_t infer = -1, ninfer = 0;
+    int64_t lowest = 0, rest = 1;
+    int rest_overflows = 0; /* the product of the known sizes exceeds int64, so it cannot divide numel > 0 */
+    for (int32_t i = 0; i < ndim; i++) {
+        if (shape[i] == -1)
+            infer = i, ninfer++;
+        else
+            rest_overflows |= lt__mul_overflow(rest, shape[i], &rest);
+        lowest = shape[i] < lowest ? shape[i] : lowest;
+    }
+    if (ninfer > 1)
+        return lt__fail(LT_EINVAL, "only one dimension can be inferred");
+    if (lowest < -1)
+        return lt__fail(LT_EINVAL, "invalid shape dimension %" PRId64, lowest);
+    /* Every size is now >= 0, so an overflowing product has no zero factor
+     * and exceeds numel: only numel == 0 with an inferred size survives it. */
+    if (infer >= 0 && (rest == 0 || (rest_overflows ? numel != 0 : numel % rest != 0)))
+        return invalid_for_size(ndim, shape, numel);
+    if (infer < 0 && (rest_overflows || rest != numel))
+        return invalid_for_size(ndim, shape, numel);
+    if (ndim > 0) /* memmove's pointers must be valid even for 0 bytes */
+        memmove(out_shape, shape, (size_t)ndim * sizeof *shape);
+    if (infer >= 0)
+        out_shape[infer] = rest_overflows ? 0 : numel / rest;
+    return LT_OK;
+}
+
+/* torch's computeStride. The old dimensions fall into chunks that are
+ * contiguous among themselves (stride[d-1] == shape[d] * stride[d], extent-1
+ * dimensions joining any chunk); each chunk is split across the new
+ * dimensions that consume exactly its elements, whose strides are then
+ *   new_strides[v] = (product of the chunk's new sizes inner to v) * the chunk's innermost stride.
+ * A product beyond int64 equals no int64 stride and no element count, so it
+ * ends a chunk, or shows that no strides exist; only a stride of the answer
+ * itself that overflows is an error. */
+static int view_strides(int64_t *out_strides, int *overflow, int32_t old_ndim, const int64_t *old_shape,
+                        const int64_t *old_strides, int32_t new_ndim, const int64_t *new_shape)
+{
+    int32_t view_d = new_ndim - 1;
+    int64_t chunk_base_stride = old_strides[old_ndim - 1], tensor_numel = 1, view_numel = 1, t;
+    for (int32_t d = old_ndim - 1; d >= 0; d--) {
+        tensor_numel *= old_shape[d]; /* cannot overflow: the caller checked the old numel */
+        if (d == 0 || (old_shape[d - 1] != 1 && (lt__mul_overflow(tensor_numel, chunk_base_stride, &t) ||
+                                                 old_strides[d - 1] != t))) {
+            while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
+                *overflow |= lt__mul_overflow(view_numel, chunk_base_stride, &out_strides[view_d]);
+                if (lt__mul_overflow(view_numel, new_shape[view_d], &view_numel))
+                    return 0; /* more new elements than the chunk holds */
+                view_d--;
+            }
+            if (view_numel != tensor_numel)
+                return 0;
+            if (d > 0) {
+                chunk_base_stride = old_strides[d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    return view_d == -1;
+}
+
+lt_status lt_layout_view_strides(int64_t *out_strides, int *out_viewable, int32_t old_ndim, const int64_t *old_shape,
+                                 const int64_t *old_strides, int32_t new_ndim, const int64_t *new_shape)
+{
+    int64_t old_numel = 0;
+    lt_status rc = lt_layout_numel(&old_numel, old_ndim, old_shape);
+    if (rc != LT_OK || (rc = lt__check_shape(new_ndim, new_shape)) != LT_OK)
+        return rc;
+    if (old_ndim > 0 && !old_strides)
+        return lt__fail(LT_EINVAL, "old strides are NULL for ndim %d", (int)old_ndim);
+    *out_viewable = 1;
+    if (old_numel == 0 && old_ndim == new_ndim &&
+        (old_ndim == 0 || memcmp(old_shape, new_shape, (size_t)new_ndim * sizeof *new_shape) == 0)) {
+        /* torch (and NumPy) keep the strides of an unchanged empty shape */
+        memmove(out_strides, old_strides, (size_t)new_ndim * sizeof *old_strides);
+        return LT_OK;
+    }
+    if (old_numel == 0 || old_ndim == 0) /* nothing to preserve: row-major */
+        return lt_layout_contiguous_strides(out_strides, new_ndim, new_shape);
+    int overflow = 0;
+    *out_viewable = view_strides(out_strides, &overflow, old_ndim, old_shape, old_strides, new_ndim, new_shape);
+    if (*out_viewable && overflow) {
+        *out_viewable = 0;
+        return lt__fail(LT_EOVERFLOW, "a stride of the view overflows int64");
+    }
+    return LT_OK;
+}
+
+/* ------------------------------------------------------------ broadcasting */
+
+lt_status lt_layout_broadcast_shapes(int64_t *out_shape, int32_t *out_ndim, int32_t nshapes, const int32_t *ndims,
+                                     const int64_t *const *shapes)
+{
+    if (nshapes < 0 || (nshapes > 0 && (!ndims || !shapes)))
+        return lt__fail(LT_EINVAL, "%d shapes given with NULL ndims or shapes", (int)nshapes);
+    int32_t ndim = 0;
+    for (int32_t s = 0; s < nshapes; s++) {
+        if (ndims[s] < 0 || ndims[s] > LT_MAX_NDIM)
+            return lt__fail(LT_EINVAL, "shape %d has ndim %d, outside [0, %d]", (int)s, (int)ndims[s], LT_MAX_NDIM);
+        if (ndims[s] > 0 && !shapes[s])
+            return lt__fail(LT_EINVAL, "shape %d is NULL for ndim %d", (int)s, (int)ndims[s]);
+        ndim = ndims[s] > ndim ? ndims[s] : ndim;
+    }
+    for (int32_t j = 0; j < ndim; j++)
+        out_shape[j] = 1;
+    /* Right-aligned: size i of shape s (of n dims) meets result dimension j = ndim - n + i. */
+    for (int32_t s = 0; s < nshapes; s++) {
+        for (int32_t i = 0; i < ndims[s]; i++) {
+            int64_t n = shapes[s][i];
+            int32_t j = ndim - ndims[s] + i, from_end = ndims[s] - i;
+            if (out_shape[j] == 1) {
+                out_shape[j] = n;
+            } else if (n != 1 && n != out_shape[j]) {
+                /* torch names the first shape's size at the same place from the end ("a") */
+                int64_t a = from_end <= ndims[0] ? shapes[0][ndims[0] - from_end] : 1;
+                return lt__fail(LT_EINVAL,
+                                "The size of tensor a (%" PRId64 ") must match the size of tensor b (%" PRId64
+                                ") at non-singleton dimension %d",
+                                a, n, (int)j);
+            }
+        }
+    }
+    *out_ndim = ndim;
+    return LT_OK;
 }

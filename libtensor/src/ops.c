@@ -211,7 +211,8 @@ lt_status lt_binary(lt_binop op, lt_dtype dtype, int32_t ndim, const int64_t *sh
     if (__builtin_mul_overflow((size_t)numel, lt_dtype_itemsize(out_dtype), &nbytes))
         return lt__fail(LT_EOVERFLOW, "a temporary of %" PRId64 " elements overflows size_t", numel);
     int64_t dense[LT_MAX_NDIM];
-    lt__dense_strides(dense, ndim, shape);
+    lt_status dense_rc = lt_layout_contiguous_strides(dense, ndim, shape);
+    LT__ASSERT(dense_rc == LT_OK); /* no overflow: every stride is at most numel */
     void *tmp = malloc(nbytes);
     if (!tmp)
         return lt__fail(LT_ENOMEM, "cannot allocate a %zu-byte temporary for an overlapping output", nbytes);
@@ -356,7 +357,13 @@ typedef struct sum_plan {
     const char *src;
     int32_t nk, nr;
     int64_t kshape[LT_MAX_NDIM], rshape[LT_MAX_NDIM];
-    ptrdiff_t kdst[LT_MAX_NDIM], ksrc[LT_MAX_NDIM], rsrc[LT_MAX_NDIM];
+    union { /* one array, so the dimension order (internal.h) sees both operands */
+        ptrdiff_t kstrides[2][LT_MAX_NDIM];
+        struct {
+            ptrdiff_t ksrc[LT_MAX_NDIM], kdst[LT_MAX_NDIM];
+        };
+    };
+    ptrdiff_t rsrc[LT_MAX_NDIM];
     int64_t kcount, rrows, rtotal; /* kept elements, reduced rows, reduced elements */
 } sum_plan;
 
@@ -367,47 +374,13 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
  * product n * t is formed, so it cannot overflow. */
 static int64_t part_start(int64_t n, int64_t parts, int64_t t) { return t * (n / parts) + min64(t, n % parts); }
 
-/* Sorts dims by |s0| (then |s1|) descending, then merges neighbours whose
- * strides chain (outer == inner * extent) in s0 and, when given, in s1. */
-static int chains(const ptrdiff_t *s, const int64_t *shape, int32_t outer, int32_t inner)
+/* Orders n dims of nops operands, strides[k * LT_MAX_NDIM + d], by |stride|
+ * descending (operand 0 first) and merges neighbours whose strides chain in
+ * every operand: the kernels' dimension order (internal.h). */
+static void sort_merge(int32_t *n, int64_t *shape, ptrdiff_t *strides, int nops)
 {
-    return !s || s[outer] == s[inner] * shape[inner];
-}
-
-static void move_dim(int64_t *shape, ptrdiff_t *s0, ptrdiff_t *s1, int32_t to, int32_t from)
-{
-    shape[to] = shape[from], s0[to] = s0[from];
-    if (s1)
-        s1[to] = s1[from];
-}
-
-static void sort_merge(int32_t *n, int64_t *shape, ptrdiff_t *s0, ptrdiff_t *s1)
-{
-    for (int32_t i = 1; i < *n; i++) { /* insertion sort: n is small, and it is stable */
-        int64_t sh = shape[i];
-        ptrdiff_t a = s0[i], b = s1 ? s1[i] : 0;
-        int32_t j = i;
-        for (; j > 0; j--) {
-            ptrdiff_t pa = absd(s0[j - 1]), pb = s1 ? absd(s1[j - 1]) : 0;
-            if (!(absd(a) > pa || (absd(a) == pa && absd(b) > pb)))
-                break;
-            move_dim(shape, s0, s1, j, j - 1);
-        }
-        shape[j] = sh, s0[j] = a;
-        if (s1)
-            s1[j] = b;
-    }
-    int32_t out = 0;
-    for (int32_t d = 1; d < *n; d++) {
-        if (chains(s0, shape, out, d) && chains(s1, shape, out, d)) {
-            int64_t merged = shape[out] * shape[d];
-            move_dim(shape, s0, s1, out, d); /* the merged dim steps like the inner one */
-            shape[out] = merged;
-        } else {
-            move_dim(shape, s0, s1, ++out, d);
-        }
-    }
-    *n = *n ? out + 1 : 0;
+    lt__layout_sort_dims(*n, shape, nops, strides, LT_MAX_NDIM, 1);
+    *n = lt__layout_merge_dims(*n, shape, nops, strides, LT_MAX_NDIM, 1);
 }
 
 static void plan_init(sum_plan *pl, const sum_vt *vt, char *dst, const int64_t *dst_strides, size_t dsz,
@@ -427,8 +400,8 @@ static void plan_init(sum_plan *pl, const sum_vt *vt, char *dst, const int64_t *
             pl->nk++;
         }
     }
-    sort_merge(&pl->nr, pl->rshape, pl->rsrc, NULL);
-    sort_merge(&pl->nk, pl->kshape, pl->ksrc, pl->kdst);
+    sort_merge(&pl->nr, pl->rshape, pl->rsrc, 1);
+    sort_merge(&pl->nk, pl->kshape, &pl->kstrides[0][0], 2); /* src first, then dst */
     if (pl->nr == 0) { /* nothing reduced: every sum has one term */
         pl->nr = 1, pl->rshape[0] = 1, pl->rsrc[0] = 0;
     }
@@ -672,7 +645,8 @@ lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, cons
         return sum_views(vt, dst, dst_strides, src, src_strides, src_dtype, ndim, shape);
     /* dst overlaps src: sum into a dense temporary, then copy it over. */
     int64_t dense[LT_MAX_NDIM];
-    lt__dense_strides(dense, ndim, kept);
+    lt_status dense_rc = lt_layout_contiguous_strides(dense, ndim, kept);
+    LT__ASSERT(dense_rc == LT_OK); /* no overflow: every stride is at most numel */
     for (int32_t d = 0; d < ndim; d++) /* reduced dimensions keep stride 0 */
         dense[d] = dst_strides[d] == 0 ? 0 : dense[d];
     size_t nbytes;

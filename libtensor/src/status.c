@@ -4,8 +4,10 @@
 
 #include "internal.h"
 
-/* One buffer per thread: messages from one thread never clobber another's. */
-static _Thread_local char last_error[512];
+/* One buffer per thread: messages from one thread never clobber another's.
+ * 2 KiB holds the longest message: a shape of LT_MAX_NDIM twenty-digit
+ * sizes, as lt_layout_infer_shape quotes it. */
+static _Thread_local char last_error[2048];
 
 const char *lt_status_name(lt_status status)
 {

@@ -224,14 +224,16 @@ static void set_label(lt_storage *s, const char *path, lt_map_mode mode)
     const char *name = mode_name(mode);
     size_t room = sizeof label - strlen(name) - 4; /* " (" + ")" + NUL */
     size_t len = strlen(path);
+    int written; /* checked, so the compiler need not guess that room was right */
     if (len <= room) {
-        snprintf(label, sizeof label, "%s (%s)", path, name);
+        written = snprintf(label, sizeof label, "%s (%s)", path, name);
     } else {
         const char *tail = path + len - (room - 3); /* "..." takes 3 of the room */
         while ((*tail & 0xC0) == 0x80)
             tail++;
-        snprintf(label, sizeof label, "...%s (%s)", tail, name);
+        written = snprintf(label, sizeof label, "...%s (%s)", tail, name);
     }
+    LT__ASSERT(written >= 0 && (size_t)written < sizeof label);
     lt_storage_set_label(s, label);
 }
 

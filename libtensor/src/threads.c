@@ -90,32 +90,6 @@ void lt__parallel_for(int64_t n, int64_t min_chunk, lt__range_fn fn, void *ctx)
 
 /* ------------------------------------------------------------ walks */
 
-static ptrdiff_t absd(ptrdiff_t x) { return x < 0 ? -x : x; }
-
-/* Dimension a sorts outside dimension b: larger |stride| of operand 0 first,
- * then of the later operands, so the innermost dimension is the densest. */
-static int outer_than(const lt__walk *w, int32_t a, int32_t b)
-{
-    for (int k = 0; k < w->nops; k++) {
-        ptrdiff_t sa = absd(w->stride[a][k]), sb = absd(w->stride[b][k]);
-        if (sa != sb)
-            return sa > sb;
-    }
-    return 0;
-}
-
-static void swap_dims(lt__walk *w, int32_t a, int32_t b)
-{
-    int64_t t = w->shape[a];
-    w->shape[a] = w->shape[b];
-    w->shape[b] = t;
-    for (int k = 0; k < w->nops; k++) {
-        ptrdiff_t s = w->stride[a][k];
-        w->stride[a][k] = w->stride[b][k];
-        w->stride[b][k] = s;
-    }
-}
-
 /* A negative stride of operand 0 is walked backwards: start every operand at
  * the far end of the dimension (base += (n-1)*stride) and negate its stride. */
 static void flip_negative(lt__walk *w)
@@ -128,28 +102,6 @@ static void flip_negative(lt__walk *w)
             w->stride[d][k] = -w->stride[d][k];
         }
     }
-}
-
-/* Merges dimension d-1 into d wherever all operands chain; keeps order. */
-static void coalesce(lt__walk *w)
-{
-    int32_t out = 0;
-    for (int32_t d = 1; d < w->ndim; d++) {
-        int chains = 1;
-        for (int k = 0; k < w->nops; k++)
-            chains &= w->stride[out][k] == w->stride[d][k] * w->shape[d];
-        if (chains) {
-            w->shape[out] *= w->shape[d];
-            for (int k = 0; k < w->nops; k++)
-                w->stride[out][k] = w->stride[d][k];
-            continue;
-        }
-        out++;
-        w->shape[out] = w->shape[d];
-        for (int k = 0; k < w->nops; k++)
-            w->stride[out][k] = w->stride[d][k];
-    }
-    w->ndim = out + 1;
 }
 
 void lt__walk_init(lt__walk *w, int nops, char *const base[], const int64_t *const strides[],
@@ -176,10 +128,9 @@ void lt__walk_init(lt__walk *w, int nops, char *const base[], const int64_t *con
         return;
     }
     flip_negative(w);
-    for (int32_t i = 1; i < w->ndim; i++) /* insertion sort: ndim is small and it is stable */
-        for (int32_t j = i; j > 0 && outer_than(w, j, j - 1); j--)
-            swap_dims(w, j, j - 1);
-    coalesce(w);
+    /* the kernels' dimension order (internal.h): stride[d][k] sits at k + d * LT__MAX_OPS */
+    lt__layout_sort_dims(w->ndim, w->shape, nops, &w->stride[0][0], 1, LT__MAX_OPS);
+    w->ndim = lt__layout_merge_dims(w->ndim, w->shape, nops, &w->stride[0][0], 1, LT__MAX_OPS);
 }
 
 int lt__walk_has_zero_stride(const lt__walk *w, int k)

@@ -1,11 +1,38 @@
 /* test_dlpack.c: export fields, export -> import round trips of views with
  * offsets and negative or zero strides, the deleter handoff (exactly one
  * call on success, none on refusal), read-only both ways, and metadata-only
- * device imports. Foreign tensors come from lt_dlpack_test_producer. */
+ * device imports. Foreign tensors come from the test producer
+ * (dlpack_test_producer.c), which knows nothing of libtensor. */
 #include <stdint.h>
 
+#include "dlpack_test_producer.h"
 #include "libtensor.h"
 #include "minitest.h"
+
+/* A producer's tensor of libtensor dtype `dtype` whose element slot k,
+ * counted from its buffer's start, holds the value k (converted as lt_copy
+ * converts; the packed float4 dtype converts from nothing and stays zero). */
+static lt_status produce(void **out, int versioned, lt_dtype dtype, int32_t ndim, const int64_t *shape,
+                         const int64_t *strides, uint64_t byte_offset, uint64_t flags, uint32_t major,
+                         int64_t *deleter_calls)
+{
+    DLDataType dl;
+    void *buffer = NULL;
+    size_t nbytes = 0, itemsize = lt_dtype_itemsize(dtype);
+    lt_status rc = lt_dtype_to_dlpack(&dl, dtype);
+    if (rc != LT_OK)
+        return rc;
+    if (dlpack_test_producer(out, &buffer, &nbytes, versioned, dl, itemsize, ndim, shape, strides, byte_offset,
+                             flags, major, deleter_calls) != 0)
+        return LT_ENOMEM;
+    lt_storage *s = NULL;
+    int64_t zero = 0, one = 1;
+    if (lt_storage_wrap(&s, buffer, nbytes, 0, LT_PROV_FOREIGN, NULL, NULL) == LT_OK) {
+        lt_fill_arange(s, dtype, (int64_t)(nbytes / itemsize), &zero, &one, LT_INT64);
+        lt_storage_release(s);
+    }
+    return LT_OK;
+}
 
 typedef struct {
     lt_storage *s;
@@ -237,7 +264,7 @@ static void test_producer_import(void)
 
     /* byte_offset 16 over float64 slots 0,1,2,...: elements 2, 3, 4 */
     int64_t three[1] = {3}, unit[1] = {1};
-    CHECK_INT(lt_dlpack_test_producer(&m, 1, LT_FLOAT64, 1, three, unit, 16, 0, 1, &calls), LT_OK);
+    CHECK_INT(produce(&m, 1, LT_FLOAT64, 1, three, unit, 16, 0, 1, &calls), LT_OK);
     CHECK_INT(import(&im, m, 1), LT_OK);
     double *d = (double *)lt_storage_data(im.s) + im.offset;
     CHECK_DBL(d[0], 2);
@@ -253,7 +280,7 @@ static void test_producer_import(void)
 
     /* NULL strides (legacy): compact row-major strides are filled in */
     int64_t two_three[2] = {2, 3};
-    CHECK_INT(lt_dlpack_test_producer(&m, 0, LT_INT32, 2, two_three, NULL, 0, 0, 0, &calls), LT_OK);
+    CHECK_INT(produce(&m, 0, LT_INT32, 2, two_three, NULL, 0, 0, 0, &calls), LT_OK);
     CHECK_INT(import(&im, m, 0), LT_OK);
     CHECK_INT(im.strides[0], 3);
     CHECK_INT(im.strides[1], 1);
@@ -264,7 +291,7 @@ static void test_producer_import(void)
 
     /* negative strides from a producer: the storage starts at the lowest element */
     int64_t back2[1] = {-2};
-    CHECK_INT(lt_dlpack_test_producer(&m, 1, LT_FLOAT32, 1, three, back2, 0, 0, 1, &calls), LT_OK);
+    CHECK_INT(produce(&m, 1, LT_FLOAT32, 1, three, back2, 0, 0, 1, &calls), LT_OK);
     float *first = tensor_of(m, 1)->data;
     CHECK_INT(import(&im, m, 1), LT_OK);
     CHECK(lt_storage_data(im.s) == first - 4);
@@ -287,7 +314,7 @@ static void test_lenient_imports(void)
     int64_t four[1] = {4}, unit[1] = {1}, empty[2] = {0, 3}, st[2] = {3, 1};
 
     /* harmless flags, a newer minor, NULL strides from a v1.3 producer */
-    CHECK_INT(lt_dlpack_test_producer(&m, 1, LT_UINT8, 1, four, NULL, 0,
+    CHECK_INT(produce(&m, 1, LT_UINT8, 1, four, NULL, 0,
                                       DLPACK_FLAG_BITMASK_IS_COPIED | DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, 1,
                                       &calls),
               LT_OK);
@@ -298,7 +325,7 @@ static void test_lenient_imports(void)
     CHECK_INT(calls, ++n);
 
     /* read-only flag -> read-only storage */
-    CHECK_INT(lt_dlpack_test_producer(&m, 1, LT_INT16, 1, four, unit, 0, DLPACK_FLAG_BITMASK_READ_ONLY, 1, &calls),
+    CHECK_INT(produce(&m, 1, LT_INT16, 1, four, unit, 0, DLPACK_FLAG_BITMASK_READ_ONLY, 1, &calls),
               LT_OK);
     CHECK_INT(import(&im, m, 1), LT_OK);
     CHECK_INT(lt_storage_flags(im.s), LT_STORAGE_READONLY);
@@ -306,7 +333,7 @@ static void test_lenient_imports(void)
     CHECK_INT(calls, ++n);
 
     /* empty tensor with NULL data (torch's habit): 0 bytes, strides kept as given */
-    CHECK_INT(lt_dlpack_test_producer(&m, 1, LT_FLOAT32, 2, empty, st, 0, 0, 1, &calls), LT_OK);
+    CHECK_INT(produce(&m, 1, LT_FLOAT32, 2, empty, st, 0, 0, 1, &calls), LT_OK);
     tensor_of(m, 1)->data = NULL; /* the producer frees its own buffer field, not data */
     CHECK_INT(import(&im, m, 1), LT_OK);
     CHECK_INT(lt_storage_nbytes(im.s), 0);
@@ -316,7 +343,7 @@ static void test_lenient_imports(void)
     CHECK_INT(calls, ++n);
 
     /* 0-d with NULL shape (numpy's habit) */
-    CHECK_INT(lt_dlpack_test_producer(&m, 1, LT_COMPLEX128, 0, NULL, NULL, 0, 0, 1, &calls), LT_OK);
+    CHECK_INT(produce(&m, 1, LT_COMPLEX128, 0, NULL, NULL, 0, 0, 1, &calls), LT_OK);
     CHECK_INT(import(&im, m, 1), LT_OK);
     CHECK_INT(im.ndim, 0);
     CHECK_INT(lt_storage_nbytes(im.s), 16);
@@ -324,7 +351,7 @@ static void test_lenient_imports(void)
     CHECK_INT(calls, ++n);
 
     /* a NULL deleter is legal: releasing the import calls nothing */
-    CHECK_INT(lt_dlpack_test_producer(&m, 0, LT_BOOL, 1, four, unit, 0, 0, 0, &calls), LT_OK);
+    CHECK_INT(produce(&m, 0, LT_BOOL, 1, four, unit, 0, 0, 0, &calls), LT_OK);
     void (*saved)(DLManagedTensor *) = ((DLManagedTensor *)m)->deleter;
     ((DLManagedTensor *)m)->deleter = NULL;
     CHECK_INT(import(&im, m, 0), LT_OK);
@@ -344,7 +371,7 @@ static void test_devices(void)
     imported im;
     int64_t three[1] = {3}, unit[1] = {1};
 
-    CHECK_INT(lt_dlpack_test_producer(&m, 1, LT_FLOAT32, 1, three, unit, 0, 0, 1, &calls), LT_OK);
+    CHECK_INT(produce(&m, 1, LT_FLOAT32, 1, three, unit, 0, 0, 1, &calls), LT_OK);
     DLTensor *t = tensor_of(m, 1);
     t->device.device_type = kDLCUDA;
     t->device.device_id = 1;
@@ -363,7 +390,7 @@ static void test_devices(void)
     lt_storage_release(im.s);
     CHECK_INT(calls, 1);
 
-    CHECK_INT(lt_dlpack_test_producer(&m, 1, LT_FLOAT32, 1, three, unit, 8, 0, 1, &calls), LT_OK);
+    CHECK_INT(produce(&m, 1, LT_FLOAT32, 1, three, unit, 8, 0, 1, &calls), LT_OK);
     t = tensor_of(m, 1);
     t->device.device_type = kDLMetal;
     CHECK_INT(import(&im, m, 1), LT_OK);
@@ -380,7 +407,7 @@ static void test_devices(void)
     CHECK_INT(calls, 2);
 
     /* pinned and managed host memory import as such */
-    CHECK_INT(lt_dlpack_test_producer(&m, 0, LT_FLOAT32, 1, three, unit, 0, 0, 0, &calls), LT_OK);
+    CHECK_INT(produce(&m, 0, LT_FLOAT32, 1, three, unit, 0, 0, 0, &calls), LT_OK);
     tensor_of(m, 0)->device.device_type = kDLCUDAManaged;
     CHECK_INT(import(&im, m, 0), LT_OK);
     CHECK_INT(lt_storage_device_type(im.s), kDLCUDAManaged);
@@ -399,7 +426,7 @@ static void refuse(int line, lt_status want, int versioned, lt_dtype dtype, int3
 {
     int64_t calls = 0;
     void *m = NULL;
-    CHECK_INT(lt_dlpack_test_producer(&m, versioned, dtype, ndim, shape, strides, byte_offset, flags, major, &calls),
+    CHECK_INT(produce(&m, versioned, dtype, ndim, shape, strides, byte_offset, flags, major, &calls),
               LT_OK);
     DLTensor *t = tensor_of(m, versioned);
     if (how == EDIT_CODE99)
@@ -464,7 +491,7 @@ static void test_refusals(void)
     int64_t calls = 0;
     void *m = NULL;
     imported im;
-    CHECK_INT(lt_dlpack_test_producer(&m, 1, LT_FLOAT32, 1, three, unit, 0, 0, 2, &calls), LT_OK);
+    CHECK_INT(produce(&m, 1, LT_FLOAT32, 1, three, unit, 0, 0, 2, &calls), LT_OK);
     CHECK_INT(import(&im, m, 1), LT_EDLPACK);
     CHECK(strstr(lt_last_error(), "2.3") != NULL);
     call_deleter(m, 1);

@@ -1,6 +1,7 @@
 /* test_header.c: libtensor.h compiles on its own (it is built with -Wall
  * -Wextra -Werror by tests/meson.build) and the DLPack structs have the
- * published LP64 layout, field by field. */
+ * published LP64 layout, field by field. tests/meson.build adds a strict
+ * warning set (-Wpedantic, -Wconversion, ...) for this file alone. */
 #include <stddef.h>
 
 #include "libtensor.h"

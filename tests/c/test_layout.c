@@ -1,10 +1,327 @@
 /* test_layout.c: element counts, byte extents (negative, zero and huge
- * strides), bounds checks against a storage, contiguity. */
+ * strides), bounds checks against a storage, contiguity, row-major strides,
+ * view/reshape shape inference and strides, broadcasting, and the kernels'
+ * dimension merging. */
+#include <stddef.h>
+
+#include "../../libtensor/src/internal.h"
 #include "libtensor.h"
 #include "minitest.h"
 
+#define N(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
+
+/* Checks every entry of an int64 array against the expected list. */
+#define CHECK_ARRAY(got, ...)                                                  \
+    do {                                                                       \
+        const int64_t want_[] = {__VA_ARGS__};                                 \
+        for (int32_t i_ = 0; i_ < N(want_); i_++)                              \
+            if ((got)[i_] != want_[i_])                                        \
+                MT_FAIL("%s[%d]: expected %" PRId64 ", got %" PRId64, #got,    \
+                        (int)i_, want_[i_], (got)[i_]);                        \
+    } while (0)
+
+static void test_byte_extent(void)
+{
+    int64_t lo = -1, hi = -1;
+    /* NumPy-style byte strides that are not multiples of the itemsize: a
+     * 3x2 view of 4-byte items with a 6-byte row pitch and 5-byte columns */
+    int64_t s32[2] = {3, 2}, odd[2] = {6, 5};
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 2, s32, odd, 1, 4), LT_OK);
+    CHECK_INT(lo, 1);
+    CHECK_INT(hi, 1 + 12 + 5 + 4);
+    /* negative and zero byte strides: lo moves down, zero adds nothing */
+    int64_t negzero[2] = {-7, 0};
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 2, s32, negzero, 20, 2), LT_OK);
+    CHECK_INT(lo, 6);
+    CHECK_INT(hi, 22);
+    /* the inspector's example: flipped columns */
+    int64_t fl[2] = {8, -4};
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 2, s32, fl, 4, 4), LT_OK);
+    CHECK_INT(lo, 0);
+    CHECK_INT(hi, 24);
+    /* zero-size: nothing touched, at byte_offset */
+    int64_t s0[2] = {0, 3};
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 2, s0, odd, 9, 4), LT_OK);
+    CHECK_INT(lo, 9);
+    CHECK_INT(hi, 9);
+    /* ndim 0: one element at byte_offset */
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 0, NULL, NULL, 3, 8), LT_OK);
+    CHECK_INT(lo, 3);
+    CHECK_INT(hi, 11);
+    /* an extent-1 dimension contributes nothing, whatever its stride */
+    int64_t one[1] = {1}, smin[1] = {INT64_MIN}, smax[1] = {INT64_MAX};
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 1, one, smin, 0, 8), LT_OK);
+    CHECK_INT(hi, 8);
+    CHECK_INT(lt_layout_extent(&lo, &hi, 1, one, smax, 0, 8), LT_OK); /* INT64_MAX * 8 never formed */
+    CHECK_INT(hi, 8);
+    /* overflow-adjacent: exactly INT64_MAX is exact, one more is refused */
+    int64_t two[1] = {2}, big[1] = {INT64_MAX - 8};
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 1, two, big, 0, 8), LT_OK);
+    CHECK_INT(hi, INT64_MAX);
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 1, two, big, 1, 8), LT_EOVERFLOW);
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 1, two, smin, 0, 1), LT_OK);
+    CHECK_INT(lo, INT64_MIN);
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 1, two, smin, -1, 1), LT_EOVERFLOW);
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 1, two, smax, 0, 1), LT_EOVERFLOW);
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 1, two, NULL, 0, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_byte_extent(&lo, &hi, 1, two, smin, 0, (size_t)INT64_MAX + 1), LT_EOVERFLOW);
+    /* lt_layout_extent is the byte rule with strides and offset scaled */
+    int64_t s23[2] = {2, 3}, el[2] = {-3, 2}, by[2] = {-24, 16}, lo2, hi2;
+    CHECK_INT(lt_layout_extent(&lo, &hi, 2, s23, el, 5, 8), LT_OK);
+    CHECK_INT(lt_layout_byte_extent(&lo2, &hi2, 2, s23, by, 40, 8), LT_OK);
+    CHECK_INT(lo, lo2);
+    CHECK_INT(hi, hi2);
+}
+
+static void test_contiguous(void)
+{
+    int64_t out[4] = {-1, -1, -1, -1};
+    int64_t s234[3] = {2, 3, 4};
+    CHECK_INT(lt_layout_contiguous_strides(out, 3, s234), LT_OK);
+    CHECK_ARRAY(out, 12, 4, 1);
+    /* extent-0 dimensions count as 1 (torch's rule) */
+    int64_t s203[3] = {2, 0, 3};
+    CHECK_INT(lt_layout_contiguous_strides(out, 3, s203), LT_OK);
+    CHECK_ARRAY(out, 3, 3, 1);
+    CHECK_INT(lt_layout_contiguous_strides(NULL, 0, NULL), LT_OK);
+    /* the outermost extent is never multiplied in, so it may be huge */
+    int64_t hugeouter[2] = {INT64_MAX, 4};
+    CHECK_INT(lt_layout_contiguous_strides(out, 2, hugeouter), LT_OK);
+    CHECK_ARRAY(out, 4, 1);
+    int64_t atmax[3] = {5, INT64_C(1) << 31, INT64_C(1) << 31}; /* stride[0] = 2^62: fits */
+    CHECK_INT(lt_layout_contiguous_strides(out, 3, atmax), LT_OK);
+    CHECK_ARRAY(out, INT64_C(1) << 62, INT64_C(1) << 31, 1);
+    int64_t over[3] = {5, INT64_C(1) << 32, INT64_C(1) << 31}; /* stride[0] = 2^63 */
+    CHECK_INT(lt_layout_contiguous_strides(out, 3, over), LT_EOVERFLOW);
+    int64_t neg[2] = {2, -1};
+    CHECK_INT(lt_layout_contiguous_strides(out, 2, neg), LT_EINVAL);
+    CHECK_INT(lt_layout_contiguous_strides(out, 65, s234), LT_EINVAL);
+
+    /* is_contiguous agrees with the strides computed above, and is exact
+     * where expected overflows (no stride can equal it) */
+    CHECK_INT(lt_layout_contiguous_strides(out, 3, s234), LT_OK);
+    CHECK_INT(lt_layout_is_contiguous(3, s234, out), 1);
+    int64_t wide[3] = {2, INT64_C(1) << 62, 4}, wst[3] = {0, 4, 1};
+    CHECK_INT(lt_layout_is_contiguous(3, wide, wst), 0);
+    int64_t wide1[3] = {1, INT64_C(1) << 62, 4};
+    CHECK_INT(lt_layout_is_contiguous(3, wide1, wst), 1);
+}
+
+static void test_infer_shape(void)
+{
+    int64_t out[4] = {0};
+    int64_t a[2] = {2, -1};
+    CHECK_INT(lt_layout_infer_shape(out, 2, a, 6), LT_OK);
+    CHECK_ARRAY(out, 2, 3);
+    CHECK_INT(lt_layout_infer_shape(out, 2, a, 7), LT_EINVAL);
+    CHECK_STR(lt_last_error(), "shape '[2, -1]' is invalid for input of size 7");
+    int64_t two_inferred[3] = {-1, 2, -1};
+    CHECK_INT(lt_layout_infer_shape(out, 3, two_inferred, 4), LT_EINVAL);
+    CHECK_STR(lt_last_error(), "only one dimension can be inferred");
+    int64_t bad[3] = {-1, -3, -2};
+    CHECK_INT(lt_layout_infer_shape(out, 3, bad, 6), LT_EINVAL);
+    CHECK_STR(lt_last_error(), "invalid shape dimension -3");
+    int64_t plain[2] = {4, 5};
+    CHECK_INT(lt_layout_infer_shape(out, 2, plain, 20), LT_OK);
+    CHECK_ARRAY(out, 4, 5);
+    CHECK_INT(lt_layout_infer_shape(out, 2, plain, 21), LT_EINVAL);
+    CHECK_STR(lt_last_error(), "shape '[4, 5]' is invalid for input of size 21");
+    /* ndim 0 holds one element */
+    CHECK_INT(lt_layout_infer_shape(out, 0, NULL, 1), LT_OK);
+    CHECK_INT(lt_layout_infer_shape(out, 0, NULL, 7), LT_EINVAL);
+    CHECK_STR(lt_last_error(), "shape '[]' is invalid for input of size 7");
+    /* zero-size: -1 next to a 0 cannot be resolved, even for 0 elements */
+    int64_t z[2] = {0, -1};
+    CHECK_INT(lt_layout_infer_shape(out, 2, z, 0), LT_EINVAL);
+    CHECK_STR(lt_last_error(), "shape '[0, -1]' is invalid for input of size 0");
+    int64_t z2[2] = {-1, 5};
+    CHECK_INT(lt_layout_infer_shape(out, 2, z2, 0), LT_OK);
+    CHECK_ARRAY(out, 0, 5);
+    /* products past int64: never equal to numel; -1 resolves to 0 for 0 elements */
+    int64_t huge[3] = {INT64_MAX, 4, -1};
+    CHECK_INT(lt_layout_infer_shape(out, 3, huge, 0), LT_OK);
+    CHECK_ARRAY(out, INT64_MAX, 4, 0);
+    CHECK_INT(lt_layout_infer_shape(out, 3, huge, 8), LT_EINVAL);
+    CHECK_STR(lt_last_error(), "shape '[9223372036854775807, 4, -1]' is invalid for input of size 8");
+    int64_t huge2[2] = {INT64_C(1) << 62, 4};
+    CHECK_INT(lt_layout_infer_shape(out, 2, huge2, 0), LT_EINVAL);
+    /* out may be the input */
+    int64_t inplace[3] = {3, -1, 2};
+    CHECK_INT(lt_layout_infer_shape(inplace, 3, inplace, 30), LT_OK);
+    CHECK_ARRAY(inplace, 3, 5, 2);
+    CHECK_INT(lt_layout_infer_shape(out, 2, plain, -1), LT_EINVAL);
+    /* the longest message fits whole: 64 twenty-digit sizes */
+    int64_t many[LT_MAX_NDIM], big_out[LT_MAX_NDIM];
+    for (int i = 0; i < LT_MAX_NDIM; i++)
+        many[i] = INT64_MIN + i;
+    CHECK_INT(lt_layout_infer_shape(big_out, LT_MAX_NDIM, many, 1), LT_EINVAL);
+    CHECK_STR(lt_last_error(), "invalid shape dimension -9223372036854775808");
+    for (int i = 0; i < LT_MAX_NDIM; i++)
+        many[i] = INT64_MAX - i;
+    CHECK_INT(lt_layout_infer_shape(big_out, LT_MAX_NDIM, many, 1), LT_EINVAL);
+    const char *msg = lt_last_error();
+    CHECK(strlen(msg) > 64 * 21);
+    CHECK(strstr(msg, "9223372036854775744]' is invalid for input of size 1") != NULL);
+}
+
+static void test_view_strides(void)
+{
+    int64_t out[4] = {0};
+    int ok = -1;
+    /* contiguous 2x3 viewed as 3x2, and 6 */
+    int64_t s23[2] = {2, 3}, c23[2] = {3, 1}, s32[2] = {3, 2}, s6[1] = {6};
+    CHECK_INT(lt_layout_view_strides(out, &ok, 2, s23, c23, 2, s32), LT_OK);
+    CHECK_INT(ok, 1);
+    CHECK_ARRAY(out, 2, 1);
+    /* a transpose cannot be flattened: no strides, not an error */
+    int64_t t23[2] = {1, 2};
+    CHECK_INT(lt_layout_view_strides(out, &ok, 2, s23, t23, 1, s6), LT_OK);
+    CHECK_INT(ok, 0);
+    /* negative strides split within their chunk: x[::-1] of 6 as 2x3 */
+    int64_t n1[1] = {-1};
+    CHECK_INT(lt_layout_view_strides(out, &ok, 1, s6, n1, 2, s23), LT_OK);
+    CHECK_INT(ok, 1);
+    CHECK_ARRAY(out, -3, -1);
+    /* zero strides (an expanded dimension) split only into its own sizes */
+    int64_t z[2] = {0, 1}, s2_3[3] = {2, 1, 3}, s16[2] = {1, 6};
+    CHECK_INT(lt_layout_view_strides(out, &ok, 2, s23, z, 3, s2_3), LT_OK);
+    CHECK_INT(ok, 1);
+    CHECK_ARRAY(out, 0, 3, 1);
+    CHECK_INT(lt_layout_view_strides(out, &ok, 2, s23, z, 2, s16), LT_OK);
+    CHECK_INT(ok, 0);
+    /* size-1 dimensions: a leading 1 takes the chunk's full span */
+    int64_t s1_6[2] = {1, 6};
+    CHECK_INT(lt_layout_view_strides(out, &ok, 1, s6, n1, 2, s1_6), LT_OK);
+    CHECK_ARRAY(out, -6, -1);
+    /* empty tensors: an unchanged shape keeps its strides, any other gets row-major ones */
+    int64_t e[2] = {0, 3}, es[2] = {7, 9}, e2[3] = {3, 0, 2};
+    CHECK_INT(lt_layout_view_strides(out, &ok, 2, e, es, 2, e), LT_OK);
+    CHECK_INT(ok, 1);
+    CHECK_ARRAY(out, 7, 9);
+    CHECK_INT(lt_layout_view_strides(out, &ok, 2, e, es, 3, e2), LT_OK);
+    CHECK_ARRAY(out, 2, 2, 1);
+    /* ndim 0: row-major strides for any shape of one element */
+    int64_t ones[2] = {1, 1};
+    CHECK_INT(lt_layout_view_strides(out, &ok, 0, NULL, NULL, 2, ones), LT_OK);
+    CHECK_INT(ok, 1);
+    CHECK_ARRAY(out, 1, 1);
+    CHECK_INT(lt_layout_view_strides(out, &ok, 1, s6, n1, 0, NULL), LT_OK); /* 6 elements as a scalar: no strides */
+    CHECK_INT(ok, 0);
+    /* huge strides: a chunk test whose product overflows simply ends the chunk */
+    int64_t big_shape[2] = {4, 2}, big_st[2] = {1, INT64_C(1) << 62}, s8[1] = {8};
+    CHECK_INT(lt_layout_view_strides(out, &ok, 2, big_shape, big_st, 1, s8), LT_OK);
+    CHECK_INT(ok, 0);
+    /* ... but a stride of the answer beyond int64 is refused */
+    int64_t two[1] = {2}, st62[1] = {INT64_C(1) << 62}, s12[2] = {1, 2};
+    CHECK_INT(lt_layout_view_strides(out, &ok, 1, two, st62, 2, s12), LT_EOVERFLOW);
+    CHECK_INT(ok, 0);
+    int64_t s21[2] = {2, 1};
+    CHECK_INT(lt_layout_view_strides(out, &ok, 1, two, st62, 2, s21), LT_OK);
+    CHECK_ARRAY(out, INT64_C(1) << 62, INT64_C(1) << 62);
+    /* bad input */
+    int64_t negs[1] = {-2};
+    CHECK_INT(lt_layout_view_strides(out, &ok, 1, negs, n1, 1, s6), LT_EINVAL);
+    CHECK_INT(lt_layout_view_strides(out, &ok, 1, s6, NULL, 1, s6), LT_EINVAL);
+    int64_t ovf[2] = {INT64_C(1) << 62, 4};
+    CHECK_INT(lt_layout_view_strides(out, &ok, 2, ovf, c23, 1, s6), LT_EOVERFLOW);
+}
+
+static void test_broadcast(void)
+{
+    int64_t out[LT_MAX_NDIM];
+    int32_t nd = -1;
+    int64_t a[2] = {2, 1}, b[1] = {3}, c[3] = {4, 1, 1};
+    const int64_t *ab[3] = {a, b, NULL};
+    int32_t ndims[3] = {2, 1, 0};
+    CHECK_INT(lt_layout_broadcast_shapes(out, &nd, 3, ndims, ab), LT_OK);
+    CHECK_INT(nd, 2);
+    CHECK_ARRAY(out, 2, 3);
+    const int64_t *ac[2] = {a, c};
+    int32_t nac[2] = {2, 3};
+    CHECK_INT(lt_layout_broadcast_shapes(out, &nd, 2, nac, ac), LT_OK);
+    CHECK_INT(nd, 3);
+    CHECK_ARRAY(out, 4, 2, 1);
+    CHECK_INT(lt_layout_broadcast_shapes(out, &nd, 0, NULL, NULL), LT_OK);
+    CHECK_INT(nd, 0);
+    /* zero-size dims broadcast like any other size */
+    int64_t z[2] = {0, 1}, z3[1] = {3};
+    const int64_t *zz[2] = {z, z3};
+    int32_t nzz[2] = {2, 1};
+    CHECK_INT(lt_layout_broadcast_shapes(out, &nd, 2, nzz, zz), LT_OK);
+    CHECK_ARRAY(out, 0, 3);
+    /* torch's message names shapes[0]'s size at the same place from the end */
+    int64_t x[2] = {2, 3}, y[1] = {4};
+    const int64_t *xy[2] = {x, y};
+    int32_t nxy[2] = {2, 1};
+    CHECK_INT(lt_layout_broadcast_shapes(out, &nd, 2, nxy, xy), LT_EINVAL);
+    CHECK_STR(lt_last_error(), "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1");
+    int64_t p[1] = {5}, q[2] = {2, 5}, r[2] = {3, 5};
+    const int64_t *pqr[3] = {p, q, r};
+    int32_t npqr[3] = {1, 2, 2};
+    CHECK_INT(lt_layout_broadcast_shapes(out, &nd, 3, npqr, pqr), LT_EINVAL);
+    CHECK_STR(lt_last_error(), "The size of tensor a (1) must match the size of tensor b (3) at non-singleton dimension 0");
+    int32_t toolong[1] = {65};
+    CHECK_INT(lt_layout_broadcast_shapes(out, &nd, 1, toolong, xy), LT_EINVAL);
+}
+
+/* The kernels' dimension order: strides kept operand by operand
+ * (op_step = row length, dim_step 1) and dimension by dimension
+ * (op_step 1, dim_step = operand count) give the same answers. */
+static void test_merge_dims(void)
+{
+    /* a contiguous 2x3x4 block and a transposed partner: dims 1 and 2 chain
+     * in both operands, dim 0 does not chain in the second */
+    int64_t shape[3] = {2, 3, 4};
+    ptrdiff_t by_op[2][3] = {{12, 4, 1}, {1, 8, 2}};
+    CHECK_INT(lt__layout_merge_dims(3, shape, 2, &by_op[0][0], 3, 1), 2);
+    CHECK_ARRAY(shape, 2, 12);
+    CHECK(by_op[0][0] == 12 && by_op[0][1] == 1 && by_op[1][0] == 1 && by_op[1][1] == 2);
+    /* interleaved storage, as the walk keeps it */
+    int64_t shape2[3] = {2, 3, 4};
+    ptrdiff_t by_dim[3][2] = {{12, 1}, {4, 8}, {1, 2}};
+    CHECK_INT(lt__layout_merge_dims(3, shape2, 2, &by_dim[0][0], 1, 2), 2);
+    CHECK_ARRAY(shape2, 2, 12);
+    CHECK(by_dim[1][0] == 1 && by_dim[1][1] == 2);
+    /* sorting: densest innermost by operand 0, ties by operand 1, stable */
+    int64_t shape3[3] = {4, 3, 2};
+    ptrdiff_t ab[2][3] = {{1, -6, 3}, {5, 7, 9}};
+    lt__layout_sort_dims(3, shape3, 2, &ab[0][0], 3, 1);
+    CHECK_ARRAY(shape3, 3, 2, 4);
+    CHECK(ab[0][0] == -6 && ab[0][1] == 3 && ab[0][2] == 1 && ab[1][0] == 7 && ab[1][2] == 5);
+    int64_t shape3i[3] = {4, 3, 2};
+    ptrdiff_t abi[3][2] = {{1, 5}, {-6, 7}, {3, 9}};
+    lt__layout_sort_dims(3, shape3i, 2, &abi[0][0], 1, 2);
+    CHECK_ARRAY(shape3i, 3, 2, 4);
+    CHECK(abi[0][0] == -6 && abi[0][1] == 7 && abi[2][0] == 1 && abi[2][1] == 5);
+    int64_t shape4[2] = {2, 3};
+    ptrdiff_t cd[2][2] = {{4, 4}, {1, 2}};
+    lt__layout_sort_dims(2, shape4, 2, &cd[0][0], 2, 1);
+    CHECK_ARRAY(shape4, 3, 2); /* tie on operand 0, operand 1's larger |stride| goes outside */
+    int64_t shape4s[3] = {2, 3, 5};
+    ptrdiff_t same[3] = {4, 4, 4};
+    lt__layout_sort_dims(3, shape4s, 1, same, 3, 1);
+    CHECK_ARRAY(shape4s, 2, 3, 5); /* all tied: the order is kept (stable) */
+    /* zero strides chain with zero strides; a product past ptrdiff_t chains with nothing */
+    int64_t shape5[2] = {5, 7};
+    ptrdiff_t zs[2] = {0, 0}, huge[2] = {PTRDIFF_MIN, (ptrdiff_t)1 << 62};
+    CHECK_INT(lt__layout_merge_dims(2, shape5, 1, zs, 2, 1), 1);
+    CHECK_INT(shape5[0], 35);
+    int64_t shape6[2] = {2, 4};
+    CHECK_INT(lt__layout_merge_dims(2, shape6, 1, huge, 2, 1), 2);
+    /* ndim 0 and 1 are returned as they are */
+    CHECK_INT(lt__layout_merge_dims(0, shape6, 1, huge, 2, 1), 0);
+    CHECK_INT(lt__layout_merge_dims(1, shape6, 1, huge, 2, 1), 1);
+}
+
 int main(void)
 {
+    test_byte_extent();
+    test_contiguous();
+    test_infer_shape();
+    test_view_strides();
+    test_broadcast();
+    test_merge_dims();
+
     int64_t n = 0, lo = 0, hi = 0;
     int64_t s23[2] = {2, 3}, c23[2] = {3, 1}, t23[2] = {1, 2};
     CHECK_INT(lt_layout_numel(&n, 2, s23), LT_OK);

@@ -14,12 +14,12 @@ export const i32 = (xs) => new Uint8Array(new Int32Array(xs).buffer);
 export const GiB = 2 ** 30;
 
 /** A view dict as _snapshot.py makes it; `extra` overrides any field. */
-export function view(id, name, region, shape, bstrides, offset, extra = {}) {
+export function view(id, name, region, shape, bstrides, byteOffset, extra = {}) {
   const itemsize = extra.itemsize ?? 4;
   const numel = shape.reduce((a, b) => a * b, 1);
   return { id, name, region, kind: "tensor", type: "pytensor.Tensor", dtype: "int32", itemsize, endian: "<",
-    shape, bstrides, strides: bstrides.map((s) => s / itemsize), offset, storage_offset: offset / itemsize,
-    footprint: m.footprint(shape, bstrides, itemsize, offset), numel, touched_bytes: numel * itemsize, max_hits: 1,
+    shape, bstrides, strides: bstrides.map((s) => s / itemsize), byte_offset: byteOffset, storage_offset: byteOffset / itemsize,
+    footprint: m.footprint(shape, bstrides, itemsize, byteOffset), numel, touched_bytes: numel * itemsize, max_hits: 1,
     exact: true, self_overlap: false, dense: false, contiguous: false, readonly: false, in_bounds: true, tags: [], ...extra };
 }
 

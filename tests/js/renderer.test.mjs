@@ -38,10 +38,10 @@ function fixedState() {
   return m.attachPreviews(snap, blob);
 }
 
-function view(id, name, region, shape, bstrides, offset, footprint, extra = {}) {
+function view(id, name, region, shape, bstrides, byteOffset, footprint, extra = {}) {
   const numel = shape.reduce((a, b) => a * b, 1);
   return { id, name, region, kind: "tensor", type: "pytensor.Tensor", dtype: "int32", itemsize: 4, endian: "<",
-    shape, bstrides, strides: bstrides.map((s) => s / 4), offset, storage_offset: offset / 4, footprint, numel,
+    shape, bstrides, strides: bstrides.map((s) => s / 4), byte_offset: byteOffset, storage_offset: byteOffset / 4, footprint, numel,
     touched_bytes: numel * 4, max_hits: 1, exact: true, self_overlap: false, dense: false, contiguous: false,
     readonly: false, in_bounds: true, tags: [], ...extra };
 }

@@ -170,7 +170,7 @@ test("the ownership table lists each view's layout and bytes, and the buffer's u
   const rows = Object.fromEntries(tableRows(svg));
   assert.deepEqual(Object.keys(rows), ["v0", "v1"]);
   assert.deepEqual(rows.v1, { view: "mid", shape: "(2, 2)", dtype: "int32", strides: "(2, 1)", bstrides: "(8, 4)",
-    offset: "1", byte_offset: "4", touched: "16 B", exclusive: "0 B", shared: "16 B", with: "a 16 B", readonly: "no",
+    storage_offset: "1", byte_offset: "4", touched: "16 B", exclusive: "0 B", shared: "16 B", with: "a 16 B", readonly: "no",
     provenance: "NumPy" });
   assert.equal(rows.v0.readonly, "yes");
   assert.equal(rows.v0.shape, "(6,)");

@@ -1,13 +1,19 @@
-/* _shim_list.h: tensor(nested list of Python numbers)'s common case in C
- * (included once, by _shim.c, after _shim_types.h).
+/* _shim_list.c: tensor(nested list of Python numbers), for the one kind of
+ * input it takes whole.
  *
- * The common input is a rectangular nest of lists or tuples whose leaves
- * are all plain floats or all plain ints (or a mix of the two). For that,
- * two C passes (check the structure and the leaf types, then convert
- * straight into the new storage) replace the Python path's flatten, type
- * set, array.array and cast. Anything else (bools, NumPy scalars, tensors,
- * ragged nests, empty lists, ints beyond int64, dtypes other than the three
- * below) returns None, and the Python path runs with torch's errors. */
+ * Its kind: a rectangular, non-empty nest of exact lists and tuples whose
+ * leaves are exact floats and ints within int64, stored as the inferred
+ * dtype (the default float dtype if any leaf is a float, else int64) or as
+ * float32, float64 or int64 asked for. Every such input is converted here,
+ * in two C passes (check the structure and the leaf types, then write
+ * straight into the new storage), and no such input can fail. Everything
+ * else is another kind, returned as None to pytensor/_convert.py, which
+ * holds the general rules and all their errors (bools, NumPy scalars,
+ * tensors, ragged or empty nests, ints beyond int64, other dtypes): this
+ * file raises nothing of its own, so no rule lives twice. */
+#include <string.h>
+
+#include "_shim.h"
 
 typedef struct {
     int64_t shape[LT_MAX_NDIM];
@@ -127,20 +133,22 @@ static PyObject *pack_nest(PyObject *self, PyObject *const *args, Py_ssize_t nar
     lt_storage *s = NULL;
     lt_status rc = lt_storage_new(&s, (size_t)numel * isz, 0);
     if (rc != LT_OK)
-        return raise_last(rc);
+        return pyt_raise_last(rc);
     char *cursor = lt_storage_data(s);
     if (nest_write(data, 0, &info, (int)code, &cursor) != 0) {
         lt_storage_release(s);
         Py_RETURN_NONE;
     }
-    int64_t strides[LT_MAX_NDIM], acc = 1;
-    for (Py_ssize_t d = info.nd - 1; d >= 0; d--) {
-        strides[d] = acc;
-        acc *= info.shape[d];
+    int64_t strides[LT_MAX_NDIM];
+    if ((rc = lt_layout_contiguous_strides(strides, (int32_t)info.nd, info.shape)) != LT_OK) {
+        lt_storage_release(s);
+        return pyt_raise_last(rc);
     }
-    return prov_fresh(tensor_over(s, (int)code, info.shape, strides, info.nd, 0), PROV_TENSOR,
+    return pyt_prov_fresh(pyt_tensor_over(s, (int)code, info.shape, strides, info.nd, 0), PROV_TENSOR,
                        (PyObject *)Py_TYPE(data), NULL);
 }
 
-#define SHIM_LIST_METHODS \
+PyMethodDef pyt_list_methods[] = {
     {"pack_nest", (PyCFunction)(void (*)(void))pack_nest, METH_FASTCALL, "tensor(list)'s common case."},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,5 +1,5 @@
-/* _shim_prov.h: provenance, how each tensor was made, and the last writer
- * of each storage (included once, by _shim.c, after _shim_types.h).
+/* _shim_prov.c: provenance, how each tensor was made, and the last writer
+ * of each storage.
  *
  * A tensor records its own step in three fields: prov_op (a PROV_* code),
  * prov_arg (the operation's argument as the caller passed it: an index key,
@@ -16,33 +16,15 @@
  * the storage the writer's id() and node (no reference to the writer).
  */
 
-/* The operation names, in code order: the one list. Python reads it as
- * shim.prov_ops and formats each name (pytensor/_provenance.py); the C
- * paths below name the codes they record themselves. */
-#define PROV_OPS(X)                                                                                   \
-    X(NONE, "") X(INDEX, "index") X(VIEW, "view") X(RESHAPE, "reshape") X(VIEW_DTYPE, "view_dtype")   \
-    X(T, "T") X(MT, "mT") X(TRANSPOSE, "transpose") X(T_METHOD, "t") X(PERMUTE, "permute")            \
-    X(SQUEEZE, "squeeze") X(UNSQUEEZE, "unsqueeze") X(EXPAND, "expand") X(NARROW, "narrow")           \
-    X(SELECT, "select") X(UNFOLD, "unfold") X(AS_STRIDED, "as_strided") X(DIAGONAL, "diagonal")        \
-    X(DETACH, "detach") X(ALIAS, "alias") X(CONTIGUOUS, "contiguous") X(CLONE, "clone") X(TO, "to")    \
-    X(CONVERT, "convert") X(GATHER, "gather") X(FROM_NUMPY, "from_numpy") X(ASARRAY, "asarray")        \
-    X(AS_TENSOR, "as_tensor") X(FROMBUFFER, "frombuffer") X(FROM_DLPACK, "from_dlpack")               \
-    X(FROM_DLPACK_COPIED, "from_dlpack_copied") X(FROM_FILE, "from_file") X(TENSOR, "tensor")         \
-    X(FACTORY, "factory")
-
-#define PROV_CODE(code, name) PROV_##code,
-enum { PROV_OPS(PROV_CODE) PROV_COUNT };
-#undef PROV_CODE
-
-static int prov_op_valid(long op) { return op >= 0 && op < PROV_COUNT; }
+#include "_shim.h"
 
 /* Recording is on unless a user turns it off (pytensor._provenance.set_enabled);
  * every recording site tests this one flag first. */
-static int prov_on = 1;
+int pyt_prov_on = 1;
 
 /* t's node (a new reference), made and cached on first use; NULL with an
  * exception only when the tuple cannot be allocated. */
-static PyObject *prov_node_of(TensorObject *t)
+PyObject *pyt_prov_node_of(TensorObject *t)
 {
     if (t->prov_node) {
         Py_INCREF(t->prov_node);
@@ -72,10 +54,10 @@ static PyObject *prov_node_of(TensorObject *t)
  * be allocated leaves the step without its parent. */
 static PyObject *prov_record(PyObject *obj, int op, PyObject *arg, PyObject *parent)
 {
-    if (!obj || !prov_on)
+    if (!obj || !pyt_prov_on)
         return obj;
     TensorObject *t = (TensorObject *)obj;
-    PyObject *from = parent ? prov_node_of((TensorObject *)parent) : NULL;
+    PyObject *from = parent ? pyt_prov_node_of((TensorObject *)parent) : NULL;
     if (parent && !from)
         PyErr_Clear();
     Py_XINCREF(arg);
@@ -90,38 +72,17 @@ static PyObject *prov_record(PyObject *obj, int op, PyObject *arg, PyObject *par
     return obj;
 }
 
-/* prov_record for a tensor made just now, whose provenance fields are still
- * empty: what every view and constructor in C calls, so it only stores. */
-static inline PyObject *prov_fresh(PyObject *obj, int op, PyObject *arg, PyObject *parent)
-{
-    if (!obj || !prov_on)
-        return obj;
-    TensorObject *t = (TensorObject *)obj;
-    if (parent) {
-        PyObject *from = prov_node_of((TensorObject *)parent);
-        if (!from)
-            PyErr_Clear(); /* recording never fails the operation: the step loses its parent */
-        t->prov_from = from;
-    }
-    Py_XINCREF(arg);
-    t->prov_op = op;
-    t->prov_arg = arg;
-    return obj;
-}
-
-static int is_tensor(PyObject *obj) { return tensor_cls && PyObject_TypeCheck(obj, tensor_cls); }
-
 /* prov_note(t, op, arg, parent) -> t: record a step made in Python. arg None
  * records no argument; parent is a Tensor or None. */
 static PyObject *prov_note(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 4 || !is_tensor(args[0]) || (args[3] != Py_None && !is_tensor(args[3]))) {
+    if (nargs != 4 || !pyt_is_tensor(args[0]) || (args[3] != Py_None && !pyt_is_tensor(args[3]))) {
         PyErr_SetString(PyExc_TypeError, "prov_note(tensor, op, arg, parent tensor or None)");
         return NULL;
     }
     long op = PyLong_AsLong(args[1]);
-    if (!prov_op_valid(op)) {
+    if (!pyt_prov_op_valid(op)) {
         if (!PyErr_Occurred())
             PyErr_Format(PyExc_ValueError, "prov_note: op %ld is not one of the %d PROV_* codes", op, PROV_COUNT);
         return NULL;
@@ -135,11 +96,11 @@ static PyObject *prov_note(PyObject *self, PyObject *const *args, Py_ssize_t nar
 static PyObject *prov_node_py(PyObject *self, PyObject *t)
 {
     (void)self;
-    if (!is_tensor(t)) {
+    if (!pyt_is_tensor(t)) {
         PyErr_SetString(PyExc_TypeError, "prov_node() takes a pytensor.Tensor");
         return NULL;
     }
-    return prov_node_of((TensorObject *)t);
+    return pyt_prov_node_of((TensorObject *)t);
 }
 
 /* prov_enable(flag) -> the previous setting (bool). */
@@ -149,8 +110,8 @@ static PyObject *prov_enable(PyObject *self, PyObject *flag)
     int on = PyObject_IsTrue(flag);
     if (on < 0)
         return NULL;
-    int was = prov_on;
-    prov_on = on;
+    int was = pyt_prov_on;
+    pyt_prov_on = on;
     return PyBool_FromLong(was);
 }
 
@@ -160,22 +121,22 @@ static PyObject *prov_enable(PyObject *self, PyObject *flag)
 static PyObject *note_write(PyObject *self, PyObject *obj)
 {
     (void)self;
-    if (!is_tensor(obj)) {
+    if (!pyt_is_tensor(obj)) {
         PyErr_SetString(PyExc_TypeError, "note_write() takes a pytensor.Tensor");
         return NULL;
     }
     TensorObject *t = (TensorObject *)obj;
-    if (!PyObject_TypeCheck(t->storage, storage_cls)) { /* _storage is writable from Python */
+    if (!PyObject_TypeCheck(t->storage, pyt_storage_cls)) { /* _storage is writable from Python */
         PyErr_SetString(PyExc_TypeError, "note_write(): the tensor's _storage is not a pytensor storage");
         return NULL;
     }
     StorageObject *st = (StorageObject *)t->storage;
     lt_storage_bump_version(st->s);
-    if (prov_on) {
-        PyObject *node = prov_node_of(t);
+    if (pyt_prov_on) {
+        PyObject *node = pyt_prov_node_of(t);
         if (!node)
             return NULL;
-        replace_ref(&st->writer_node, node);
+        pyt_replace_ref(&st->writer_node, node);
         st->writer_id = (uintptr_t)obj;
         st->writer_version = lt_storage_version(st->s);
     }
@@ -187,7 +148,7 @@ static PyObject *note_write(PyObject *self, PyObject *obj)
 static PyObject *last_write(PyObject *self, PyObject *obj)
 {
     (void)self;
-    if (!storage_cls || !PyObject_TypeCheck(obj, storage_cls)) {
+    if (!pyt_storage_cls || !PyObject_TypeCheck(obj, pyt_storage_cls)) {
         PyErr_SetString(PyExc_TypeError, "last_write() takes a pytensor.UntypedStorage");
         return NULL;
     }
@@ -199,10 +160,10 @@ static PyObject *last_write(PyObject *self, PyObject *obj)
 }
 
 /* The op names as a tuple, for the module attribute prov_ops. */
-static PyObject *prov_op_names(void)
+PyObject *pyt_prov_op_names(void)
 {
 #define PROV_NAME(code, name) name,
-    static const char *const names[PROV_COUNT] = {PROV_OPS(PROV_NAME)};
+    static const char *const names[PROV_COUNT] = {PYT_PROV_OPS(PROV_NAME)};
 #undef PROV_NAME
     PyObject *tup = PyTuple_New(PROV_COUNT);
     for (int i = 0; tup && i < PROV_COUNT; i++) {
@@ -216,9 +177,11 @@ static PyObject *prov_op_names(void)
     return tup;
 }
 
-#define SHIM_PROV_METHODS                                                                          \
-    {"prov_note", (PyCFunction)(void (*)(void))prov_note, METH_FASTCALL, "Record how a tensor was made."}, \
-    {"prov_node", prov_node_py, METH_O, "A tensor's provenance node."},                              \
-    {"prov_enable", prov_enable, METH_O, "Turn provenance recording on or off."},                   \
-    {"note_write", note_write, METH_O, "Bump the version and record the writer."},                  \
+PyMethodDef pyt_prov_methods[] = {
+    {"prov_note", (PyCFunction)(void (*)(void))prov_note, METH_FASTCALL, "Record how a tensor was made."},
+    {"prov_node", prov_node_py, METH_O, "A tensor's provenance node."},
+    {"prov_enable", prov_enable, METH_O, "Turn provenance recording on or off."},
+    {"note_write", note_write, METH_O, "Bump the version and record the writer."},
     {"last_write", last_write, METH_O, "The storage's last recorded writer."},
+    {NULL, NULL, 0, NULL},
+};

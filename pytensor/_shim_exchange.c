@@ -1,6 +1,5 @@
-/* _shim_exchange.h: pytensor's own DLPack C exchange API (DLPack 1.3),
- * published as Tensor.__dlpack_c_exchange_api__ (included once, by _shim.c,
- * after _shim_dlpack.h, whose dl_exchange_header it shares).
+/* _shim_exchange.c: pytensor's own DLPack C exchange API (DLPack 1.3),
+ * published as Tensor.__dlpack_c_exchange_api__.
  *
  * A consumer written in C finds the PyCapsule "dlpack_exchange_api" on the
  * type, and then exports, imports and allocates pytensor tensors without a
@@ -8,12 +7,15 @@
  * from_dlpack do, minus the interpreter. Every function returns 0, or -1 with
  * a Python exception set (the consumer holds the GIL for the ones that take
  * a PyObject*). The table is static and lives as long as the process. */
+#include <stdio.h>
+
+#include "_shim.h"
 
 /* The full table, in the spec's field order (56 bytes; the import side in
- * _shim_dlpack.h types only what it calls). */
+ * _shim_dlpack.c types only what it calls). */
 typedef void (*dl_set_error)(void *error_ctx, const char *kind, const char *message);
 typedef struct {
-    dl_exchange_header header;
+    pyt_exchange_header header;
     int (*managed_tensor_allocator)(DLTensor *prototype, DLManagedTensorVersioned **out, void *error_ctx,
                                     dl_set_error set_error);
     int (*managed_tensor_from_py_object_no_sync)(void *py_object, DLManagedTensorVersioned **out);
@@ -29,7 +31,7 @@ typedef struct {
 static int ex_from_py_object(void *py_object, DLManagedTensorVersioned **out)
 {
     PyObject *obj = py_object;
-    if (!tensor_cls || !PyObject_TypeCheck(obj, tensor_cls)) {
+    if (!pyt_tensor_cls || !PyObject_TypeCheck(obj, pyt_tensor_cls)) {
         PyErr_Format(PyExc_BufferError, "pytensor's DLPack exchange API exports pytensor Tensors, not %R",
                      (PyObject *)Py_TYPE(obj));
         return -1;
@@ -39,7 +41,7 @@ static int ex_from_py_object(void *py_object, DLManagedTensorVersioned **out)
         return -1;
     }
     void *managed = NULL;
-    if (export_managed(&managed, (TensorObject *)obj, LT_EXPORT_VERSIONED) != 0)
+    if (pyt_export_managed(&managed, (TensorObject *)obj, LT_EXPORT_VERSIONED) != 0)
         return -1;
     *out = managed;
     return 0;
@@ -54,7 +56,7 @@ static int ex_to_py_object(DLManagedTensorVersioned *tensor, void **out_py_objec
         PyErr_SetString(PyExc_BufferError, "managed_tensor_to_py_object_no_sync: the tensor is NULL");
         return -1;
     }
-    PyObject *t = import_versioned(tensor, NULL); /* frees a tensor it refuses */
+    PyObject *t = pyt_import_versioned(tensor, NULL); /* frees a tensor it refuses */
     if (!t)
         return -1;
     *out_py_object = t;
@@ -95,12 +97,10 @@ static int ex_allocator(DLTensor *prototype, DLManagedTensorVersioned **out, voi
     if (rc == LT_OK && __builtin_mul_overflow((size_t)numel, lt_dtype_itemsize(dtype), &nbytes))
         rc = LT_EOVERFLOW;
     if (rc == LT_OK)
+        rc = lt_layout_contiguous_strides(strides, prototype->ndim, prototype->shape);
+    if (rc == LT_OK)
         rc = lt_storage_new(&s, nbytes, 1);
     if (rc == LT_OK) {
-        for (int64_t d = prototype->ndim - 1, step = 1; d >= 0; d--) { /* row-major: stride[d] = prod(shape[d+1:]) */
-            strides[d] = step;
-            step *= prototype->shape[d];
-        }
         rc = lt_dlpack_export(&managed, s, dtype, prototype->ndim, prototype->shape, strides, 0, LT_EXPORT_VERSIONED);
         lt_storage_release(s); /* the export holds its own reference */
     }
@@ -143,5 +143,7 @@ static PyObject *exchange_api_capsule(PyObject *self, PyObject *unused)
     return PyCapsule_New((void *)&exchange_table, "dlpack_exchange_api", NULL);
 }
 
-#define SHIM_EXCHANGE_METHODS \
+PyMethodDef pyt_exchange_methods[] = {
     {"exchange_api_capsule", exchange_api_capsule, METH_NOARGS, "The DLPack C exchange API capsule."},
+    {NULL, NULL, 0, NULL},
+};

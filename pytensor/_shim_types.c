@@ -1,5 +1,5 @@
-/* _shim_types.h: the C bases of UntypedStorage and Tensor (included once,
- * by _shim.c, which has Python.h and libtensor.h).
+/* _shim_types.c: the C bases of UntypedStorage and Tensor, and the error
+ * translator every shim file raises through.
  *
  * Both classes keep their methods in Python; only their fields live here.
  * Every constructor and every view makes one of each (or one Tensor), and a
@@ -11,53 +11,21 @@
  * The Python subclasses (pytensor.UntypedStorage, pytensor.Tensor) are the
  * types the shim instantiates: register() hands them over at import, with
  * the dtype objects by lt_dtype code and the Python error translator. */
+#include <stdio.h>
+
+#include "_shim.h"
 #include <structmember.h> /* PyMemberDef, T_OBJECT_EX: stable ABI */
 
-typedef struct {
-    PyObject_HEAD
-    lt_storage *s;      /* one owned reference; NULL only before init */
-    PyObject *addr;     /* int: address of byte 0 */
-    PyObject *nbytes;   /* int */
-    PyObject *readonly; /* bool: LT_STORAGE_READONLY */
-    PyObject *host;     /* bool: the bytes are host memory */
-    PyObject *file;     /* (path, mode) for from_file storages, else None */
-    PyObject *cptr;     /* cffi "lt_storage *" made on first use by Python, or NULL */
-    PyObject *weakrefs;
-    /* The last write recorded through pytensor (_shim_prov.h): the writer's
-     * node (NULL: none yet), its id() and the version the write made. */
-    PyObject *writer_node;
-    uintptr_t writer_id;
-    uint64_t writer_version;
-} StorageObject;
-
-typedef struct {
-    PyObject_HEAD
-    PyObject *storage; /* root UntypedStorage: views never chain */
-    PyObject *dtype;
-    PyObject *shape;   /* tuple of int */
-    PyObject *strides; /* tuple of int, in elements */
-    PyObject *offset;  /* int, in elements */
-    PyObject *requires_grad;
-    PyObject *grad;
-    PyObject *grad_fn;
-    PyObject *weakrefs;
-    /* Provenance (_shim_prov.h): how this tensor was made. Never a tensor. */
-    int prov_op;         /* a PROV_* code; 0: not recorded */
-    PyObject *prov_arg;  /* the operation's argument as passed, or NULL */
-    PyObject *prov_from; /* the parent's node, or NULL */
-    PyObject *prov_node; /* this tensor's own node, made when it first becomes a parent, or NULL */
-} TensorObject;
-
 /* Set by register(); strong references held for the life of the process. */
-static PyTypeObject *storage_cls, *tensor_cls;
-static PyObject *dtype_by_code[LT_DTYPE_COUNT];
+PyTypeObject *pyt_storage_cls, *pyt_tensor_cls;
+PyObject *pyt_dtype_by_code[LT_DTYPE_COUNT];
 static PyObject *error_for; /* errors.error_for(status, message) -> exception instance */
 
 /* The lt_dtype code of a registered dtype object, or -1. */
-static int dtype_code_of(PyObject *dtype)
+int pyt_dtype_code_of(PyObject *dtype)
 {
     for (int i = 0; i < LT_DTYPE_COUNT; i++)
-        if (dtype_by_code[i] == dtype)
+        if (pyt_dtype_by_code[i] == dtype)
             return i;
     return -1;
 }
@@ -66,7 +34,7 @@ static int dtype_code_of(PyObject *dtype)
 
 /* Raise libtensor's last error through the Python translator (the one place
  * that maps status codes to exception types). Returns NULL. */
-static PyObject *raise_status(lt_status rc, const char *message)
+PyObject *pyt_raise_status(lt_status rc, const char *message)
 {
     if (!error_for) {
         PyErr_Format(PyExc_RuntimeError, "libtensor error %d: %s", (int)rc, message);
@@ -80,7 +48,7 @@ static PyObject *raise_status(lt_status rc, const char *message)
     return NULL;
 }
 
-static PyObject *raise_last(lt_status rc) { return raise_status(rc, lt_last_error()); }
+PyObject *pyt_raise_last(lt_status rc) { return pyt_raise_status(rc, lt_last_error()); }
 
 /* ------------------------------------------------------------ storage */
 
@@ -90,14 +58,14 @@ static int is_host_device(int32_t type)
 }
 
 /* A new UntypedStorage owning the reference s (stolen: released on failure). */
-static PyObject *storage_object(lt_storage *s)
+PyObject *pyt_storage_object(lt_storage *s)
 {
-    if (!storage_cls) {
+    if (!pyt_storage_cls) {
         lt_storage_release(s);
         PyErr_SetString(PyExc_RuntimeError, "pytensor: shim types are not registered yet");
         return NULL;
     }
-    StorageObject *o = (StorageObject *)PyType_GenericAlloc(storage_cls, 0);
+    StorageObject *o = (StorageObject *)PyType_GenericAlloc(pyt_storage_cls, 0);
     if (!o) {
         lt_storage_release(s);
         return NULL;
@@ -198,14 +166,14 @@ static PyType_Spec storage_spec = {
 
 /* A new Tensor over storage; steals all five references (any may be NULL
  * after a failed constructor call, and then the others are dropped). */
-static PyObject *tensor_steal(PyObject *storage, PyObject *dtype, PyObject *shape, PyObject *strides,
+PyObject *pyt_tensor_steal(PyObject *storage, PyObject *dtype, PyObject *shape, PyObject *strides,
                               PyObject *offset)
 {
     TensorObject *t = NULL;
-    if (storage && dtype && shape && strides && offset && tensor_cls)
-        t = (TensorObject *)PyType_GenericAlloc(tensor_cls, 0);
+    if (storage && dtype && shape && strides && offset && pyt_tensor_cls)
+        t = (TensorObject *)PyType_GenericAlloc(pyt_tensor_cls, 0);
     if (!t) {
-        if (!tensor_cls && !PyErr_Occurred())
+        if (!pyt_tensor_cls && !PyErr_Occurred())
             PyErr_SetString(PyExc_RuntimeError, "pytensor: shim types are not registered yet");
         Py_XDECREF(storage);
         Py_XDECREF(dtype);
@@ -229,7 +197,7 @@ static PyObject *tensor_steal(PyObject *storage, PyObject *dtype, PyObject *shap
 }
 
 /* A tuple of n Python ints. */
-static PyObject *int_tuple(const int64_t *v, Py_ssize_t n)
+PyObject *pyt_int_tuple(const int64_t *v, Py_ssize_t n)
 {
     PyObject *tup = PyTuple_New(n);
     if (!tup)
@@ -247,7 +215,7 @@ static PyObject *int_tuple(const int64_t *v, Py_ssize_t n)
 
 /* Reads a tuple of Python ints into out[0..n). Returns n, or -1 with an
  * exception set. */
-static Py_ssize_t int64_tuple(PyObject *tup, int64_t *out, Py_ssize_t cap)
+Py_ssize_t pyt_int64_tuple(PyObject *tup, int64_t *out, Py_ssize_t cap)
 {
     if (!PyTuple_Check(tup)) {
         PyErr_SetString(PyExc_TypeError, "shape and strides must be tuples");
@@ -269,18 +237,14 @@ static Py_ssize_t int64_tuple(PyObject *tup, int64_t *out, Py_ssize_t cap)
 /* A new Tensor of dtype code over the storage reference s (stolen), with
  * shape and strides (elements) of nd dims and an offset in elements: how
  * every constructor in the shim ends. */
-static PyObject *tensor_over(lt_storage *s, int code, const int64_t *shape, const int64_t *strides,
+PyObject *pyt_tensor_over(lt_storage *s, int code, const int64_t *shape, const int64_t *strides,
                              Py_ssize_t nd, int64_t offset)
 {
-    PyObject *dt = dtype_by_code[code];
+    PyObject *dt = pyt_dtype_by_code[code];
     Py_XINCREF(dt);
-    return tensor_steal(storage_object(s), dt, int_tuple(shape, nd), int_tuple(strides, nd),
+    return pyt_tensor_steal(pyt_storage_object(s), dt, pyt_int_tuple(shape, nd), pyt_int_tuple(strides, nd),
                         PyLong_FromLongLong(offset));
 }
-
-/* _shim_prov.h */
-static PyObject *prov_fresh(PyObject *obj, int op, PyObject *arg, PyObject *parent);
-static int prov_op_valid(long op);
 
 /* make_tensor(storage, dtype, shape, strides, offset[, op, arg, parent])
  * -> Tensor (Tensor._make). shape and strides are tuples; callers inside
@@ -290,19 +254,19 @@ static int prov_op_valid(long op);
 static PyObject *make_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 5 && !(nargs == 8 && PyLong_CheckExact(args[5]) && prov_op_valid(PyLong_AsLong(args[5])) &&
-                        (args[7] == Py_None || PyObject_TypeCheck(args[7], tensor_cls)))) {
+    if (nargs != 5 && !(nargs == 8 && PyLong_CheckExact(args[5]) && pyt_prov_op_valid(PyLong_AsLong(args[5])) &&
+                        (args[7] == Py_None || PyObject_TypeCheck(args[7], pyt_tensor_cls)))) {
         PyErr_Clear();
         PyErr_SetString(PyExc_TypeError, "_make(storage, dtype, shape, strides, offset[, op, arg, parent])");
         return NULL;
     }
     for (Py_ssize_t i = 0; i < 5; i++)
         Py_INCREF(args[i]);
-    PyObject *t = tensor_steal(args[0], args[1], args[2], args[3], args[4]);
+    PyObject *t = pyt_tensor_steal(args[0], args[1], args[2], args[3], args[4]);
     if (nargs == 5)
         return t;
     long op = PyLong_AsLong(args[5]);
-    return prov_fresh(t, (int)op, args[6] == Py_None ? NULL : args[6], args[7] == Py_None ? NULL : args[7]);
+    return pyt_prov_fresh(t, (int)op, args[6] == Py_None ? NULL : args[6], args[7] == Py_None ? NULL : args[7]);
 }
 
 static int tensor_traverse(PyObject *self, visitproc visit, void *arg)
@@ -365,12 +329,9 @@ static PyMemberDef tensor_members[] = {
     {NULL, 0, 0, 0, NULL},
 };
 
-/* t[index]: defined in _shim_view.h. */
-static PyObject *tensor_subscript(PyObject *self, PyObject *index);
-
 static PyType_Slot tensor_slots[] = {
     {Py_tp_dealloc, tensor_dealloc},
-    {Py_mp_subscript, tensor_subscript},
+    {Py_mp_subscript, pyt_tensor_subscript},
     {Py_tp_traverse, tensor_traverse},
     {Py_tp_clear, tensor_clear},
     {Py_tp_members, tensor_members},
@@ -386,7 +347,7 @@ static PyType_Spec tensor_spec = {
 /* ------------------------------------------------------------ Python entry points */
 
 /* *slot = value (a new reference, stolen), dropping the old one after. */
-static void replace_ref(PyObject **slot, PyObject *value)
+void pyt_replace_ref(PyObject **slot, PyObject *value)
 {
     PyObject *old = *slot;
     *slot = value;
@@ -409,14 +370,14 @@ static PyObject *register_types(PyObject *self, PyObject *args)
         PyObject *d = PySequence_GetItem(dtypes, i);
         if (!d)
             return NULL;
-        replace_ref(&dtype_by_code[i], d);
+        pyt_replace_ref(&pyt_dtype_by_code[i], d);
     }
     Py_INCREF(scls);
-    replace_ref((PyObject **)&storage_cls, scls);
+    pyt_replace_ref((PyObject **)&pyt_storage_cls, scls);
     Py_INCREF(tcls);
-    replace_ref((PyObject **)&tensor_cls, tcls);
+    pyt_replace_ref((PyObject **)&pyt_tensor_cls, tcls);
     Py_INCREF(errf);
-    replace_ref(&error_for, errf);
+    pyt_replace_ref(&error_for, errf);
     Py_RETURN_NONE;
 }
 
@@ -435,8 +396,8 @@ static PyObject *storage_new(PyObject *self, PyObject *args)
     lt_storage *s = NULL;
     lt_status rc = lt_storage_new(&s, (size_t)nbytes, zero);
     if (rc != LT_OK)
-        return raise_last(rc);
-    return storage_object(s);
+        return pyt_raise_last(rc);
+    return pyt_storage_object(s);
 }
 
 /* map_file(path: bytes, mode, nbytes) -> UntypedStorage over the mapped
@@ -457,7 +418,7 @@ static PyObject *map_file(PyObject *self, PyObject *args)
     PyEval_RestoreThread(ts);
     if (rc != LT_OK)
         return PyLong_FromLong((long)rc);
-    return storage_object(s);
+    return pyt_storage_object(s);
 }
 
 /* grow_storage(tensor, nbytes): Tensor.resize_'s growth step. Grows the
@@ -473,22 +434,22 @@ static PyObject *grow_storage(PyObject *self, PyObject *args)
     (void)self;
     if (!PyArg_ParseTuple(args, "OL", &tensor, &nbytes))
         return NULL;
-    if (!tensor_cls || !PyObject_TypeCheck(tensor, tensor_cls) || nbytes < 0) {
+    if (!pyt_tensor_cls || !PyObject_TypeCheck(tensor, pyt_tensor_cls) || nbytes < 0) {
         PyErr_SetString(PyExc_TypeError, "grow_storage(tensor, nbytes >= 0)");
         return NULL;
     }
     StorageObject *st = (StorageObject *)((TensorObject *)tensor)->storage;
-    if (Py_REFCNT(st) != 1) {
+    if (Py_REFCNT((PyObject *)st) != 1) {
         char message[256];
         snprintf(message, sizeof message,
                  "cannot grow this tensor's storage from %zu to %lld bytes while %zd other objects (views of it, "
                  "kept untyped_storage() handles) use its address: growing moves the bytes; resize a copy "
-                 "(.clone()) instead", lt_storage_nbytes(st->s), nbytes, (Py_ssize_t)(Py_REFCNT(st) - 1));
-        return raise_status(LT_EINVAL, message);
+                 "(.clone()) instead", lt_storage_nbytes(st->s), nbytes, (Py_ssize_t)(Py_REFCNT((PyObject *)st) - 1));
+        return pyt_raise_status(LT_EINVAL, message);
     }
     lt_status rc = lt_storage_resize(st->s, (size_t)nbytes);
     if (rc != LT_OK)
-        return raise_last(rc);
+        return pyt_raise_last(rc);
     PyObject *addr = PyLong_FromVoidPtr(lt_storage_data(st->s));
     PyObject *size = PyLong_FromSize_t(lt_storage_nbytes(st->s));
     if (!addr || !size) {
@@ -496,20 +457,22 @@ static PyObject *grow_storage(PyObject *self, PyObject *args)
         Py_XDECREF(size);
         return NULL;
     }
-    replace_ref(&st->addr, addr);
-    replace_ref(&st->nbytes, size);
+    pyt_replace_ref(&st->addr, addr);
+    pyt_replace_ref(&st->nbytes, size);
     Py_RETURN_NONE;
 }
 
-#define SHIM_TYPES_METHODS                                                                         \
-    {"register", register_types, METH_VARARGS, "Hand the shim the Python classes it instantiates."}, \
-    {"make_tensor", (PyCFunction)(void (*)(void))make_tensor, METH_FASTCALL, "Tensor._make."},    \
-    {"storage_new", storage_new, METH_VARARGS, "A storage of new bytes."},                         \
-    {"map_file", map_file, METH_VARARGS, "Map a file into a new storage."},                        \
+PyMethodDef pyt_types_methods[] = {
+    {"register", register_types, METH_VARARGS, "Hand the shim the Python classes it instantiates."},
+    {"make_tensor", (PyCFunction)(void (*)(void))make_tensor, METH_FASTCALL, "Tensor._make."},
+    {"storage_new", storage_new, METH_VARARGS, "A storage of new bytes."},
+    {"map_file", map_file, METH_VARARGS, "Map a file into a new storage."},
     {"grow_storage", grow_storage, METH_VARARGS, "Tensor.resize_'s growth of its storage."},
+    {NULL, NULL, 0, NULL},
+};
 
 /* Adds StorageBase and TensorBase to module m. Returns 0, or -1 with an exception. */
-static int add_types(PyObject *m)
+int pyt_add_types(PyObject *m)
 {
     PyObject *sb = PyType_FromSpec(&storage_spec);
     if (!sb || PyModule_AddObject(m, "StorageBase", sb) != 0) {

@@ -1,11 +1,12 @@
-/* _shim_dlpack.h: the DLPack capsule protocol, as CPython functions of the
- * shim (included once, by _shim.c, which has Python.h and libtensor.h).
+/* _shim_dlpack.c: the DLPack capsule protocol and from_dlpack's import
+ * ladder (capsule, the producer's C exchange table, __dlpack__).
  *
  * Capsule rules (DLPack Python spec): a producer's capsule is named
  * "dltensor" (legacy) or "dltensor_versioned"; its destructor calls the
  * managed tensor's deleter only while the capsule is unconsumed. A consumer
  * takes ownership first and renames the capsule "used_..." after, so a
  * capsule is consumed exactly once and never freed twice. */
+#include "_shim.h"
 
 static const char CAP_LEGACY[] = "dltensor";
 static const char CAP_VERSIONED[] = "dltensor_versioned";
@@ -46,16 +47,16 @@ static PyObject *wrap_managed(void *managed, int versioned)
 /* The managed tensor of t's view (lt_dlpack_export with flags) into *out:
  * 0, or -1 with libtensor's error raised (e.g. read-only memory on a legacy
  * request). One export for __dlpack__ and for the C exchange API. */
-static int export_managed(void **out, TensorObject *t, unsigned flags)
+int pyt_export_managed(void **out, TensorObject *t, unsigned flags)
 {
-    int code = dtype_code_of(t->dtype);
+    int code = pyt_dtype_code_of(t->dtype);
     if (code < 0) {
         PyErr_SetString(PyExc_TypeError, "DLPack export: the tensor's dtype is not a pytensor dtype");
         return -1;
     }
     int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
-    Py_ssize_t ndim = int64_tuple(t->shape, shape, LT_MAX_NDIM);
-    if (ndim < 0 || int64_tuple(t->strides, strides, LT_MAX_NDIM) != ndim) {
+    Py_ssize_t ndim = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM);
+    if (ndim < 0 || pyt_int64_tuple(t->strides, strides, LT_MAX_NDIM) != ndim) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "shape and strides differ in length");
         return -1;
@@ -66,7 +67,7 @@ static int export_managed(void **out, TensorObject *t, unsigned flags)
     lt_status rc = lt_dlpack_export(out, ((StorageObject *)t->storage)->s, (lt_dtype)code, (int32_t)ndim, shape,
                                     strides, offset, flags);
     if (rc != LT_OK) {
-        raise_last(rc);
+        pyt_raise_last(rc);
         return -1;
     }
     return 0;
@@ -77,7 +78,7 @@ static int export_managed(void **out, TensorObject *t, unsigned flags)
 static PyObject *to_capsule(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 2 || !tensor_cls || !PyObject_TypeCheck(args[0], tensor_cls)) {
+    if (nargs != 2 || !pyt_tensor_cls || !PyObject_TypeCheck(args[0], pyt_tensor_cls)) {
         PyErr_SetString(PyExc_TypeError, "to_capsule(tensor, flags)");
         return NULL;
     }
@@ -85,17 +86,17 @@ static PyObject *to_capsule(PyObject *self, PyObject *const *args, Py_ssize_t na
     if (flags == (unsigned long)-1 && PyErr_Occurred())
         return NULL;
     void *managed = NULL;
-    if (export_managed(&managed, (TensorObject *)args[0], (unsigned)flags) != 0)
+    if (pyt_export_managed(&managed, (TensorObject *)args[0], (unsigned)flags) != 0)
         return NULL;
     return wrap_managed(managed, (flags & LT_EXPORT_VERSIONED) != 0);
 }
 
-/* from_capsule(capsule) -> Tensor sharing the producer's memory, or None for
- * a capsule that is not an unconsumed DLPack capsule. Raises libtensor's
- * error when the tensor is refused (the capsule is then left unconsumed, so
- * its destructor still frees it). */
 static PyObject *consume_capsule(PyObject *cap, PyObject *producer);
 
+/* from_capsule(capsule) -> Tensor sharing the producer's memory. Raises
+ * RuntimeError (torch's) for an object that is not an unconsumed DLPack
+ * capsule, and libtensor's error when the tensor is refused (the capsule is
+ * then left unconsumed, so its destructor still frees it). */
 static PyObject *from_capsule(PyObject *self, PyObject *cap)
 {
     (void)self;
@@ -106,7 +107,7 @@ static PyObject *from_capsule(PyObject *self, PyObject *cap)
  * producer says it copied (DLPACK_FLAG_BITMASK_IS_COPIED, versioned only). */
 static PyObject *prov_dlpack(PyObject *t, PyObject *producer, int copied)
 {
-    return prov_fresh(t, copied ? PROV_FROM_DLPACK_COPIED : PROV_FROM_DLPACK, (PyObject *)Py_TYPE(producer), NULL);
+    return pyt_prov_fresh(t, copied ? PROV_FROM_DLPACK_COPIED : PROV_FROM_DLPACK, (PyObject *)Py_TYPE(producer), NULL);
 }
 
 /* from_capsule's work, recorded as an import from producer (the capsule
@@ -118,8 +119,12 @@ static PyObject *consume_capsule(PyObject *cap, PyObject *producer)
         versioned = 1;
     else if (PyCapsule_IsValid(cap, CAP_LEGACY))
         versioned = 0;
-    else
-        Py_RETURN_NONE;
+    else {
+        PyErr_SetString(PyExc_RuntimeError, "from_dlpack received an invalid capsule. Note that DLTensor capsules "
+                                            "can be consumed only once, so you might have already constructed a "
+                                            "tensor from it once.");
+        return NULL;
+    }
     void *managed = PyCapsule_GetPointer(cap, versioned ? CAP_VERSIONED : CAP_LEGACY);
     if (!managed)
         return NULL;
@@ -131,13 +136,13 @@ static PyObject *consume_capsule(PyObject *cap, PyObject *producer)
     int copied = versioned && (((DLManagedTensorVersioned *)managed)->flags & DLPACK_FLAG_BITMASK_IS_COPIED);
     lt_status rc = lt_dlpack_import(&s, &dtype, &ndim, shape, strides, &offset, managed, versioned);
     if (rc != LT_OK)
-        return raise_last(rc);
+        return pyt_raise_last(rc);
     /* Ownership is ours now; renaming marks the capsule consumed. */
     if (PyCapsule_SetName(cap, versioned ? CAP_USED_VERSIONED : CAP_USED_LEGACY) != 0) {
         lt_storage_release(s);
         return NULL;
     }
-    return prov_dlpack(tensor_over(s, dtype, shape, strides, ndim, offset), producer, copied);
+    return prov_dlpack(pyt_tensor_over(s, dtype, shape, strides, ndim, offset), producer, copied);
 }
 
 /* ---------------------------------------------------------------- C exchange API
@@ -148,13 +153,8 @@ static PyObject *consume_capsule(PyObject *cap, PyObject *producer)
  * is __dlpack__(max_version=(1, x)) without the Python call (torch: 0.2 us
  * against its __dlpack__'s 2 us). Only the fields used here are typed; the
  * layout is the spec's (offsets 0, 16, 24, 32, 40, 48; 56 bytes). */
-typedef struct dl_exchange_header {
-    DLPackVersion version;
-    struct dl_exchange_header *prev_api;
-} dl_exchange_header;
-
 typedef struct {
-    dl_exchange_header header;
+    pyt_exchange_header header;
     void *managed_tensor_allocator;
     int (*managed_tensor_from_py_object_no_sync)(void *py_object, DLManagedTensorVersioned **out);
     void *managed_tensor_to_py_object_no_sync;
@@ -224,7 +224,7 @@ static const dl_exchange_api *exchange_api_of(PyTypeObject *tp, PyObject **keep,
     if (tp != last_type || cap != last_capsule) {
         int torch = is_torch_tensor_type(tp);
         PyObject *old_type = (PyObject *)last_type, *old_capsule = last_capsule;
-        Py_INCREF(tp);
+        Py_INCREF((PyObject *)tp);
         Py_INCREF(cap);
         last_type = tp;
         last_capsule = cap;
@@ -252,7 +252,7 @@ static int attr_is_true(PyObject *obj, const char *name, int call)
  * takes ownership: when libtensor refuses mt, its deleter runs here and the
  * error is raised). producer is the object whose type the provenance
  * records, or NULL when nobody named it (the C exchange API's import). */
-static PyObject *import_versioned(DLManagedTensorVersioned *mt, PyObject *producer)
+PyObject *pyt_import_versioned(DLManagedTensorVersioned *mt, PyObject *producer)
 {
     lt_storage *s = NULL;
     lt_dtype dtype;
@@ -264,12 +264,12 @@ static PyObject *import_versioned(DLManagedTensorVersioned *mt, PyObject *produc
     if (rc != LT_OK) {
         if (mt->deleter)
             mt->deleter(mt);
-        return raise_last(rc);
+        return pyt_raise_last(rc);
     }
-    PyObject *t = tensor_over(s, dtype, shape, strides, ndim, offset);
+    PyObject *t = pyt_tensor_over(s, dtype, shape, strides, ndim, offset);
     if (producer)
         return prov_dlpack(t, producer, copied);
-    return prov_fresh(t, copied ? PROV_FROM_DLPACK_COPIED : PROV_FROM_DLPACK, NULL, NULL);
+    return pyt_prov_fresh(t, copied ? PROV_FROM_DLPACK_COPIED : PROV_FROM_DLPACK, NULL, NULL);
 }
 
 /* from_dlpack(obj) through obj's exchange table: a Tensor, or None when obj's
@@ -306,59 +306,115 @@ static PyObject *exchange_import(PyObject *obj)
             mt->deleter(mt);
         Py_RETURN_NONE;
     }
-    return import_versioned(mt, obj);
+    return pyt_import_versioned(mt, obj);
 }
 
-/* import_dlpack(obj) -> from_dlpack(obj) with no device or copy asked for:
- * a capsule is consumed; an object whose type publishes the C exchange API
- * is imported through it; otherwise obj.__dlpack__(max_version=(1, 3)) is
- * called and its capsule consumed. Returns None, so that the Python path
- * runs instead, for an object without __dlpack__ or a producer too old for
- * max_version (TypeError), and returns (result,) when __dlpack__ gave
- * something that is not an unconsumed capsule: the Python path reports it
- * without calling __dlpack__ a second time. The producer's other errors
- * propagate as they are. */
-static PyObject *import_dlpack(PyObject *self, PyObject *obj)
+/* The keywords of from_dlpack's first __dlpack__ call (a new reference):
+ * max_version=(1, 3) always, copy when asked (copy is not None),
+ * dl_device=(1, 0) when host_copy (a host copy of device memory is wanted).
+ * The common request's dict is made once and shared: call_dlpack copies
+ * before it changes one. */
+static PyObject *dlpack_kwargs(PyObject *copy, int host_copy)
 {
-    static PyObject *kwargs; /* {"max_version": (1, 3)}, made once */
+    static PyObject *common; /* {"max_version": (1, 3)} */
+    if (!common && !(common = Py_BuildValue("{s(ii)}", "max_version", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION)))
+        return NULL;
+    if (copy == Py_None && !host_copy) {
+        Py_INCREF(common);
+        return common;
+    }
+    PyObject *kwargs = PyDict_Copy(common);
+    if (kwargs && copy != Py_None && PyDict_SetItemString(kwargs, "copy", copy) != 0)
+        Py_CLEAR(kwargs);
+    PyObject *device = kwargs && host_copy ? Py_BuildValue("(ii)", kDLCPU, 0) : NULL;
+    if (host_copy && (!device || PyDict_SetItemString(kwargs, "dl_device", device) != 0))
+        Py_CLEAR(kwargs);
+    Py_XDECREF(device);
+    return kwargs;
+}
+
+/* meth(**kwargs), as torch asks: a producer that raises TypeError is asked
+ * again without its newest keyword (dl_device, then copy, then max_version),
+ * down to meth(). *copied is cleared when copy had to be dropped. Borrows
+ * kwargs (never changes it). Returns the result (a new reference) or NULL
+ * with the producer's error. */
+static PyObject *call_dlpack(PyObject *meth, PyObject *kwargs, int *copied)
+{
+    static const char *const newest_first[] = {"dl_device", "copy", "max_version"};
+    PyObject *empty = PyTuple_New(0), *own = NULL, *cap = NULL;
+    for (PyObject *kw = kwargs; empty; kw = own) {
+        cap = PyObject_Call(meth, empty, kw);
+        if (cap || !PyErr_ExceptionMatches(PyExc_TypeError))
+            break;
+        size_t i = 0;
+        while (i < 3 && !PyDict_GetItemString(kw, newest_first[i]))
+            i++;
+        if (i == 3) /* meth() itself raised: its error stands */
+            break;
+        PyErr_Clear();
+        *copied = *copied && i != 1;
+        if (!own && !(own = PyDict_Copy(kwargs)))
+            break;
+        if (PyDict_DelItemString(own, newest_first[i]) != 0)
+            break;
+    }
+    Py_XDECREF(own);
+    Py_XDECREF(empty);
+    return cap;
+}
+
+/* import_dlpack(obj, copy, host_copy) -> from_dlpack(obj, copy=copy), with
+ * a host copy asked of the producer when host_copy is true; None only when
+ * obj is neither a capsule nor an object with __dlpack__ (from_dlpack then
+ * says so). A capsule is consumed (from_dlpack refuses copy or device for
+ * one before it gets here). Without copy or host_copy, an object whose type
+ * publishes the C exchange API is imported through it; otherwise
+ * obj.__dlpack__ is called, as torch calls it (see call_dlpack), and its
+ * capsule consumed. copy=True from a producer too old to copy is imported
+ * and then cloned. The producer's errors propagate as they are. */
+static PyObject *import_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    static PyObject *attr;
+    int host_copy = nargs == 3 ? PyObject_IsTrue(args[2]) : -1;
+    if (host_copy < 0) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "import_dlpack(obj, copy, host_copy: bool)");
+        return NULL;
+    }
+    PyObject *obj = args[0], *copy = args[1];
     if (PyCapsule_CheckExact(obj))
         return from_capsule(self, obj);
-    PyObject *t = exchange_import(obj);
-    if (t != Py_None)
-        return t; /* a Tensor, or NULL with the import's error */
-    Py_DECREF(t);
-    static PyObject *attr;
+    if (copy == Py_None && !host_copy) {
+        PyObject *t = exchange_import(obj);
+        if (t != Py_None)
+            return t; /* a Tensor, or NULL with the import's error */
+        Py_DECREF(t);
+    }
     if (!attr && !(attr = PyUnicode_InternFromString("__dlpack__")))
         return NULL;
     PyObject *meth = PyObject_GetAttr(obj, attr);
     if (!meth) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return NULL;
         PyErr_Clear();
         Py_RETURN_NONE;
     }
-    if (!kwargs) {
-        kwargs = Py_BuildValue("{s(ii)}", "max_version", 1, 3);
-        if (!kwargs) {
-            Py_DECREF(meth);
-            return NULL;
-        }
-    }
-    PyObject *empty = PyTuple_New(0);
-    PyObject *cap = empty ? PyObject_Call(meth, empty, kwargs) : NULL;
-    Py_XDECREF(empty);
+    int copied = 1;
+    PyObject *kwargs = dlpack_kwargs(copy, host_copy);
+    PyObject *cap = kwargs ? call_dlpack(meth, kwargs, &copied) : NULL;
+    Py_XDECREF(kwargs);
     Py_DECREF(meth);
-    if (!cap) {
-        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-            PyErr_Clear();
-            Py_RETURN_NONE;
-        }
-        return NULL;
-    }
-    t = PyCapsule_CheckExact(cap) ? consume_capsule(cap, obj) : (Py_INCREF(Py_None), Py_None);
-    if (t == Py_None) {
+    PyObject *t = cap ? consume_capsule(cap, obj) : NULL;
+    Py_XDECREF(cap);
+    int clone = t && !copied ? PyObject_IsTrue(copy) : 0;
+    if (clone < 0)
+        Py_CLEAR(t);
+    if (clone > 0) {
+        PyObject *clone = PyObject_CallMethod(t, "clone", NULL);
         Py_DECREF(t);
-        t = PyTuple_Pack(1, cap);
+        t = clone;
     }
-    Py_DECREF(cap);
     return t;
 }
 
@@ -378,8 +434,10 @@ static PyObject *capsule_from_pointer(PyObject *self, PyObject *args)
     return wrap_managed(managed, versioned);
 }
 
-#define SHIM_DLPACK_METHODS                                                                    \
-    {"to_capsule", (PyCFunction)(void (*)(void))to_capsule, METH_FASTCALL, "Export a view as a capsule."}, \
-    {"from_capsule", from_capsule, METH_O, "Consume a DLPack capsule into a Tensor."},        \
-    {"import_dlpack", import_dlpack, METH_O, "from_dlpack's common case."},                    \
+PyMethodDef pyt_dlpack_methods[] = {
+    {"to_capsule", (PyCFunction)(void (*)(void))to_capsule, METH_FASTCALL, "Export a view as a capsule."},
+    {"from_capsule", from_capsule, METH_O, "Consume a DLPack capsule into a Tensor."},
+    {"import_dlpack", (PyCFunction)(void (*)(void))import_dlpack, METH_FASTCALL, "from_dlpack's import."},
     {"capsule_from_pointer", capsule_from_pointer, METH_VARARGS, "Wrap a managed tensor."},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,5 +1,4 @@
-/* _shim_safetensors.h: the common case of a safetensors header, parsed in C
- * (included once, by _shim.c).
+/* _shim_safetensors.c: the common case of a safetensors header, parsed in C.
  *
  * json.loads builds a dict, a list and several ints and strings per tensor
  * before pytensor can check one; for a file of 64 tensors that is most of
@@ -10,6 +9,9 @@
  * a float, an unknown key, a duplicate, an error of any kind) makes it
  * decline, and pytensor/safetensors.py parses with json and raises the
  * error: this file never raises its own, so every message has one home. */
+#include <string.h>
+
+#include "_shim.h"
 
 typedef struct {
     const char *p, *end;
@@ -94,7 +96,7 @@ static PyObject *st_shape(st_cursor *c, int64_t *numel)
             return NULL;
     }
     *numel = prod;
-    return int_tuple(dims, (Py_ssize_t)n);
+    return pyt_int_tuple(dims, (Py_ssize_t)n);
 }
 
 /* {"dtype": "...", "shape": [...], "data_offsets": [b, e]}, each key once, in
@@ -217,6 +219,8 @@ static PyObject *safetensors_header(PyObject *self, PyObject *const *args, Py_ss
     return Py_BuildValue("(NN)", entries, metadata ? metadata : Py_NewRef(Py_None));
 }
 
-#define SHIM_SAFETENSORS_METHODS                                                                        \
-    {"safetensors_header", (PyCFunction)(void (*)(void))safetensors_header, METH_FASTCALL,            \
+PyMethodDef pyt_safetensors_methods[] = {
+    {"safetensors_header", (PyCFunction)(void (*)(void))safetensors_header, METH_FASTCALL,
      "A safetensors header's common case, or None."},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,14 +1,18 @@
-/* _shim_view.h: view()/reshape()'s common case in C (included once, by
- * _shim.c, after _shim_types.h).
+/* _shim_view.c: view()/reshape()'s common case, and t[i] / t[a:b:c] on dim 0
+ * (the Tensor's subscript slot).
  *
- * Shape inference and torch's stride computation are a few dozen integer
- * operations; in Python they cost three times torch's whole reshape. As in
- * _shim_share.h, anything unusual (a non-int size, a bad shape, a layout
- * that needs a copy, products beyond int64) returns None and the Python
- * method takes over with its errors and its copy. */
+ * The shape and stride rules are libtensor's (lt_layout_*): this file reads
+ * the arguments, asks libtensor, raises its refusals and builds the view in
+ * one allocation, for a third of what the same work costs in Python. Only
+ * sizes that are not plain ints (an __index__ object, a dtype) go back to
+ * the Python method, which normalizes them and calls reshape_view again. */
+#include <string.h>
+
+#include "_shim.h"
 
 /* Reads the sizes of reshape(*args): ints, or one tuple/list of ints.
- * Returns the count, or -1 when the arguments are not plain ints. */
+ * Returns the count; -1 when the arguments are not plain ints within int64;
+ * -2 with an exception for more sizes than libtensor holds. */
 static Py_ssize_t read_sizes(PyObject *args, int64_t *out)
 {
     Py_ssize_t n = PyTuple_Size(args);
@@ -20,8 +24,10 @@ static Py_ssize_t read_sizes(PyObject *args, int64_t *out)
             n = PySequence_Size(a);
         }
     }
-    if (n < 0 || n > LT_MAX_NDIM)
-        return -1;
+    if (n > LT_MAX_NDIM) {
+        PyErr_Format(PyExc_ValueError, "%zd dimensions exceed the maximum of %d", n, LT_MAX_NDIM);
+        return -2;
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *x = PyTuple_Check(seq) ? PyTuple_GetItem(seq, i) : PyList_GetItem(seq, i);
         if (!x || !PyLong_CheckExact(x))
@@ -36,90 +42,68 @@ static Py_ssize_t read_sizes(PyObject *args, int64_t *out)
     return n;
 }
 
-/* torch's computeStride: strides that express new_shape over the elements of
- * (old_shape, old_strides) without a copy. Returns 0 when none exist. */
-static int view_strides(const int64_t *old_shape, const int64_t *old_strides, Py_ssize_t old_nd,
-                        int64_t old_numel, const int64_t *new_shape, Py_ssize_t new_nd, int64_t *new_strides)
-{
-    if (old_numel == 0 && old_nd == new_nd && memcmp(old_shape, new_shape, (size_t)new_nd * 8) == 0) {
-        memcpy(new_strides, old_strides, (size_t)new_nd * 8); /* torch keeps an unchanged empty shape's strides */
-        return 1;
-    }
-    if (old_numel == 0 || old_nd == 0) { /* row-major, extent-0 dims counted as 1 */
-        int64_t acc = 1;
-        for (Py_ssize_t d = new_nd - 1; d >= 0; d--) {
-            new_strides[d] = acc;
-            acc *= new_shape[d] > 1 ? new_shape[d] : 1;
-        }
-        return 1;
-    }
-    /* Old dims fall into chunks contiguous among themselves; each chunk is
-     * split across the new dims that consume exactly its elements. */
-    Py_ssize_t view_d = new_nd - 1;
-    int64_t chunk_base_stride = old_strides[old_nd - 1], tensor_numel = 1, view_numel = 1;
-    for (Py_ssize_t d = old_nd - 1; d >= 0; d--) {
-        tensor_numel *= old_shape[d];
-        if (d == 0 || (old_shape[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base_stride)) {
-            while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
-                new_strides[view_d] = view_numel * chunk_base_stride;
-                view_numel *= new_shape[view_d];
-                view_d--;
-            }
-            if (view_numel != tensor_numel)
-                return 0;
-            if (d > 0) {
-                chunk_base_stride = old_strides[d - 1];
-                tensor_numel = 1;
-                view_numel = 1;
-            }
-        }
-    }
-    return view_d == -1;
-}
+static const char VIEW_NEEDS_COPY[] = "view size is not compatible with input tensor's size and stride (at least "
+                                      "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                                      "instead.";
 
-/* reshape_view(tensor, args[, op]) -> a view of tensor with the sizes in
- * args, recorded as op (PROV_VIEW or PROV_RESHAPE, the default) with args,
- * or None (see above). */
+/* reshape_view(tensor, args, op) -> tensor.view(*args) (op PROV_VIEW) or
+ * tensor.reshape(*args) (op PROV_RESHAPE), recorded as op with args. The
+ * shape rules are libtensor's (lt_layout_infer_shape, lt_layout_view_strides)
+ * and their refusals are raised here; view raises torch's error where no
+ * strides express the shape, and reshape copies then (contiguous().view()).
+ * None only for sizes that are not plain ints within int64 (Tensor.view
+ * normalizes __index__ objects and calls again; a dtype argument is
+ * view(dtype)). */
 static PyObject *reshape_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    long op = nargs == 3 ? PyLong_AsLong(args[2]) : nargs == 2 ? PROV_RESHAPE : -1;
-    if ((op != PROV_VIEW && op != PROV_RESHAPE) || !tensor_cls || !PyObject_TypeCheck(args[0], tensor_cls) ||
-        !PyTuple_Check(args[1])) {
+    long op = nargs == 3 ? PyLong_AsLong(args[2]) : -1;
+    if ((op != PROV_VIEW && op != PROV_RESHAPE) || !pyt_is_tensor(args[0]) || !PyTuple_Check(args[1])) {
         PyErr_Clear();
-        Py_RETURN_NONE;
+        PyErr_SetString(PyExc_TypeError, "reshape_view(tensor, sizes: tuple, op: view or reshape)");
+        return NULL;
     }
     TensorObject *t = (TensorObject *)args[0];
-    int64_t old_shape[LT_MAX_NDIM], old_strides[LT_MAX_NDIM], shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
-    Py_ssize_t old_nd = int64_tuple(t->shape, old_shape, LT_MAX_NDIM), nd = read_sizes(args[1], shape);
-    if (old_nd < 0 || nd < 0 || int64_tuple(t->strides, old_strides, LT_MAX_NDIM) != old_nd) {
-        PyErr_Clear(); /* fields a caller replaced with something odd: the Python path decides */
+    int64_t old_shape[LT_MAX_NDIM], old_strides[LT_MAX_NDIM], shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], numel;
+    Py_ssize_t nd = read_sizes(args[1], shape);
+    if (nd < 0) {
+        if (nd == -2)
+            return NULL;
         Py_RETURN_NONE;
     }
-    int64_t numel = 1, rest = 1;
-    Py_ssize_t infer = -1;
-    for (Py_ssize_t i = 0; i < old_nd; i++)
-        if (old_shape[i] < 0 || __builtin_mul_overflow(numel, old_shape[i], &numel))
-            Py_RETURN_NONE;
-    for (Py_ssize_t i = 0; i < nd; i++) {
-        if (shape[i] == -1 && infer < 0)
-            infer = i;
-        else if (shape[i] < 0 || __builtin_mul_overflow(rest, shape[i], &rest))
-            Py_RETURN_NONE; /* a second -1, a negative size or an overflow: Python's error */
+    Py_ssize_t old_nd = pyt_int64_tuple(t->shape, old_shape, LT_MAX_NDIM);
+    if (old_nd < 0 || pyt_int64_tuple(t->strides, old_strides, LT_MAX_NDIM) != old_nd) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "the tensor's shape and strides differ in length");
+        return NULL;
     }
-    if (infer >= 0) {
-        if (rest == 0 || numel % rest)
-            Py_RETURN_NONE;
-        shape[infer] = numel / rest;
-    } else if (rest != numel)
-        Py_RETURN_NONE;
-    if (!view_strides(old_shape, old_strides, old_nd, numel, shape, nd, strides))
-        Py_RETURN_NONE; /* needs a copy */
+    int viewable = 0;
+    lt_status rc = lt_layout_numel(&numel, (int32_t)old_nd, old_shape);
+    if (rc == LT_OK)
+        rc = lt_layout_infer_shape(shape, (int32_t)nd, shape, numel);
+    if (rc == LT_OK)
+        rc = lt_layout_view_strides(strides, &viewable, (int32_t)old_nd, old_shape, old_strides, (int32_t)nd, shape);
+    if (rc != LT_OK)
+        return pyt_raise_last(rc);
+    if (!viewable) {
+        if (op == PROV_VIEW) {
+            PyErr_SetString(PyExc_RuntimeError, VIEW_NEEDS_COPY);
+            return NULL;
+        }
+        /* reshape copies: the public contiguous() and view(), with their autograd records */
+        PyObject *sizes = pyt_int_tuple(shape, nd);
+        PyObject *copy = sizes ? PyObject_CallMethod(args[0], "contiguous", NULL) : NULL;
+        PyObject *out = copy ? PyObject_CallMethod(copy, "view", "(O)", sizes) : NULL;
+        Py_XDECREF(sizes);
+        Py_XDECREF(copy);
+        return out;
+    }
     Py_INCREF(t->storage);
     Py_INCREF(t->dtype);
     Py_INCREF(t->offset);
-    PyObject *out = tensor_steal(t->storage, t->dtype, int_tuple(shape, nd), int_tuple(strides, nd), t->offset);
-    return prov_fresh(out, (int)op, args[1], args[0]);
+    PyObject *out = pyt_tensor_steal(t->storage, t->dtype, pyt_int_tuple(shape, nd), pyt_int_tuple(strides, nd),
+                                     t->offset);
+    return pyt_prov_fresh(out, (int)op, args[1], args[0]);
 }
 
 /* A copy of tuple tup with item 0 replaced by first (stolen) or, when first
@@ -172,7 +156,7 @@ static PyObject *prov_index_key(PyObject *index)
  * out of range and a tensor in an autograd graph go to the Python method
  * Tensor._getitem (wrapped by autograd), which has the general indexer and
  * torch's errors. */
-static PyObject *tensor_subscript(PyObject *self, PyObject *index)
+PyObject *pyt_tensor_subscript(PyObject *self, PyObject *index)
 {
     static PyObject *slow_name;
     TensorObject *t = (TensorObject *)self;
@@ -213,13 +197,15 @@ static PyObject *tensor_subscript(PyObject *self, PyObject *index)
         }
         Py_INCREF(t->storage);
         Py_INCREF(t->dtype);
-        PyObject *out = tensor_steal(t->storage, t->dtype, shape, strides, PyLong_FromLongLong(new_off));
-        return prov_fresh(out, PROV_INDEX, prov_index_key(index), self);
+        PyObject *out = pyt_tensor_steal(t->storage, t->dtype, shape, strides, PyLong_FromLongLong(new_off));
+        return pyt_prov_fresh(out, PROV_INDEX, prov_index_key(index), self);
     }
     if (!slow_name && !(slow_name = PyUnicode_InternFromString("_getitem")))
         return NULL;
     return PyObject_CallMethodObjArgs(self, slow_name, index, NULL);
 }
 
-#define SHIM_VIEW_METHODS \
+PyMethodDef pyt_view_methods[] = {
     {"reshape_view", (PyCFunction)(void (*)(void))reshape_view, METH_FASTCALL, "view/reshape's common case."},
+    {NULL, NULL, 0, NULL},
+};

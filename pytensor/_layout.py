@@ -1,0 +1,137 @@
+"""Shape and stride rules, answered by libtensor's ``lt_layout_*`` functions.
+
+Every rule about shapes, strides (in elements unless a name says bytes),
+extents, contiguity and broadcasting lives once, in ``libtensor/src/layout.c``;
+the Python layer and the inspector's model ask it through these wrappers
+instead of keeping copies. Each takes plain sequences of ints and returns
+plain ints and tuples. Refusals raise through the one translator
+(:func:`pytensor.errors.check`): torch's messages, as ``RuntimeError``
+subclasses (``LibtensorError``; ``LayoutError`` for int64 overflow).
+
+Outputs land in small per-thread scratch arrays (allocating them with
+``ffi.new`` on every call would cost more than the C work), read out before
+the function returns, so the functions are safe to call from any thread.
+"""
+import threading
+
+from ._ffi import ffi, lib
+from .errors import check
+
+__all__ = ["numel", "extent", "byte_extent", "is_contiguous", "contiguous_strides", "infer_shape",
+           "view_strides", "broadcast_shapes"]
+
+
+class _Scratch(threading.local):
+    """This thread's output arrays: sizes or strides (lo and hi for extents), a flag, an ndim."""
+
+    def __init__(self):
+        self.out = ffi.new("int64_t[]", lib.LT_MAX_NDIM)
+        self.hi = self.out + 1
+        self.flag = ffi.new("int *")
+        self.ndim = ffi.new("int32_t *")
+
+
+_scratch = _Scratch()
+
+
+def numel(shape):
+    """The number of elements of ``shape`` (1 for ``()``).
+
+    >>> numel((2, 3, 4))
+    24
+    """
+    out = _scratch.out
+    check(lib.lt_layout_numel(out, len(shape), shape))
+    return out[0]
+
+
+def extent(shape, strides, offset, itemsize):
+    """The half-open byte range ``(lo_byte, hi_byte)`` a view can touch, from
+    its storage's start; ``strides`` and ``offset`` count elements. A view
+    with no elements touches nothing: ``(offset * itemsize,) * 2``.
+
+    >>> extent((3, 2), (2, -1), 1, 4)    # columns flipped, element 0 at byte 4
+    (0, 24)
+    """
+    sc = _scratch
+    lo_hi = sc.out
+    check(lib.lt_layout_extent(lo_hi, sc.hi, len(shape), shape, strides, offset, itemsize))
+    return lo_hi[0], lo_hi[1]
+
+
+def byte_extent(shape, byte_strides, byte_offset, itemsize):
+    """As :func:`extent`, for strides and offset counted in bytes (NumPy's
+    unit, which need not be a multiple of ``itemsize``): from the lowest byte
+    an element starts at to the highest element start plus ``itemsize``.
+
+    >>> byte_extent((3, 2), (8, -4), 4, 4)
+    (0, 24)
+    """
+    sc = _scratch
+    lo_hi = sc.out
+    check(lib.lt_layout_byte_extent(lo_hi, sc.hi, len(shape), shape, byte_strides, byte_offset, itemsize))
+    return lo_hi[0], lo_hi[1]
+
+
+def is_contiguous(shape, strides):
+    """True when ``strides`` are the row-major strides of ``shape``, ignoring
+    extent-1 dimensions; always True for a view with no elements.
+
+    >>> is_contiguous((2, 3), (3, 1)), is_contiguous((2, 3), (1, 2))
+    (True, False)
+    """
+    return bool(lib.lt_layout_is_contiguous(len(shape), shape, strides))
+
+
+def contiguous_strides(shape):
+    """Row-major strides, in elements, of ``shape``, as torch computes them
+    (an extent-0 dimension counts as 1).
+
+    >>> contiguous_strides((2, 0, 3))
+    (3, 3, 1)
+    """
+    n = len(shape)
+    out = _scratch.out
+    check(lib.lt_layout_contiguous_strides(out, n, shape))
+    return tuple(ffi.unpack(out, n))
+
+
+def infer_shape(shape, numel):
+    """The sizes of ``view(*shape)`` of ``numel`` elements, with one ``-1``
+    resolved; raises torch's ``RuntimeError`` messages otherwise.
+
+    >>> infer_shape((2, -1), 6)
+    (2, 3)
+    """
+    n = len(shape)
+    out = _scratch.out
+    check(lib.lt_layout_infer_shape(out, n, shape, numel))
+    return tuple(ffi.unpack(out, n))
+
+
+def view_strides(old_shape, old_strides, new_shape):
+    """Strides that show ``new_shape`` over the elements of ``(old_shape,
+    old_strides)`` without a copy (torch's rule, so ``view`` succeeds exactly
+    when torch's does), or None when the view would need a copy.
+
+    >>> view_strides((2, 3), (3, 1), (3, 2)), view_strides((2, 3), (1, 2), (6,))
+    ((2, 1), None)
+    """
+    n = len(new_shape)
+    sc = _scratch
+    out, viewable = sc.out, sc.flag
+    check(lib.lt_layout_view_strides(out, viewable, len(old_shape), old_shape, old_strides, n, new_shape))
+    return tuple(ffi.unpack(out, n)) if viewable[0] else None
+
+
+def broadcast_shapes(*shapes):
+    """The shape that ``shapes`` broadcast to, as ``torch.broadcast_shapes``.
+
+    >>> broadcast_shapes((2, 1), (3,), ())
+    (2, 3)
+    """
+    arrays = [ffi.new("int64_t[]", s) for s in shapes]  # each kept alive until the call returns
+    sc = _scratch
+    out, out_ndim = sc.out, sc.ndim
+    check(lib.lt_layout_broadcast_shapes(out, out_ndim, len(shapes), [len(s) for s in shapes], arrays))
+    return tuple(ffi.unpack(out, out_ndim[0]))

@@ -1,0 +1,89 @@
+"""The Tensor part that converts to Python and NumPy: tolist(), item(), int()/float()/bool(), numpy().
+
+tolist() and item() copy into Python numbers; numpy(), __array__ and
+__array_interface__ share the tensor's memory with NumPy (read-only stays
+read-only).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from ._convert import array_interface, to_numpy, to_pylist
+
+
+class Conversion:
+    """tolist, item, __bool__/__int__/__float__/__complex__/__index__, __iter__, numpy, __array__."""
+
+    __slots__ = ()
+
+    def tolist(self) -> Any:
+        """Nested Python lists of Python numbers (a copy); a scalar for 0-d tensors."""
+        return to_pylist(self)
+
+    def item(self) -> bool | int | float | complex:
+        """The single element as a Python number."""
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return to_pylist(self._view((), (), self._offset + 0))
+
+    def __bool__(self):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} "
+                               "is ambiguous; use .any() or .all() (or .numel()) to say which you mean")
+        return bool(self.item())
+
+    def _python_scalar(self, kind):
+        """The single element for int()/float()/complex(), refused as torch refuses it: a
+        ValueError unless there is exactly one element, and a RuntimeError for a complex
+        value whose imaginary part int() or float() would drop."""
+        n = self.numel()
+        if n != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars; this one has {n} "
+                             "(index it, or use .tolist())")
+        value = self.item()
+        if kind is not complex and isinstance(value, complex):
+            if value.imag != 0:
+                raise RuntimeError(f"value cannot be converted to type {kind.__name__} without overflow: {value} "
+                                   "has a non-zero imaginary part; take .real first")
+            value = value.real
+        return value
+
+    def __int__(self):
+        return int(self._python_scalar(int))
+
+    def __float__(self):
+        if self._requires_grad:
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                          "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=2)
+        return float(self._python_scalar(float))
+
+    def __complex__(self):
+        return complex(self._python_scalar(complex))
+
+    def __index__(self):
+        if self._dtype.kind not in ("int", "uint", "bool") or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self.select(0, i) for i in range(self._shape[0]))
+
+    @property
+    def __array_interface__(self):
+        return array_interface(self)
+
+    def numpy(self, *, force: bool = False) -> Any:
+        """A NumPy array over the same memory (no copy); read-only when the storage is."""
+        return to_numpy(self, force)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = to_numpy(self, True)
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        if copy:
+            return arr.copy()
+        return arr

@@ -1,0 +1,338 @@
+"""The Tensor part that makes views: new shapes and strides over the same storage, never a copy.
+
+Each method computes a view's (shape, strides, offset) and hands them to
+``Fields._view`` with its provenance step; the only exception is
+``reshape``, which copies when no strides can express the new shape (as torch).
+view/reshape's common case is built in C (shim.reshape_view); the rules it
+follows, and the Python path's, are libtensor's (pytensor._layout).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+from typing import Self
+
+from . import dtypes as _dt
+from ._core import check_int64, int64_arg, make, shape_args, wrap_dim
+from ._ffi import lib, shim
+from ._layout import infer_shape
+from ._provenance import OP
+from .errors import check
+
+reshape_view = shim.reshape_view  # view/reshape's common case in C; None: the Python path decides
+_note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see _provenance.py)
+(_P_VIEW, _P_RESHAPE, _P_VIEW_DTYPE, _P_T, _P_MT, _P_TRANSPOSE, _P_T_METHOD, _P_PERMUTE, _P_SQUEEZE, _P_UNSQUEEZE,
+ _P_EXPAND, _P_NARROW, _P_SELECT, _P_UNFOLD, _P_AS_STRIDED, _P_DIAGONAL) = (OP[n] for n in (
+    "view", "reshape", "view_dtype", "T", "mT", "transpose", "t", "permute", "squeeze", "unsqueeze", "expand",
+    "narrow", "select", "unfold", "as_strided", "diagonal"))
+
+
+class Views:
+    """view, reshape, transpose, permute, squeeze, expand, narrow, select, unfold, as_strided, split, ..."""
+
+    __slots__ = ()
+
+    def view(self, *shape: int | _dt.dtype) -> Self:
+        """A view with a new shape over the same bytes; raises when the strides cannot express it.
+
+        >>> import pytensor
+        >>> t = pytensor.arange(6)
+        >>> v = t.view(2, 3); v[1, 2] = 60; t[5].item()
+        60
+        """
+        t = reshape_view(self, shape, _P_VIEW)
+        if t is not None:
+            return t
+        if len(shape) == 1 and (isinstance(shape[0], (_dt.dtype, str)) or not (
+                hasattr(shape[0], "__index__") or hasattr(shape[0], "__iter__"))):
+            return self._view_dtype(_dt.dtype_arg("view", shape[0]))  # a dtype (or its name): not a shape
+        # Sizes given as a list, a Size or __index__ objects: normalised here, then the one rule in C.
+        return reshape_view(self, shape_args(shape), _P_VIEW)
+
+    def _view_dtype(self, dt):
+        if dt.itemsize != self._dtype.itemsize:
+            if self.dim() == 0 or self._strides[-1] != 1:
+                raise RuntimeError("self.stride(-1) must be 1 to view with a dtype of a different size")
+            ratio_num, ratio_den = self._dtype.itemsize, dt.itemsize
+            last = self._shape[-1] * ratio_num
+            off = self._offset * ratio_num
+            if last % ratio_den or off % ratio_den or any((s * ratio_num) % ratio_den for s in self._strides[:-1]):
+                raise RuntimeError(f"cannot view a tensor of {self._dtype} as {dt}: the last dimension's size "
+                                   "and the other strides must be divisible by the size ratio")
+            shape = self._shape[:-1] + (last // ratio_den,)
+            strides = tuple(s * ratio_num // ratio_den for s in self._strides[:-1]) + (1,)
+            return make(self._storage, dt, shape, strides, off // ratio_den, _P_VIEW_DTYPE, dt, self)
+        return make(self._storage, dt, self._shape, self._strides, self._offset, _P_VIEW_DTYPE, dt, self)
+
+    def view_as(self, other):
+        return self.view(other.shape)
+
+    def reshape(self, *shape: int) -> Self:
+        """A view when the strides allow it, otherwise a contiguous copy (as torch)."""
+        t = reshape_view(self, shape, _P_RESHAPE)
+        if t is not None:
+            return t
+        return reshape_view(self, shape_args(shape), _P_RESHAPE)
+
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
+
+    def transpose(self, dim0: int, dim1: int) -> Self:
+        """Swap two dimensions (a view: only the strides move)."""
+        n = self.dim()
+        d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
+        if n == 0:
+            return self._view((), (), None, _P_TRANSPOSE, (dim0, dim1))
+        shape, strides = list(self._shape), list(self._strides)
+        shape[d0], shape[d1] = shape[d1], shape[d0]
+        strides[d0], strides[d1] = strides[d1], strides[d0]
+        return self._view(shape, strides, None, _P_TRANSPOSE, (dim0, dim1))
+
+    swapaxes = swapdims = transpose
+
+    def t(self):
+        if self.dim() > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+        if self.dim() < 2:
+            return self._view(self._shape, self._strides, None, _P_T_METHOD)
+        return _note(self.transpose(0, 1), _P_T_METHOD, None, self)
+
+    @property
+    def T(self):
+        """All dimensions reversed (a view)."""
+        return self._view(self._shape[::-1], self._strides[::-1], None, _P_T)
+
+    @property
+    def mT(self):
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        return _note(self.transpose(-2, -1), _P_MT, None, self)
+
+    def permute(self, *dims: int) -> Self:
+        """Reorder dimensions (a view)."""
+        dims = shape_args(dims)
+        n = self.dim()
+        if len(dims) != n:
+            raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
+                               f"the length of the desired ordering of dimensions i.e. input.dim() = {n} "
+                               f"is not equal to len(dims) = {len(dims)}")
+        dims = [wrap_dim(d, n) for d in dims]
+        if len(set(dims)) != n:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        return self._view([self._shape[d] for d in dims], [self._strides[d] for d in dims], None, _P_PERMUTE,
+                          tuple(dims))
+
+    def movedim(self, source, destination):
+        n = self.dim()
+        order = [d for d in range(n) if d != wrap_dim(source, n)]
+        order.insert(wrap_dim(destination, n), wrap_dim(source, n))
+        return self.permute(order)
+
+    def squeeze(self, dim=None):
+        """Drop dimensions of extent 1 (all, or those named); a view."""
+        n = self.dim()
+        if dim is None:
+            keep = [i for i in range(n) if self._shape[i] != 1]
+        else:
+            dims = {wrap_dim(d, n) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+            keep = [i for i in range(n) if not (i in dims and self._shape[i] == 1)]
+        return self._view([self._shape[i] for i in keep], [self._strides[i] for i in keep], None, _P_SQUEEZE, dim)
+
+    def unsqueeze(self, dim):
+        """Insert a dimension of extent 1 at ``dim`` (a view)."""
+        n = self.dim()
+        d = wrap_dim(dim, n + 1)
+        stride = self._shape[d] * self._strides[d] if d < n else 1
+        shape = self._shape[:d] + (1,) + self._shape[d:]
+        strides = self._strides[:d] + (stride,) + self._strides[d:]
+        return self._view(shape, strides, None, _P_UNSQUEEZE, dim)
+
+    def expand(self, *sizes):
+        """Broadcast to ``sizes`` with zero strides: every new element aliases an old one."""
+        sizes = shape_args(sizes)
+        n, m = self.dim(), len(sizes)
+        if m < n:
+            raise RuntimeError(f"expand: the number of sizes provided ({m}) must be greater or equal to the "
+                               f"number of dimensions in the tensor ({n})")
+        shape, strides = [], []
+        for i, want in enumerate(sizes):
+            j = i - (m - n)
+            have, st = (self._shape[j], self._strides[j]) if j >= 0 else (1, 0)
+            if want == -1:
+                if j < 0:
+                    raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                       f"non-existing dimension {i}")
+                want = have
+            if have != want:
+                if have != 1:
+                    raise RuntimeError(f"The expanded size of the tensor ({want}) must match the existing size "
+                                       f"({have}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                                       f"Tensor sizes: {list(self._shape)}")
+                if want < 0:
+                    raise RuntimeError(f"expand: size {want} at dimension {i} is negative")
+                st = 0
+            shape.append(want)
+            strides.append(st)
+        return self._view(shape, strides, None, _P_EXPAND, tuple(sizes))
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        """Merge dimensions start_dim..end_dim; a view when possible, else a copy (as reshape)."""
+        n = self.dim()
+        if n == 0:
+            return self.reshape(1)
+        s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
+        if s > e:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        if s == e:
+            return self  # nothing to merge: torch returns the tensor itself
+        shape = self._shape[:s] + (math.prod(self._shape[s:e + 1]),) + self._shape[e + 1:]
+        return self.reshape(shape)
+
+    def unflatten(self, dim, sizes):
+        d = wrap_dim(dim, self.dim())
+        sizes = infer_shape(tuple(sizes), self._shape[d])
+        return self.view(self._shape[:d] + sizes + self._shape[d + 1:])
+
+    def narrow(self, dim, start, length):
+        """Elements start..start+length-1 along ``dim`` (a view)."""
+        n = self.dim()
+        if n == 0:
+            raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+        d = wrap_dim(dim, n)
+        size = self._shape[d]
+        start, length = operator.index(start), operator.index(length)
+        if not -size <= start <= size:
+            raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+        if start < 0:
+            start += size
+        if length < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        if start + length > size:
+            raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+        shape = list(self._shape)
+        shape[d] = length
+        return self._view(shape, self._strides, self._offset + start * self._strides[d], _P_NARROW,
+                          (dim, start, length))
+
+    def select(self, dim, index):
+        """The slice at ``index`` along ``dim``, one dimension fewer (a view)."""
+        n = self.dim()
+        if n == 0:
+            raise IndexError("select() cannot be applied to a 0-dim tensor.")
+        d = wrap_dim(dim, n)
+        size = self._shape[d]
+        index = operator.index(index)
+        if not -size <= index < size:
+            raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        arg = (dim, index)
+        if index < 0:
+            index += size
+        return self._view(self._shape[:d] + self._shape[d + 1:], self._strides[:d] + self._strides[d + 1:],
+                          self._offset + index * self._strides[d], _P_SELECT, arg)
+
+    def unfold(self, dimension, size, step):
+        """Sliding windows of ``size`` every ``step`` along ``dimension`` (a view that overlaps itself)."""
+        n = self.dim()
+        d = wrap_dim(dimension, n)
+        size, step = int64_arg("unfold", "size", size), int64_arg("unfold", "step", step)
+        extent = self._shape[d] if n else 1
+        if size > extent:
+            raise RuntimeError(f"maximum size for tensor at dimension {d} is {extent} but size is {size}")
+        if step <= 0:
+            raise RuntimeError(f"step is {step} but must be > 0")
+        if size < 0:  # else the window count exceeds the extent and the windows have a negative extent
+            raise RuntimeError(f"size is {size} but must be >= 0")
+        if n == 0:
+            return self._view((size,), (1,), None, _P_UNFOLD, (dimension, size, step))
+        shape = list(self._shape)
+        strides = list(self._strides)
+        shape[d] = (extent - size) // step + 1
+        strides[d] = self._strides[d] * step  # the windows' stride: step windows along, in elements
+        if not -2**63 <= strides[d] < 2**63:
+            raise RuntimeError(f"unfold(): step {step} times stride {self._strides[d]} of dimension {d} does not "
+                               "fit in int64; use a smaller step")
+        return self._view(shape + [size], strides + [self._strides[d]], None, _P_UNFOLD, (dimension, size, step))
+
+    def as_strided(self, size, stride, storage_offset=None):
+        """Any view of the same storage; checked to lie inside it."""
+        size = check_int64("size", tuple(map(operator.index, size)))
+        stride = check_int64("stride", tuple(map(operator.index, stride)))
+        if len(size) != len(stride):
+            raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} vs {len(size)}")
+        off = self._offset if storage_offset is None else operator.index(storage_offset)
+        if off < 0:
+            raise RuntimeError(f"Tensor: invalid storage offset {off}")
+        if off >= 2**63:
+            raise ValueError(f"as_strided(): storage_offset {off} does not fit in int64")
+        if any(s < 0 for s in stride):
+            raise RuntimeError("as_strided: Negative strides are not supported at the moment, got strides: "
+                               f"{list(stride)}")
+        check(lib.lt_layout_check(len(size), size, stride, off, self.itemsize, self._storage._nbytes))
+        return self._view(size, stride, off, _P_AS_STRIDED, (size, stride, None if storage_offset is None else off))
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        n = self.dim()
+        d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
+        if d1 == d2:
+            raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+        s1, s2 = self._shape[d1], self._shape[d2]
+        if offset >= 0:
+            length, start = max(min(s1, s2 - offset), 0), offset * self._strides[d2]
+        else:
+            length, start = max(min(s1 + offset, s2), 0), -offset * self._strides[d1]
+        keep = [i for i in range(n) if i not in (d1, d2)]
+        shape = [self._shape[i] for i in keep] + [length]
+        strides = [self._strides[i] for i in keep] + [self._strides[d1] + self._strides[d2]]
+        return self._view(shape, strides, self._offset + (start if length else 0), _P_DIAGONAL, (offset, dim1, dim2))
+
+    def split(self, split_size, dim=0):
+        """Views of ``split_size`` elements along ``dim`` (the last may be
+        shorter), or of the sizes in a list, which must sum to the extent."""
+        if self.dim() == 0:
+            raise RuntimeError("split expects at least a 1-dimensional tensor")
+        d = wrap_dim(dim, self.dim())
+        size = self._shape[d]
+        if not isinstance(split_size, (list, tuple)):
+            split_size = int64_arg("split", "split_size", split_size)
+            if split_size < 0:
+                raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+            if split_size == 0 and size != 0:
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of "
+                                   f"{size}")
+            bounds = list(range(0, size, split_size)) if split_size else []
+            return tuple(self.narrow(d, b, min(split_size, size - b)) for b in bounds or [0])
+        try:
+            sizes = [operator.index(n) for n in split_size]
+        except TypeError:
+            raise TypeError("split_with_sizes(): argument 'split_sizes' must be tuple of ints") from None
+        if any(not -2**63 <= n < 2**63 for n in sizes):
+            raise TypeError("split_with_sizes(): argument 'split_sizes' failed to unpack: Overflow when unpacking "
+                            "long long")
+        if any(n < 0 for n in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
+        if sum(sizes) != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
+                               f"at dimension {d}), but got split_sizes={sizes}")
+        starts = itertools.accumulate([0] + sizes[:-1])
+        return tuple(self.narrow(d, b, n) for b, n in zip(starts, sizes))
+
+    def chunk(self, chunks, dim=0):
+        """At most ``chunks`` views along ``dim``, each ``ceil(extent / chunks)``
+        long (the last may be shorter); an empty dimension gives ``chunks`` empty views."""
+        if self.dim() == 0:
+            raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+        chunks = int64_arg("chunk", "chunks", chunks)
+        if chunks <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+        size = self.size(dim)
+        if size == 0:
+            return self.split([0] * chunks, dim)
+        return self.split(-(-size // chunks), dim)
+
+    def unbind(self, dim=0):
+        return tuple(self.select(dim, i) for i in range(self.size(dim)))

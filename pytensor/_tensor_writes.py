@@ -1,0 +1,154 @@
+"""The Tensor part that writes in place: fill_(), zero_(), copy_() and resize_().
+
+Every write checks the storage is writable (and, but for fill_, that no two
+elements share a location), goes through one libtensor call, and bumps the
+storage's version so that autograd and the inspector see it.
+"""
+from __future__ import annotations
+
+import math
+import struct
+from typing import Self
+
+from ._convert import as_tensor_operand
+from ._core import MAX_NBYTES, TensorBase, copy_into, shape_args
+from ._ffi import lib, shim
+from ._layout import contiguous_strides
+from .errors import check
+
+
+class Writes:
+    """fill_, zero_, copy_, resize_, resize_as_."""
+
+    __slots__ = ()
+
+    def fill_(self, value):
+        """Set every element to ``value`` in place (writes through every alias)."""
+        if isinstance(value, TensorBase):
+            if value.dim() != 0:
+                raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                                   f"{value.dim()} dimensions.")
+            return self.copy_(value.expand(self._shape) if self._shape else value)
+        self._check_write(refuse_overlap=False)
+        if self._dtype.kind == "float4":
+            raise NotImplementedError(f"fill_() is not implemented for {self._dtype.name}, as in torch: it is "
+                                      "storage-only (two 4-bit floats per byte); write bytes through .view(uint8)")
+        code, buf = _scalar_bytes(value, self._dtype)
+        check(lib.lt_fill(self._ptr(), self._strides, self._dtype.code, buf, code, self.dim(), self._shape))
+        self._version_bump()
+        return self
+
+    def zero_(self):
+        """Set every element to zero in place."""
+        return self.fill_(0)
+
+    def copy_(self, src, non_blocking=False):
+        """Copy ``src`` (broadcast to self's shape, converted to self's dtype) into self's memory."""
+        # a tensor goes to lt_copy as it is: one pass converts the dtype (and handles overlap) in C
+        src = as_tensor_operand(src, None if isinstance(src, TensorBase) else self._dtype)
+        self._check_write()
+        try:
+            src = src.expand(self._shape) if src._shape != self._shape else src
+        except RuntimeError:
+            raise RuntimeError(f"The size of tensor a ({list(self._shape)}) must match the size of tensor b "
+                               f"({list(src._shape)}): src cannot be broadcast to self") from None
+        copy_into(self, src)
+        self._version_bump()
+        return self
+
+    def resize_(self, *sizes: int, memory_format: object = None) -> Self:
+        """Give this tensor the shape ``sizes`` in place, row-major over its storage from its offset.
+
+        As torch: the same shape leaves the tensor as it is; another shape
+        makes it contiguous (existing elements keep their place in memory);
+        a storage too small for the new shape grows, and the new bytes are
+        uninitialised. Refused (RuntimeError) for a tensor that requires
+        grad, and growth is refused for storages that are not resizable: memory
+        pytensor does not own (NumPy, buffers, files, DLPack imports), storages
+        whose address was handed to NumPy (``numpy()``), and, unlike torch,
+        storages that anything else still uses (another view, a DLPack export,
+        a kept ``untyped_storage()``): growing moves the bytes, and pytensor
+        never moves bytes under a live view. Not safe against another thread
+        using this same tensor at the same time (nor is torch's).
+
+        >>> import pytensor
+        >>> t = pytensor.arange(4.)
+        >>> t.resize_(2, 2)
+        tensor([[0., 1.],
+                [2., 3.]])
+        >>> t.resize_(3, 3)[0]
+        tensor([0., 1., 2.])
+        """
+        if memory_format is not None and str(memory_format).rsplit(".", 1)[-1] != "contiguous_format":
+            raise NotImplementedError(f"resize_(): pytensor lays out resized tensors row-major only, not "
+                                      f"{memory_format}")
+        if not sizes:
+            raise TypeError("resize_() missing 1 required positional argument: 'sizes'")
+        sizes = shape_args(sizes)
+        if any(n < 0 for n in sizes):
+            raise RuntimeError(f"resize_(): negative dimension {min(sizes)} in {list(sizes)}")
+        if self._requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        if sizes == self._shape:
+            return self
+        numel = math.prod(sizes)
+        nbytes = (self._offset + numel) * self._dtype.itemsize if numel else 0
+        if nbytes > MAX_NBYTES:
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)}")
+        if nbytes > self._storage._nbytes:
+            provenance = self._storage.provenance
+            if provenance != "owned":
+                raise RuntimeError(f"Trying to resize storage that is not resizable: its bytes belong to the "
+                                   f"{provenance} it wraps ({self._storage.label}); resize a copy (.clone())")
+            shim.grow_storage(self, nbytes)  # refused while anything else uses the address
+        self._shape, self._strides = sizes, contiguous_strides(sizes)
+        return self
+
+    def resize_as_(self, other: Self, memory_format: object = None) -> Self:
+        """``resize_(other.shape)``."""
+        return self.resize_(other.shape, memory_format=memory_format)
+
+
+_INT_RANGES = {
+    "uint8": (-255, 255), "uint16": (-65535, 65535), "uint32": (-(2**32 - 1), 2**32 - 1),
+    "uint64": (-(2**64 - 1), 2**64 - 1), "int8": (-128, 127), "int16": (-32768, 32767),
+    "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1),
+}
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
+
+
+def _scalar_bytes(value, dt):
+    """A Python scalar as (lt_dtype code, bytes) for lt_fill, refusing values that overflow ``dt``
+    (torch: RuntimeError "value cannot be converted ... without overflow")."""
+    if isinstance(value, TensorBase):
+        value = value.item()
+    if hasattr(value, "item") and not isinstance(value, (int, float, complex)):
+        value = value.item()  # numpy scalars
+    if isinstance(value, bool):
+        return lib.LT_BOOL, struct.pack("?", value)
+    if isinstance(value, int):
+        rng = _INT_RANGES.get(dt.name)
+        if rng and not rng[0] <= value <= rng[1]:
+            _overflow(value, dt)
+        if not -2**63 <= value < 2**64:
+            _overflow(value, dt)
+        if value >= 2**63:
+            return lib.LT_UINT64, struct.pack("Q", value)
+        return lib.LT_INT64, struct.pack("q", value)
+    if isinstance(value, float):
+        if dt.kind in ("int", "uint"):
+            rng = _INT_RANGES[dt.name]
+            if math.isfinite(value) and not rng[0] <= math.trunc(value) <= rng[1] or not math.isfinite(value):
+                _overflow(value, dt)
+        elif dt.name in _FLOAT_MAX and math.isfinite(value) and abs(value) > _FLOAT_MAX[dt.name] * (1 + 2**-8):
+            _overflow(value, dt)
+        return lib.LT_FLOAT64, struct.pack("d", value)
+    if isinstance(value, complex):
+        if not dt.is_complex:
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+        return lib.LT_COMPLEX128, struct.pack("dd", value.real, value.imag)
+    raise TypeError(f"a scalar must be a bool, int, float or complex, not {type(value).__name__}")
+
+
+def _overflow(value, dt):
+    raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {value!r}")

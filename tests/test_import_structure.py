@@ -1,0 +1,213 @@
+"""Imports point one way: each module imports alone, the import graph has no circle, and Tensor is declared once.
+
+pytensor's layers are: the binding and leaf modules (_ffi, errors, dtypes,
+_device, _storage, _layout, _provenance), then _core (making tensors without
+the Tensor class), the kernels and converters, the Tensor parts
+(_tensor_*.py, _autograd_ops.py), tensor.py (which declares Tensor from the
+parts), and the public modules on top. These tests keep it so.
+"""
+import ast
+import importlib
+import importlib.util
+import pathlib
+import pkgutil
+import subprocess
+import sys
+
+import pytest
+
+import pytensor
+
+PACKAGE_DIR = pathlib.Path(pytensor.__file__).resolve().parent
+SKIP = ("pytensor._build_ffi",)  # the build script, run by meson; not importable at run time
+MODULES = sorted(m.name for m in pkgutil.walk_packages(pytensor.__path__, "pytensor.") if m.name not in SKIP)
+
+
+def _source_files():
+    """{module name: path} of every Python module of the package: those MODULES lists (the widgets, installed
+    as pytensor.widgets, included), the package itself and the build script (which must not import us either)."""
+    files = {"pytensor": PACKAGE_DIR / "__init__.py", "pytensor._build_ffi": PACKAGE_DIR / "_build_ffi.py"}
+    for name in MODULES:
+        origin = importlib.util.find_spec(name).origin
+        if origin and origin.endswith(".py"):
+            files[name] = pathlib.Path(origin)
+    return files
+
+
+FILES = _source_files()
+
+
+def test_the_module_lists_are_not_empty():
+    # a walk that found nothing would make every test below pass vacuously
+    assert "pytensor.tensor" in MODULES and "pytensor._core" in MODULES and len(MODULES) > 20
+    assert "pytensor.tensor" in FILES and "pytensor.autograd" in FILES and len(FILES) > 20
+
+
+# ============================================================ (a) each module imports alone
+@pytest.mark.parametrize("name", MODULES)
+def test_module_imports_alone_in_a_fresh_interpreter(name, tmp_path):
+    code = f"import importlib; importlib.import_module({name!r}); import pytensor; pytensor.zeros(1) + 1"
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, f"importing {name} first failed:\n{run.stderr[-3000:]}"
+
+
+# ============================================================ (b) no import circle
+def _is_type_checking(test):
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _imports(name, tree):
+    """The pytensor modules that module ``name`` imports, at module level or inside functions.
+
+    Imports under ``if TYPE_CHECKING:`` are left out: they never run (annotations only).
+    """
+    package = name if FILES[name].name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+
+    def resolve(level, module):
+        base = package.split(".")
+        if level > 1:
+            base = base[:len(base) - (level - 1)]
+        return ".".join(base + ([module] if module else []))
+
+    def visit(node):
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "pytensor" or alias.name.startswith("pytensor."):
+                    found.add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            target = resolve(node.level, node.module) if node.level else node.module or ""
+            if target == "pytensor" or target.startswith("pytensor."):
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}"
+                    found.add(sub if sub in FILES else target)  # `from . import x`: the submodule x
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    found.discard(name)
+    return {m for m in found if m in FILES}
+
+
+def _graph():
+    return {name: _imports(name, ast.parse(path.read_text(), str(path))) for name, path in FILES.items()}
+
+
+def _find_cycle(graph):
+    """One import circle as a list of modules (first == last), or None."""
+    state, stack = {}, []
+
+    def dfs(node):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                cycle = dfs(nxt)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            cycle = dfs(node)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_the_import_graph_is_read_from_the_sources():
+    graph = _graph()
+    # edges this test must see: a module-level import, a `from . import x`, and the parts under tensor.py
+    assert "pytensor._ffi" in graph["pytensor.errors"]
+    assert "pytensor.dtypes" in graph["pytensor._core"]
+    assert {"pytensor._tensor_views", "pytensor._autograd_ops"} <= graph["pytensor.tensor"]
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_pytensor_imports_form_no_circle():
+    graph = _graph()
+    graph.pop("pytensor", None)  # the package's __init__ imports everything to re-export it; nothing imports it back
+    cycle = _find_cycle(graph)
+    assert cycle is None, "import circle: " + " -> ".join(cycle)
+
+
+def test_nothing_below_tensor_imports_it():
+    importers = sorted(name for name, deps in _graph().items() if "pytensor.tensor" in deps)
+    assert importers == ["pytensor"], f"modules that import pytensor.tensor (only the package should): {importers}"
+
+
+# ============================================================ (c) Tensor is declared in one place
+def _tensor_attribute_writes(name, tree):
+    """Places where module ``name`` sets attributes on Tensor (``setattr(Tensor, ...)``, ``Tensor.x = ...``)."""
+    hits = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and \
+                node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in ("Tensor", "T"):
+            hits.append(f"{name}:{node.lineno} setattr({node.args[0].id}, ...)")
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in targets:
+            for t in ast.walk(target):
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "Tensor":
+                    hits.append(f"{name}:{node.lineno} Tensor.{t.attr} = ...")
+    return hits
+
+
+def test_no_module_sets_attributes_on_tensor():
+    hits = [h for name, path in FILES.items() for h in _tensor_attribute_writes(name, ast.parse(path.read_text()))]
+    assert not hits, "Tensor must be declared in its class bodies, not patched: " + "; ".join(hits)
+
+
+def test_the_attribute_check_sees_patches():
+    tree = ast.parse("setattr(Tensor, 'x', 1)\nTensor.y = 2\nTensor.z += 1\n")
+    assert len(_tensor_attribute_writes("m", tree)) == 3
+
+
+def _class_body_names(cls):
+    """The names the class statement of ``cls`` binds in its own body (defs and assignments)."""
+    module = sys.modules[cls.__module__]
+    tree = ast.parse(pathlib.Path(module.__file__).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
+            names = set()
+            for stmt in node.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.add(stmt.name)
+                elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                        names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+            return names
+    raise AssertionError(f"no class statement for {cls.__qualname__} in {module.__file__}")
+
+
+def test_every_tensor_attribute_comes_from_a_class_body():
+    """At run time, after every import: each Python class in Tensor's MRO holds exactly what its body declares."""
+    automatic = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__firstlineno__",
+                 "__static_attributes__", "__annotations__"}
+    parts = [c for c in pytensor.Tensor.__mro__ if c.__module__.startswith("pytensor.") and
+             c.__module__ != "pytensor._shim"]
+    assert len(parts) >= 8, parts  # the parts are there to check
+    for cls in parts:
+        declared = _class_body_names(cls)
+        extra = sorted(set(vars(cls)) - declared - automatic - ({"__hash__"} if "__eq__" in declared else set()))
+        assert not extra, f"{cls.__qualname__} has attributes its class body does not declare: {extra}"
+
+
+def test_hash_is_defined_once():
+    owners = [c.__qualname__ for c in pytensor.Tensor.__mro__ if "__hash__" in vars(c) and c is not object]
+    assert owners == ["Arithmetic"], owners  # beside __eq__, which would otherwise make tensors unhashable
+    t = pytensor.zeros(2)
+    assert hash(t) == id(t) and len({t, t.view(2)}) == 2
