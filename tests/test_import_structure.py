@@ -26,7 +26,10 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(pytensor.__path__, "pyten
 def _source_files():
     """{module name: path} of every Python module of the package: those MODULES lists (the widgets, installed
     as pytensor.widgets, included), the package itself and the build script (which must not import us either)."""
-    files = {"pytensor": PACKAGE_DIR / "__init__.py", "pytensor._build_ffi": PACKAGE_DIR / "_build_ffi.py"}
+    build_script = PACKAGE_DIR / "_build_ffi.py"
+    if not build_script.exists():  # an installed wheel leaves the build script out; read the source tree's
+        build_script = pathlib.Path(__file__).resolve().parent.parent / "pytensor" / "_build_ffi.py"
+    files = {"pytensor": PACKAGE_DIR / "__init__.py", "pytensor._build_ffi": build_script}
     for name in MODULES:
         origin = importlib.util.find_spec(name).origin
         if origin and origin.endswith(".py"):
