@@ -61,3 +61,18 @@ def test_c_example_runs(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "after b = a:       0 1 0 1 2 3 6 7" in r.stdout
     assert "live storages after release: 0" in r.stdout
+
+
+def test_each_shim_file_compiles_on_its_own(tmp_path):
+    """The shim's .c files share only pytensor/_shim.h: each compiles alone, warnings as errors, although the
+    release build compiles them as one unit (pytensor/meson.build) so the fast paths' helpers inline."""
+    import sysconfig
+    cc = require_program("cc")
+    sources = sorted((ROOT / "pytensor").glob("_shim*.c"))
+    assert len(sources) >= 8, sources
+    for src in sources:
+        r = subprocess.run([cc, "-std=c11", "-D_GNU_SOURCE", "-DPy_LIMITED_API=0x030B0000", "-Wall", "-Wextra",
+                            "-Werror", "-fsyntax-only", f"-I{sysconfig.get_paths()['include']}",
+                            f"-I{ROOT / 'libtensor' / 'include'}", f"-I{ROOT / 'pytensor'}", str(src)],
+                           capture_output=True, text=True, cwd=tmp_path)
+        assert r.returncode == 0, f"{src.name}:\n{r.stderr[-3000:]}"
