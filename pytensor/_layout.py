@@ -12,6 +12,7 @@ Outputs land in small per-thread scratch arrays (allocating them with
 ``ffi.new`` on every call would cost more than the C work), read out before
 the function returns, so the functions are safe to call from any thread.
 """
+import functools
 import threading
 
 from ._ffi import ffi, lib
@@ -90,6 +91,14 @@ def contiguous_strides(shape):
     >>> contiguous_strides((2, 0, 3))
     (3, 3, 1)
     """
+    return _contiguous_strides(tuple(shape))
+
+
+# Every new tensor asks for these (empty(), copies, results of arithmetic), for
+# a handful of distinct shapes: answers are remembered, so the common case
+# costs a dict lookup instead of a C call. Refusals raise and are not kept.
+@functools.lru_cache(maxsize=1024)
+def _contiguous_strides(shape):
     n = len(shape)
     out = _scratch.out
     check(lib.lt_layout_contiguous_strides(out, n, shape))
