@@ -58,3 +58,26 @@ def run_unprivileged(fn, *args):
     if "error" in res:
         raise AssertionError(f"unprivileged child failed: {res['error']}")
     return res["ok"]
+
+
+def teaching_cases(tmp_path):
+    """The layouts a teacher shows first, each as (title, objects, names): the inspector's browser and
+    key tests draw the same ones."""
+    import numpy as np
+    import pytensor
+    t = pytensor.arange(12, dtype=pytensor.int32)
+    a = np.arange(6, dtype=np.int32)
+    buf = bytearray(range(24))
+    path = tmp_path / "weights.bin"
+    np.arange(8, dtype=np.float32).tofile(path)
+    m = pytensor.from_file(str(path), shared=True, dtype=pytensor.float32)
+    return [
+        ("flipped", [a, a[::-1]], ["a", "a[::-1]"]),
+        ("transposed", [t, t.view(3, 4).T], ["t", "t.view(3, 4).T"]),
+        ("expanded", [t, t[:1].expand(6)], ["t", "t[:1].expand(6)"]),
+        ("negative-stride DLPack import", [a, pytensor.from_dlpack(a[::-1])], ["a", "from_dlpack(a[::-1])"]),
+        ("one bytearray, two offsets", [buf, pytensor.frombuffer(buf, dtype=pytensor.int16, count=4),
+                                        pytensor.frombuffer(buf, dtype=pytensor.int32, offset=8)],
+         ["buf", "lo", "hi"]),
+        ("from_file at an offset", [m, m[3:6]], ["m", "m[3:6]"]),
+    ]

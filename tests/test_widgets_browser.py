@@ -36,7 +36,7 @@ from pathlib import Path
 import pytest
 
 from browser_support import chromium_context, jupyter_env, jupyter_server, run_all_cells, run_tour
-from support import require_module, require_program
+from support import require_module, require_program, teaching_cases
 from tour_expectations import QUESTIONS, check_claims, check_lanes, check_says, flat
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -433,35 +433,13 @@ def test_the_notebook_is_the_script_cut_into_cells(tmp_path):
 
 
 # ---------------------------------------------------------------- one picture, three outputs
-def _teaching_cases(tmp_path):
-    """The layouts a teacher shows first, each as (title, objects, names)."""
-    import numpy as np
-    import pytensor
-    t = pytensor.arange(12, dtype=pytensor.int32)
-    a = np.arange(6, dtype=np.int32)
-    buf = bytearray(range(24))
-    path = tmp_path / "weights.bin"
-    np.arange(8, dtype=np.float32).tofile(path)
-    m = pytensor.from_file(str(path), shared=True, dtype=pytensor.float32)
-    return [
-        ("flipped", [a, a[::-1]], ["a", "a[::-1]"]),
-        ("transposed", [t, t.view(3, 4).T], ["t", "t.view(3, 4).T"]),
-        ("expanded", [t, t[:1].expand(6)], ["t", "t[:1].expand(6)"]),
-        ("negative-stride DLPack import", [a, pytensor.from_dlpack(a[::-1])], ["a", "from_dlpack(a[::-1])"]),
-        ("one bytearray, two offsets", [buf, pytensor.frombuffer(buf, dtype=pytensor.int16, count=4),
-                                        pytensor.frombuffer(buf, dtype=pytensor.int32, offset=8)],
-         ["buf", "lo", "hi"]),
-        ("from_file at an offset", [m, m[3:6]], ["m", "m[3:6]"]),
-    ]
-
-
 def test_static_export_live_widget_and_text_agree_on_the_teaching_layouts(page, tmp_path):
     """The text summary, the live widget's model and the static page draw the same lanes and bytes."""
     from playwright.sync_api import expect
     require_module("anywidget")
     from pytensor.widgets import Inspector, figure, snapshot, to_text, write_page
     from pytensor.widgets._snapshot import elements_in_window
-    cases = _teaching_cases(tmp_path)
+    cases = teaching_cases(tmp_path)
     figures, expected = [], []
     for title, objs, names in cases:
         snap, blob = snapshot(*objs, names=names)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from support import require_module, require_program
+from support import require_module, require_program, teaching_cases
 
 import pytensor
 from pytensor.widgets import _snapshot as S
@@ -29,21 +29,15 @@ EXTRA_TOP_KEYS = {"viewById", "generation"}     # generation: the Inspector numb
 
 
 def teaching_objects(tmp_path):
-    """Tensors, arrays and buffers covering every kind of view dict, source and region the model makes."""
-    t = pytensor.arange(12, dtype=pytensor.int32)
-    a = np.arange(6, dtype=np.int32)
-    buf = bytearray(range(24))
-    path = tmp_path / "weights.bin"
-    np.arange(8, dtype=np.float32).tofile(path)
-    m = pytensor.from_file(str(path), shared=True, dtype=pytensor.float32)
-    objs = {
-        "t": t, "grid.T": t.view(3, 4).T, "row": t[:1].expand(6), "col": t.view(3, 4)[:, 2],
-        "a": a, "a[::-1]": a[::-1], "dl": pytensor.from_dlpack(a[::-1]),
-        "buf": buf, "lo": pytensor.frombuffer(buf, dtype=pytensor.int16, count=4),
-        "hi": pytensor.frombuffer(buf, dtype=pytensor.int32, offset=8),
-        "m": m, "m[3:6]": m[3:6], "copy": pytensor.tensor([1.5, 2.5]),
-        "windows": np.lib.stride_tricks.as_strided(a, (4, 3), (4, 4)),
-    }
+    """The teaching layouts (support.teaching_cases) and a few more, so that every kind of view dict, source and
+    region the model makes appears: a column view, a Python-list copy and NumPy's overlapping windows."""
+    objs = {}
+    for _title, case_objs, case_names in teaching_cases(tmp_path):
+        for name, obj in zip(case_names, case_objs):
+            objs.setdefault(name, obj)
+    t, a = objs["t"], objs["a"]
+    objs.update({"col": t.view(3, 4)[:, 2], "copy": pytensor.tensor([1.5, 2.5]),
+                 "windows": np.lib.stride_tricks.as_strided(a, (4, 3), (4, 4))})
     return list(objs.values()), list(objs)
 
 
