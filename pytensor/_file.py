@@ -1,19 +1,24 @@
-"""from_file: tensors over memory-mapped files (libtensor's lt_storage_map_file)."""
+"""from_file: tensors over memory-mapped files (libtensor's lt_storage_map_file), and the two rules
+every reader and writer of pytensor's files follows: read only regular files (open_regular), and
+never write into a file in place (write_replacing)."""
 from __future__ import annotations
 
 import operator
 import os
+import secrets
+import stat
 
 from . import dtypes as _dt
 from ._core import Tensor, make
 from ._device import device as _device
 from ._ffi import lib, shim
+from ._layout import numel as _numel
 from ._provenance import OP
-from .errors import check
+from .errors import LayoutError, check
 
 _P_FROM_FILE = OP["from_file"]
 
-__all__ = ["from_file"]
+__all__ = ["from_file", "open_regular", "write_replacing", "header_shape_fits"]
 
 _SHARED, _PRIVATE, _READONLY = lib.LT_MAP_SHARED, lib.LT_MAP_PRIVATE, lib.LT_MAP_READONLY
 _MODE_NAMES = {_SHARED: "shared", _PRIVATE: "private", _READONLY: "read-only"}
@@ -146,3 +151,132 @@ def _may_only_read(path):
     effective = os.access in os.supports_effective_ids
     return os.path.isfile(path) and not os.access(path, os.W_OK, effective_ids=effective) and \
         os.access(path, os.R_OK, effective_ids=effective)
+
+
+# ---------------------------------------------------------------- reading and writing whole files
+
+def header_shape_fits(shape, itemsize):
+    """True when a shape read from a file header (a list of ints >= 0) can be a tensor: at most
+    LT_MAX_NDIM dimensions whose extents, zeros counted as ones, multiply to at most int64 bytes
+    (NumPy's rule). Asked before a file is mapped, so that an empty tensor whose strides would
+    overflow is refused as a bad header rather than failing once the file is mapped."""
+    if len(shape) > lib.LT_MAX_NDIM or any(n > _INT64_MAX for n in shape):
+        return False
+    try:
+        return _numel(tuple(max(n, 1) for n in shape)) <= _INT64_MAX // itemsize
+    except LayoutError:  # libtensor's refusal of a product past int64
+        return False
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _kind(mode):
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def open_regular(path, error):
+    """``(fd, stat)`` of the regular file ``path``, opened read-only; the caller closes ``fd``.
+
+    O_NONBLOCK keeps open() from waiting forever for a FIFO's writer (for a
+    regular file it changes nothing), and the type is asked of the open
+    descriptor, so what is checked is what is read. Anything but a regular
+    file (a FIFO, a device, a directory) raises ``error`` naming the path, as
+    from_file refuses it in libtensor.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise error(f"{path!r} is {_kind(st.st_mode)}, not a regular file; only regular files are read")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def write_replacing(filename, write, fn, error):
+    """Writes a new file at ``filename``: ``write(f)`` fills a temporary file (a
+    binary file object) in the same directory, which is flushed to disk and
+    renamed over the path.
+
+    Never writing into the old file in place is what makes saving over a file
+    that is mapped safe (``save_file(load_file(p), p)``): the live mappings
+    keep the old inode, unchanged, and read from it while the new one is
+    written. A failure midway (an exception from ``write``, a full disk,
+    Ctrl-C) removes the temporary file and leaves the old file whole. The
+    new file keeps an existing file's permission bits (and owner, where
+    allowed); a symbolic link stays a link and its target is replaced. An
+    existing path that is not a regular file raises ``error``: a FIFO or a
+    device cannot be replaced by renaming, and writing into one can block.
+    """
+    given = os.fsdecode(filename)
+    path = os.path.realpath(given)
+    try:
+        old = os.stat(path)
+    except FileNotFoundError:
+        old = None
+    if old is not None and not stat.S_ISREG(old.st_mode):
+        raise error(f"{fn}(): {given!r} is {_kind(old.st_mode)}, not a regular file; pytensor writes a new "
+                    "file and renames it over the path, which only a regular file can take")
+    directory, base = os.path.split(path)
+    fd, tmp = _create_beside(directory, base, given)
+    try:
+        if old is not None:
+            _keep_owner_and_mode(fd, old)
+        with open(fd, "wb", closefd=False) as f:
+            write(f)
+        os.fsync(fd)  # the data is on disk before the name points at it
+        os.close(fd)
+        fd = -1
+        os.replace(tmp, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _sync_directory(directory)
+
+
+def _create_beside(directory, base, given):
+    """``(fd, path)`` of a new, empty file in ``directory``, named after ``base``.
+
+    Mode 0666 before the umask, as open(path, "wb") would create the file.
+    """
+    for _ in range(64):
+        tmp = os.path.join(directory, f".{base[:200]}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666), tmp
+        except FileExistsError:
+            continue
+        except OSError as e:
+            raise OSError(e.errno, f"{e.strerror}: writing {given!r} needs a new file beside it "
+                          "(renamed over it when complete)", tmp) from None
+    raise FileExistsError(f"could not find a free temporary name beside {given!r}")
+
+
+def _keep_owner_and_mode(fd, old):
+    try:
+        if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+            os.fchown(fd, old.st_uid, old.st_gid)
+    except OSError:
+        pass  # only root may give a file away: the new file is then the writer's, as after any editor's save
+    os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)
+
+
+def _sync_directory(directory):
+    """Makes the rename itself durable; a file system that cannot sync a directory needs no more."""
+    try:
+        dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)

@@ -15,7 +15,7 @@ import struct
 
 from . import dtypes as _dt
 from ._factories import empty
-from ._file import from_file
+from ._file import from_file, header_shape_fits, open_regular
 from .errors import PytensorError
 from ._core import Tensor
 
@@ -64,6 +64,9 @@ def _read_header(fd, file_nbytes, path):
     shape, fortran = header["shape"], header["fortran_order"]
     if not (isinstance(shape, tuple) and all(type(d) is int and d >= 0 for d in shape)):
         raise NpyFormatError(f"{path!r}: shape must be a tuple of non-negative ints, got {shape!r}")
+    if not header_shape_fits(shape, dt.itemsize):
+        raise NpyFormatError(f"{path!r}: shape {shape} of {dt.name} has more than 64 dimensions, or extents "
+                             "(zeros counted as ones) that multiply past int64 bytes")
     if not isinstance(fortran, bool):
         raise NpyFormatError(f"{path!r}: fortran_order must be True or False, got {fortran!r}")
     data_start = at + n
@@ -102,7 +105,8 @@ def load(f, *, mmap: bool = False, shared: bool = False) -> Tensor:
     until touched; as ``np.load(mmap_mode="c")``, or ``"r+"`` with ``shared=True``: writes reach the
     file), else a copy in new memory (as ``np.load``). Values, shape and strides equal NumPy's.
 
-    ``f`` is a path. Structured, object (pickled) and big-endian arrays are refused.
+    ``f`` is a path to a regular file (a FIFO or a device is refused, never waited on). Structured,
+    object (pickled) and big-endian arrays are refused.
 
     >>> import os, tempfile, numpy as np, pytensor
     >>> path = os.path.join(tempfile.mkdtemp(), "a.npy")
@@ -117,9 +121,9 @@ def load(f, *, mmap: bool = False, shared: bool = False) -> Tensor:
     if shared and not mmap:
         raise ValueError("load(): shared=True only applies to a mapping (mmap=True)")
     path = os.fsdecode(f)
-    with open(path, "rb") as fh:
-        fd = fh.fileno()
-        file_nbytes = os.fstat(fd).st_size
+    fd, st = open_regular(path, NpyFormatError)
+    try:
+        file_nbytes = st.st_size
         start, dt, shape, fortran = _read_header(fd, file_nbytes, path)
         nbytes = math.prod(shape) * dt.itemsize
         if not mmap:
@@ -129,6 +133,8 @@ def load(f, *, mmap: bool = False, shared: bool = False) -> Tensor:
                 if got != nbytes:
                     raise NpyFormatError(f"{path!r} changed while it was read ({got} of {nbytes} bytes)")
             return _layout(out.reshape(-1), shape, fortran)
+    finally:
+        os.close(fd)
     base = from_file(path, shared=shared, dtype=_dt.uint8, size=start + nbytes)
     raw = base[start:start + nbytes]
     if start % dt.itemsize:  # a hand-made header NumPy would not write: the bytes cannot be a view

@@ -78,17 +78,21 @@ static int st_uint(st_cursor *c, int64_t *out)
     return 1;
 }
 
-/* [n, ...] into a new tuple, with the product of its items into *numel (0 on overflow). */
-static PyObject *st_shape(st_cursor *c, int64_t *numel)
+/* [n, ...] into a new tuple, with the product of its items into *numel and
+ * the product with each 0 counted as 1 into *span; NULL on overflow of either
+ * (an empty tensor's strides must fit int64 too: pytensor/safetensors.py
+ * says why when it refuses). */
+static PyObject *st_shape(st_cursor *c, int64_t *numel, int64_t *span)
 {
-    int64_t dims[LT_MAX_NDIM], n = 0, prod = 1;
+    int64_t dims[LT_MAX_NDIM], n = 0, prod = 1, spanned = 1;
     if (!st_take(c, '['))
         return NULL;
     if (!st_take(c, ']')) {
         do {
             if (n == LT_MAX_NDIM || !st_uint(c, &dims[n]))
                 return NULL;
-            if (__builtin_mul_overflow(prod, dims[n], &prod))
+            if (__builtin_mul_overflow(prod, dims[n], &prod) ||
+                __builtin_mul_overflow(spanned, dims[n] > 1 ? dims[n] : 1, &spanned))
                 return NULL;
             n++;
         } while (st_take(c, ','));
@@ -96,6 +100,7 @@ static PyObject *st_shape(st_cursor *c, int64_t *numel)
             return NULL;
     }
     *numel = prod;
+    *span = spanned;
     return pyt_int_tuple(dims, (Py_ssize_t)n);
 }
 
@@ -104,7 +109,7 @@ static PyObject *st_shape(st_cursor *c, int64_t *numel)
 static PyObject *st_entry(st_cursor *c, PyObject *name, PyObject *itemsizes)
 {
     PyObject *dtype = NULL, *shape = NULL;
-    int64_t begin = -1, end = -1, numel = 0;
+    int64_t begin = -1, end = -1, numel = 0, span = 1;
     int have_offsets = 0;
     if (!st_take(c, '{'))
         return NULL;
@@ -119,7 +124,7 @@ static PyObject *st_entry(st_cursor *c, PyObject *name, PyObject *itemsizes)
             if (!st_string(c, &v, &vn) || !(dtype = PyUnicode_FromStringAndSize(v, vn)))
                 goto decline;
         } else if (st_is(k, kn, "shape") && !shape) {
-            if (!(shape = st_shape(c, &numel)))
+            if (!(shape = st_shape(c, &numel, &span)))
                 goto decline;
         } else if (st_is(k, kn, "data_offsets") && !have_offsets) {
             if (!st_take(c, '[') || !st_uint(c, &begin) || !st_take(c, ',') || !st_uint(c, &end) ||
@@ -133,8 +138,9 @@ static PyObject *st_entry(st_cursor *c, PyObject *name, PyObject *itemsizes)
     if (!st_take(c, '}') || !dtype || !shape || !have_offsets || end < begin)
         goto decline;
     PyObject *size = PyDict_GetItemWithError(itemsizes, dtype); /* borrowed */
-    int64_t nbytes;
-    if (!size || __builtin_mul_overflow(numel, (int64_t)PyLong_AsLongLong(size), &nbytes) || nbytes != end - begin)
+    int64_t nbytes, span_nbytes, itemsize = size ? (int64_t)PyLong_AsLongLong(size) : 0;
+    if (!size || __builtin_mul_overflow(numel, itemsize, &nbytes) || nbytes != end - begin ||
+        __builtin_mul_overflow(span, itemsize, &span_nbytes))
         goto decline;
     Py_INCREF(name);
     return Py_BuildValue("(NNNLL)", name, dtype, shape, (long long)begin, (long long)end);
@@ -219,8 +225,46 @@ static PyObject *safetensors_header(PyObject *self, PyObject *const *args, Py_ss
     return Py_BuildValue("(NN)", entries, metadata ? metadata : Py_NewRef(Py_None));
 }
 
+/* safetensors_depth(raw) -> the deepest nesting of arrays and objects in the
+ * bytes raw, outside strings (where a backslash escapes the next byte); -1
+ * when raw is not a buffer. The json path asks it first, to refuse a header
+ * nested deeper than the format's parser allows before json recurses into
+ * it. Borrows raw; returns a new reference. */
+static PyObject *safetensors_depth(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    Py_buffer raw;
+    if (PyObject_GetBuffer(arg, &raw, PyBUF_SIMPLE) != 0) {
+        PyErr_Clear();
+        return PyLong_FromLong(-1);
+    }
+    const unsigned char *p = raw.buf;
+    Py_ssize_t depth = 0, deepest = 0;
+    int in_string = 0;
+    for (Py_ssize_t i = 0; i < raw.len; i++) {
+        unsigned char ch = p[i];
+        if (in_string) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_string = 0;
+        } else if (ch == '"') {
+            in_string = 1;
+        } else if (ch == '[' || ch == '{') {
+            if (++depth > deepest)
+                deepest = depth;
+        } else if (ch == ']' || ch == '}') {
+            depth--;
+        }
+    }
+    PyBuffer_Release(&raw);
+    return PyLong_FromSsize_t(deepest);
+}
+
 PyMethodDef pyt_safetensors_methods[] = {
     {"safetensors_header", (PyCFunction)(void (*)(void))safetensors_header, METH_FASTCALL,
      "A safetensors header's common case, or None."},
+    {"safetensors_depth", safetensors_depth, METH_O,
+     "The deepest nesting of arrays and objects outside strings in a JSON text's bytes."},
     {NULL, NULL, 0, NULL},
 };

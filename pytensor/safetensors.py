@@ -18,7 +18,17 @@ What is shared, what is copied, what is refused:
 * The header is checked before anything is mapped: its length against the
   file, JSON that is an object, dtypes, shapes, offsets that tile the data
   exactly (no holes, no overlap, nothing past the end) and duplicate names.
-  Any failure raises :class:`SafetensorError` naming the numbers.
+  Any failure raises :class:`SafetensorError` naming the numbers. The JSON is
+  read as strictly as the ``safetensors`` package's parser (serde_json) reads
+  it, so every file accepted here is read the same by the package: no key
+  twice in one object, no NaN or Infinity, no lone surrogate escape, no
+  number out of a double's range, no nesting past 127 levels; ``-0`` is a
+  float, never a size. A shape whose extents (zeros counted as ones)
+  multiply past int64 bytes is refused, so an empty tensor's strides fit.
+* Only regular files are read (a FIFO would block the open forever), and
+  ``save_file`` never writes into an existing file: it writes a new one
+  beside it and renames it over the path, so saving over a file that is
+  mapped (``save_file(load_file(p), p)``) leaves the old mapping intact.
 
 >>> import os, tempfile, pytensor
 >>> from pytensor import safetensors
@@ -32,10 +42,11 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import struct
 
 from . import dtypes as _dt
-from ._file import from_file
+from ._file import from_file, header_shape_fits, open_regular, write_replacing
 from ._factories import empty
 from ._ffi import shim
 from .creation import frombuffer
@@ -60,6 +71,15 @@ _ITEMSIZES = {name: dt.itemsize for name, dt in _DTYPES.items()}
 _KNOWN_UNSUPPORTED = {"F4", "F6_E2M3", "F6_E3M2", "C128"}
 # safetensors' own cap on the header (100 MB): a larger claim is a corrupt or hostile file.
 MAX_HEADER_BYTES = 100_000_000
+# serde_json's recursion limit, which the package's parser keeps: a header nested 128 arrays or objects
+# deep is refused there (and json would recurse into it), so it is refused here before json reads it.
+_MAX_DEPTH = 127
+# A double holds any integer of up to 308 digits; serde_json refuses a number past a double's range.
+_MAX_DIGITS = 308
+_INT64_MAX = 2**63 - 1
+_MAX_NDIM = 64  # libtensor's LT_MAX_NDIM
+_SURROGATE = re.compile("[\ud800-\udfff]")  # after json joined the valid pairs, any left is alone
+_MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # the only spelling that can produce one
 _ALIGN = 8  # writers pad the header so the data starts 8-aligned
 
 
@@ -70,14 +90,51 @@ class SafetensorError(PytensorError, ValueError):
 # ---------------------------------------------------------------- header parsing
 
 def _no_duplicates(pairs):
+    """An object's pairs as a dict, refusing a key given twice: a tensor name (the package keeps the
+    last), a field of an entry or ``__metadata__`` (the package refuses both), or a metadata key."""
     out = dict(pairs)
-    if len(out) != len(pairs):  # the rare case: find the name that came twice
+    if len(out) != len(pairs):  # the rare case: find the key that came twice
         seen = set()
         for k, _ in pairs:
             if k in seen:
-                raise SafetensorError(f"the header names {k!r} twice")
+                raise SafetensorError(f"the header names {k!r} twice in one object")
             seen.add(k)
     return out
+
+
+def _json_int(digits):
+    if digits == "-0":
+        return -0.0  # serde_json reads -0 as the float -0.0: never a size or an offset
+    if len(digits) - (digits[0] == "-") > _MAX_DIGITS:
+        raise SafetensorError(f"the header holds a number of {len(digits)} digits, out of a double's range")
+    return int(digits)
+
+
+def _json_float(digits):
+    value = float(digits)
+    if math.isinf(value):
+        raise SafetensorError(f"the header holds the number {digits[:40]!r}, out of a double's range")
+    return value
+
+
+def _json_constant(word):
+    raise SafetensorError(f"the header holds {word}, which is not JSON")
+
+
+def _lone_surrogate(value):
+    """The first string (a key or a value, at any depth) holding a lone surrogate, or None."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if type(v) is str:
+            if _SURROGATE.search(v):
+                return v
+        elif type(v) is dict:
+            stack.extend(v)
+            stack.extend(v.values())
+        elif type(v) is list:
+            stack.extend(v)
+    return None
 
 
 def _parse_header(raw: bytes, data_nbytes: int):
@@ -104,20 +161,32 @@ def _parse_header(raw: bytes, data_nbytes: int):
 
 
 def _parse_json(raw):
-    """The header read by json, every entry checked: ``(unsorted entries, metadata)``, or the error."""
+    """The header read by json, every entry checked: ``(unsorted entries, metadata)``, or the error.
+
+    json alone accepts more than the format (a key twice, NaN, lone surrogates, any nesting, numbers
+    of any length); the hooks and checks here refuse each, so a header read here reads the same in
+    the ``safetensors`` package.
+    """
     try:
         text = raw.decode("utf-8")
-        header = json.loads(text)
-        # A name given twice collapses into one dict key. Every entry has exactly one "data_offsets" key,
-        # which JSON can only spell so (a quote inside a string is escaped), so as many occurrences as
-        # entries means no name was repeated; otherwise parse again, slowly, to name the duplicate (or
-        # to find that a string value merely spelled it).
-        if type(header) is dict and text.count('"data_offsets"') != len(header) - ("__metadata__" in header):
-            header = json.loads(text, object_pairs_hook=_no_duplicates)
     except UnicodeDecodeError as e:
         raise SafetensorError(f"the header is not UTF-8 (byte {e.start} of {len(raw)})") from None
+    depth = shim.safetensors_depth(raw)
+    if depth > _MAX_DEPTH:
+        raise SafetensorError(f"the header nests arrays and objects {depth} deep; the format's parser "
+                              f"allows {_MAX_DEPTH}")
+    try:
+        header = json.loads(text, object_pairs_hook=_no_duplicates, parse_int=_json_int,
+                            parse_float=_json_float, parse_constant=_json_constant)
     except json.JSONDecodeError as e:
         raise SafetensorError(f"the header is not JSON: {e.msg} at byte {e.pos} of {len(raw)}") from None
+    except RecursionError:  # only below a recursion limit lowered under _MAX_DEPTH
+        raise SafetensorError(f"the header nests {depth} deep, past this interpreter's recursion limit") from None
+    if _MAYBE_SURROGATE.search(text):
+        lone = _lone_surrogate(header)
+        if lone is not None:
+            raise SafetensorError(f"the header holds the string {lone!r} with a lone surrogate escape, "
+                                  "which is not Unicode")
     if not isinstance(header, dict):
         raise SafetensorError(f"the header is a JSON {type(header).__name__}, not an object")
     metadata = header.pop("__metadata__", None)
@@ -136,12 +205,13 @@ def _fast_entry(name, info, _int=int, _list=list, _dict=dict, _prod=math.prod):
     if dt is None or type(shape) is not _list or type(offsets) is not _list or len(offsets) != 2:
         return None
     begin, end = offsets
-    if type(begin) is not _int or type(end) is not _int or not 0 <= begin <= end:
+    if type(begin) is not _int or type(end) is not _int or not 0 <= begin <= end or len(shape) > _MAX_NDIM:
         return None
     for n in shape:
         if type(n) is not _int or n < 0:
             return None
-    if _prod(shape) * dt.itemsize != end - begin:
+    nbytes = _prod(shape) * dt.itemsize
+    if nbytes != end - begin or not nbytes:  # empty: _entry checks that its strides fit
         return None
     return name, dt, tuple(shape), begin, end
 
@@ -159,6 +229,10 @@ def _entry(name, info):
         raise SafetensorError(f"tensor {name!r} has unknown dtype {code!r}")
     if type(shape) is not list or not all(type(n) is int and n >= 0 for n in shape):
         raise SafetensorError(f"tensor {name!r}: shape must be a list of non-negative integers, got {shape!r}")
+    if len(shape) > _MAX_NDIM:
+        raise SafetensorError(f"tensor {name!r} has {len(shape)} dimensions; pytensor holds at most {_MAX_NDIM}")
+    if any(n > _INT64_MAX for n in shape):
+        raise SafetensorError(f"tensor {name!r}: shape {shape} has an extent past int64")
     if type(offsets) is not list or len(offsets) != 2 or type(offsets[0]) is not int or type(offsets[1]) is not int:
         raise SafetensorError(f"tensor {name!r}: data_offsets must be two integers, got {offsets!r}")
     begin, end = offsets
@@ -168,6 +242,9 @@ def _entry(name, info):
     if nbytes != end - begin:
         raise SafetensorError(f"tensor {name!r}: shape {shape} of {code} needs {nbytes} bytes but data_offsets "
                               f"[{begin}, {end}] hold {end - begin}")
+    if not nbytes and not header_shape_fits(shape, dt.itemsize):
+        raise SafetensorError(f"tensor {name!r}: shape {shape} has no elements, but its other extents multiply "
+                              f"past int64 bytes of {code}, so its strides would overflow")
     return name, dt, tuple(shape), begin, end
 
 
@@ -216,9 +293,9 @@ class safe_open:  # noqa: N801  (the safetensors package's name)
         if str(device) != "cpu":
             raise SafetensorError(f"safe_open(): pytensor maps files into CPU memory only, not {device!r}")
         path = os.fsdecode(filename)
-        fd = os.open(path, os.O_RDONLY)
+        fd, st = open_regular(path, SafetensorError)
         try:
-            file_nbytes = os.fstat(fd).st_size
+            file_nbytes = st.st_size
             n, entries, self._metadata = _read_header(fd, file_nbytes, path)
         finally:
             os.close(fd)
@@ -298,6 +375,9 @@ def _plan(tensors, metadata):
     if metadata is not None and not (isinstance(metadata, dict)
                                      and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
         raise TypeError("save_file(): metadata must be a dict of str to str")
+    for text in [*tensors, *(metadata or {}), *(metadata or {}).values()]:
+        if isinstance(text, str) and _SURROGATE.search(text):  # json would write "\ud800", which no reader takes
+            raise SafetensorError(f"save_file(): {text!r} holds a lone surrogate, which is not Unicode")
     for name, t in tensors.items():
         if not isinstance(name, str):
             raise TypeError(f"save_file(): tensor names must be str, got {type(name).__name__}")
@@ -319,7 +399,15 @@ def _plan(tensors, metadata):
         at += nbytes
     raw = json.dumps(header, separators=(",", ":")).encode()
     raw += b" " * (-(8 + len(raw)) % _ALIGN)  # spaces are valid JSON padding; the data starts aligned
+    if len(raw) > MAX_HEADER_BYTES:  # refused by every reader: refused here before a byte is written
+        raise SafetensorError(f"save_file(): the header would be {len(raw)} bytes, over the format's limit of "
+                              f"{MAX_HEADER_BYTES} (metadata: {_text_nbytes(metadata)} bytes, tensor names: "
+                              f"{_text_nbytes(tensors)} bytes)")
     return raw, parts
+
+
+def _text_nbytes(strings):
+    return sum(len(k) + len(v) if isinstance(v, str) else len(k) for k, v in (strings or {}).items())
 
 
 def _bytes_of(t: Tensor):
@@ -330,13 +418,22 @@ def _bytes_of(t: Tensor):
 
 def save_file(tensors: dict[str, Tensor], filename, metadata: dict[str, str] | None = None) -> None:
     """Writes ``tensors`` in the safetensors format (each one's elements in row-major order; views are
-    written as their elements, not their storage). ``metadata`` becomes ``__metadata__``."""
+    written as their elements, not their storage). ``metadata`` becomes ``__metadata__``.
+
+    The file is written beside ``filename`` and renamed over it when complete, so the tensors may be
+    views of the very file being replaced (a live mapping keeps the old file), and a failure midway
+    leaves any old file whole. A header over the format's 100 MB limit is refused before anything
+    is written.
+    """
     raw, parts = _plan(tensors, metadata)
-    with open(filename, "wb") as f:
+
+    def write(f):
         f.write(struct.pack("<Q", len(raw)))
         f.write(raw)
         for t, _ in parts:
             f.write(_bytes_of(t))
+
+    write_replacing(filename, write, "save_file", SafetensorError)
 
 
 def save(tensors: dict[str, Tensor], metadata: dict[str, str] | None = None) -> bytes:
