@@ -387,6 +387,8 @@ def _plan(tensors, metadata):
             raise TypeError(f"save_file(): {name!r} is a {type(t).__name__}, not a pytensor Tensor")
         if t.dtype not in _NAMES:
             raise SafetensorError(f"save_file(): {name!r} has dtype {t.dtype}, which the format has no name for")
+    if _text_nbytes(metadata) + _text_nbytes(tensors) > MAX_HEADER_BYTES:
+        _header_too_large(MAX_HEADER_BYTES + 1, tensors, metadata)  # at least: JSON only adds to the text
     order = sorted(tensors, key=lambda k: (-tensors[k].dtype.itemsize, k))
     header, at, parts = {}, 0, []
     if metadata is not None:
@@ -400,14 +402,20 @@ def _plan(tensors, metadata):
     raw = json.dumps(header, separators=(",", ":")).encode()
     raw += b" " * (-(8 + len(raw)) % _ALIGN)  # spaces are valid JSON padding; the data starts aligned
     if len(raw) > MAX_HEADER_BYTES:  # refused by every reader: refused here before a byte is written
-        raise SafetensorError(f"save_file(): the header would be {len(raw)} bytes, over the format's limit of "
-                              f"{MAX_HEADER_BYTES} (metadata: {_text_nbytes(metadata)} bytes, tensor names: "
-                              f"{_text_nbytes(tensors)} bytes)")
+        _header_too_large(len(raw), tensors, metadata)
     return raw, parts
 
 
 def _text_nbytes(strings):
+    """Characters in the keys (and str values) of a dict: a lower bound on their bytes in the header."""
     return sum(len(k) + len(v) if isinstance(v, str) else len(k) for k, v in (strings or {}).items())
+
+
+def _header_too_large(nbytes, tensors, metadata):
+    at_least = "at least " if nbytes == MAX_HEADER_BYTES + 1 else ""
+    raise SafetensorError(f"save_file(): the header would be {at_least}{nbytes} bytes, over the format's limit of "
+                          f"{MAX_HEADER_BYTES} that every reader enforces (metadata: {_text_nbytes(metadata)} "
+                          f"characters, tensor names: {_text_nbytes(tensors)})")
 
 
 def _bytes_of(t: Tensor):
