@@ -228,8 +228,8 @@ def write_replacing(filename, write, fn, error):
         with open(fd, "wb", closefd=False) as f:
             write(f)
         os.fsync(fd)  # the data is on disk before the name points at it
-        os.close(fd)
-        fd = -1
+        closing, fd = fd, -1  # never closed twice, even if Ctrl-C lands between these lines
+        os.close(closing)
         os.replace(tmp, path)
     except BaseException:
         if fd >= 0:

@@ -21,6 +21,8 @@ import safetensors.torch as st_torch
 import torch
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+import support
+
 import pytensor
 from pytensor import safetensors as pst
 from pytensor._ffi import shim
@@ -163,6 +165,38 @@ def test_saving_through_a_symbolic_link_replaces_its_target_and_keeps_the_link(t
     pst.save_file({"a": pytensor.ones(2), "b": pytensor.zeros(3)}, link)
     assert link.is_symlink() and sorted(pst.load_file(target)) == ["a", "b"]
     assert _leftovers(tmp_path, {"real.safetensors", "link.safetensors"}) == []
+
+
+def _save_into_a_locked_directory(path):
+    before = Path(path).read_bytes()
+    try:
+        pst.save_file({"a": pytensor.zeros(2)}, path)
+        return "written"
+    except PermissionError as e:
+        return [path in str(e), "needs a new file beside it" in str(e), Path(path).read_bytes() == before,
+                os.listdir(os.path.dirname(path))]
+
+
+def test_a_directory_that_refuses_new_files_refuses_the_save_and_keeps_the_file():
+    """Writing never falls back to writing in place: a writable file in a directory that refuses new
+    files is refused with the reason (PermissionError), not overwritten."""
+    d = tempfile.mkdtemp(prefix="pytensor_files_")
+    path = os.path.join(d, "w.safetensors")
+    try:
+        pst.save_file({"a": pytensor.ones(2)}, path)
+        os.chmod(path, 0o666)
+        if os.geteuid() == 0:   # root may create files anywhere: the case runs as nobody
+            os.chmod(d, 0o755)
+            got = support.run_unprivileged(_save_into_a_locked_directory, path)
+        else:
+            os.chmod(d, 0o555)
+            got = _save_into_a_locked_directory(path)
+    finally:
+        os.chmod(d, 0o755)
+        for name in os.listdir(d):
+            os.unlink(os.path.join(d, name))
+        os.rmdir(d)
+    assert got == [True, True, True, ["w.safetensors"]]
 
 
 def test_saving_onto_a_special_file_is_refused_without_blocking(tmp_path):
