@@ -48,7 +48,7 @@ import struct
 from . import dtypes as _dt
 from ._file import from_file, header_shape_fits, open_regular, write_replacing
 from ._factories import empty
-from ._ffi import shim
+from ._ffi import lib, shim
 from .creation import frombuffer
 from .errors import PytensorError
 from ._core import Tensor, TensorBase
@@ -77,7 +77,7 @@ _MAX_DEPTH = 127
 # A double holds any integer of up to 308 digits; serde_json refuses a number past a double's range.
 _MAX_DIGITS = 308
 _INT64_MAX = 2**63 - 1
-_MAX_NDIM = 64  # libtensor's LT_MAX_NDIM
+_MAX_NDIM = lib.LT_MAX_NDIM
 _SURROGATE = re.compile("[\ud800-\udfff]")  # after json joined the valid pairs, any left is alone
 _MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # the only spelling that can produce one
 _ALIGN = 8  # writers pad the header so the data starts 8-aligned
@@ -388,7 +388,7 @@ def _plan(tensors, metadata):
         if t.dtype not in _NAMES:
             raise SafetensorError(f"save_file(): {name!r} has dtype {t.dtype}, which the format has no name for")
     if _text_nbytes(metadata) + _text_nbytes(tensors) > MAX_HEADER_BYTES:
-        _header_too_large(MAX_HEADER_BYTES + 1, tensors, metadata)  # at least: JSON only adds to the text
+        _header_too_large("more than", tensors, metadata)  # JSON only adds to the text
     order = sorted(tensors, key=lambda k: (-tensors[k].dtype.itemsize, k))
     header, at, parts = {}, 0, []
     if metadata is not None:
@@ -412,8 +412,9 @@ def _text_nbytes(strings):
 
 
 def _header_too_large(nbytes, tensors, metadata):
-    at_least = "at least " if nbytes == MAX_HEADER_BYTES + 1 else ""
-    raise SafetensorError(f"save_file(): the header would be {at_least}{nbytes} bytes, over the format's limit of "
+    """Raises: ``nbytes`` is the encoded header's size, or "more than" when the text alone is over."""
+    size = f"more than {MAX_HEADER_BYTES}" if nbytes == "more than" else nbytes
+    raise SafetensorError(f"save_file(): the header would be {size} bytes, over the format's limit of "
                           f"{MAX_HEADER_BYTES} that every reader enforces (metadata: {_text_nbytes(metadata)} "
                           f"characters, tensor names: {_text_nbytes(tensors)})")
 
