@@ -232,14 +232,22 @@ def write_replacing(filename, write, fn, error):
         os.close(closing)
         os.replace(tmp, path)
     except BaseException:
-        if fd >= 0:
-            os.close(fd)
+        # A Ctrl-C raised while this runs (Python runs a signal's handler at its next call) must
+        # not skip the unlink: it sits in a finally of its own.
         try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+            if fd >= 0:
+                os.close(fd)
+        finally:
+            _unlink_if_there(tmp)
         raise
     _sync_directory(directory)
+
+
+def _unlink_if_there(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _create_beside(directory, base, given):

@@ -145,6 +145,31 @@ def test_a_full_disk_midway_leaves_the_old_file_whole_and_no_temporary_file():
     assert_clean(res, "refused True True True ['ckpt.safetensors']")
 
 
+def test_ctrl_c_midway_leaves_the_old_file_whole_and_no_temporary_file():
+    """A KeyboardInterrupt from a real signal's handler: the file-size limit sends SIGXFSZ as the write
+    fails, and its handler raises KeyboardInterrupt, as Ctrl-C's does. Python runs the handler at the
+    writer's next call, inside its cleanup, which must still remove the temporary file."""
+    res = run_child("""
+        import os, resource, signal, tempfile, pytensor
+        from pytensor import safetensors as pst
+        d = tempfile.mkdtemp()
+        p = os.path.join(d, "ckpt.safetensors")
+        pst.save_file({"w": pytensor.arange(512.0)}, p)
+        before = open(p, "rb").read()
+        loaded = pst.load_file(p)
+        def interrupt(*_):
+            raise KeyboardInterrupt
+        signal.signal(signal.SIGXFSZ, interrupt)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16384, resource.RLIM_INFINITY))
+        try:
+            pst.save_file({**loaded, "big": pytensor.ones(65536)}, p)
+        except KeyboardInterrupt:
+            print("interrupted")
+        print(open(p, "rb").read() == before, loaded["w"].tolist() == list(range(512)), os.listdir(d))
+    """)
+    assert_clean(res, "interrupted True True ['ckpt.safetensors']")
+
+
 def test_the_new_file_keeps_the_old_permission_bits_and_a_new_one_follows_the_umask(tmp_path):
     p = tmp_path / "m.safetensors"
     pst.save_file({"a": pytensor.ones(2)}, p)
