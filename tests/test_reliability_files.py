@@ -442,10 +442,8 @@ def hostile_files(draw):
         digits = draw(st.sampled_from([20, 300, 308, 309, 310, 400, 5000]))
         fields.append(["x", draw(st.sampled_from(["", "-"])) + "9" * digits])
     elif kind == "float size":
-        k = draw(st.sampled_from([1, 2]))
-        fields[k][1] = fields[k][1].replace("]", ".0]", 1) if fields[k][1] != "[]" else fields[k][1]
-        if "." not in fields[k][1]:
-            fields[k][1] = "[1e0]"
+        k = draw(st.sampled_from([1, 2]))                    # the shape or the offsets: 3 -> 3.0
+        fields[k][1] = fields[k][1].replace("]", ".0]", 1) if fields[k][1] != "[]" else "[1e0]"
     elif kind == "empty shape overflow":
         big = draw(st.sampled_from([2**31, 2**61, 2**62, 2**63 - 1, 2**63, 2**64 - 1]))
         shape = draw(st.permutations([0, big, big]))
