@@ -207,7 +207,8 @@ def write_replacing(filename, write, fn, error):
     written. A failure midway (an exception from ``write``, a full disk,
     Ctrl-C) removes the temporary file and leaves the old file whole. The
     new file keeps an existing file's permission bits (and owner, where
-    allowed); a symbolic link stays a link and its target is replaced. An
+    allowed); a symbolic link stays a link and its target is replaced (a
+    hard link to the old file keeps the old contents, as after any rename). An
     existing path that is not a regular file raises ``error``: a FIFO or a
     device cannot be replaced by renaming, and writing into one can block.
     """
