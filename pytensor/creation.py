@@ -197,7 +197,7 @@ def as_tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | 
 
 
 def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, copy: bool | None = None,
-            requires_grad: bool | None = None) -> Tensor:
+            requires_grad: bool = False) -> Tensor:
     """Shares memory with ``obj`` whenever possible (``copy=None``), always copies
     with ``copy=True``, and raises with ``copy=False`` when sharing is impossible.
 
@@ -205,8 +205,11 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
     returned as the same object unless ``requires_grad`` changes); buffer-protocol
     objects are shared and their bytes read as ``dtype`` (default: the default
     float dtype); DLPack producers are shared; 0-d arrays, NumPy scalars,
-    scalars and sequences are copied. ``requires_grad=None`` keeps a source
-    tensor's setting; a different setting gives a new alias and never changes
+    scalars and sequences are copied. As torch's documentation of ``asarray``
+    says, the result does not require grad unless ``requires_grad=True``: a
+    tensor that requires grad gives a detached alias (the same memory, no
+    grad, no ``grad_fn``), and ``requires_grad=True`` keeps its history. A
+    setting that differs from the source's gives a new alias and never changes
     the caller's tensor.
 
     >>> import pytensor
@@ -217,16 +220,24 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
     Traceback (most recent call last):
     ...
     ValueError: can't alias arbitrary sequence into a tensor.
+    >>> a = pytensor.tensor([1., 2., 3.], requires_grad=True)
+    >>> b = a + 2
+    >>> pytensor.asarray(b)
+    tensor([3., 4., 5.])
+    >>> pytensor.asarray(b, requires_grad=True) is b
+    True
     """
-    if dtype is None and device is None and copy is None and requires_grad is None:
+    if dtype is None and device is None and copy is None and requires_grad is False:
         if isinstance(obj, TensorBase):
-            return obj  # requires_grad=None inherits: the same object, as below
-        t = _share_numpy(obj, 1, _P_ASARRAY)  # n-d arrays only: asarray copies 0-d ones
-        if t is not None:
-            return t
+            if not obj.requires_grad:
+                return obj  # nothing to change: the same object, as below
+        else:
+            t = _share_numpy(obj, 1, _P_ASARRAY)  # n-d arrays only: asarray copies 0-d ones
+            if t is not None:
+                return t
     dtype = _dtype_arg("asarray", dtype)
     copy = _bool_arg("asarray", "copy", copy, allow_none=True)
-    requires_grad = _bool_arg("asarray", "requires_grad", requires_grad, allow_none=True)
+    requires_grad = _bool_arg("asarray", "requires_grad", requires_grad)
     dev = _check_device(device, "asarray")
     source = type(obj)
     if isinstance(obj, TensorBase):
@@ -255,8 +266,6 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
             raise ValueError("can't alias arbitrary sequence into a tensor.")
         out = _note(tensor_from_data(obj, dtype), _P_CONVERT, ("asarray", None, None, _SEQUENCE_COPIED, (source, None)),
                     None)
-    if requires_grad is None:
-        requires_grad = obj.requires_grad if isinstance(obj, TensorBase) else False
     if out.requires_grad != requires_grad:
         if out is obj or out.grad_fn is not None:
             # A new alias: never change the caller's tensor (torch's docs, not

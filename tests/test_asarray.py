@@ -3,6 +3,7 @@ raises with copy=False when it cannot; returns a source tensor itself;
 reads buffers as raw bytes of ``dtype``; copies 0-d arrays, NumPy scalars and
 Python data."""
 import array
+import inspect
 import mmap
 
 import numpy as np
@@ -212,29 +213,43 @@ def test_sequences_holding_tensors_and_numpy_scalars():
 
 # ------------------------------------------------------------------ requires_grad
 
-def test_requires_grad_defaults_to_the_source_tensors():
+def test_requires_grad_defaults_to_false_as_documented():
+    """torch's asarray page: "the returned tensor will, by default, not require a
+    gradient". A tensor that requires grad gives a detached alias; the caller's
+    tensor keeps its setting. A tensor that does not stays the same object."""
+    assert inspect.signature(pytensor.asarray).parameters["requires_grad"].default is False
     leaf = pytensor.ones(3, requires_grad=True)
-    assert pytensor.asarray(leaf) is leaf and leaf.requires_grad
-    assert not pytensor.asarray(pytensor.ones(3)).requires_grad
+    a = pytensor.asarray(leaf)
+    assert a is not leaf and not a.requires_grad and a.grad_fn is None and a.data_ptr() == leaf.data_ptr()
+    assert leaf.requires_grad                                 # the caller's tensor is untouched
+    a[0] = 5.0                                                # an alias: writes are shared
+    assert leaf.tolist() == [5.0, 1.0, 1.0]
+    plain = pytensor.ones(3)
+    assert pytensor.asarray(plain) is plain
     assert not pytensor.asarray(np.ones(3)).requires_grad
     assert not pytensor.asarray([1.0]).requires_grad
+    with pytest.raises(TypeError, match="'requires_grad' must be bool, not NoneType"):
+        pytensor.asarray(leaf, requires_grad=None)            # torch 2.13's "inherit" is not the documented API
 
 
-def test_autograd_history_follows_torch():
+def test_autograd_history_follows_the_documentation():
     leaf = pytensor.ones(3, requires_grad=True)
     b = leaf * 2                                              # a non-leaf with history
-    assert pytensor.asarray(b) is b                           # history kept (2.13's default)
-    assert pytensor.asarray(b, requires_grad=True) is b
+    c = pytensor.asarray(b)                                   # "Shares memory with tensor 'b', with no grad"
+    assert c is not b and c.grad_fn is None and not c.requires_grad and c.data_ptr() == b.data_ptr()
+    assert b.grad_fn is not None                              # the source is untouched
+    assert pytensor.asarray(b, requires_grad=True) is b       # "retaining autograd history"
     d = pytensor.asarray(b, requires_grad=False)
     assert d.grad_fn is None and not d.requires_grad and d.data_ptr() == b.data_ptr()
-    assert b.grad_fn is not None                              # the source is untouched
-    c = pytensor.asarray(b, copy=True)
+    c = pytensor.asarray(b, copy=True)                        # a copy, detached by default
+    assert c.grad_fn is None and not c.requires_grad and c.data_ptr() != b.data_ptr()
+    c = pytensor.asarray(b, copy=True, requires_grad=True)
     assert c.grad_fn.name() == "CloneBackward0" and c.data_ptr() != b.data_ptr()
-    e = pytensor.asarray(b, dtype=pytensor.float64)
+    e = pytensor.asarray(b, dtype=pytensor.float64, requires_grad=True)
     assert e.grad_fn.name() == "ToCopyBackward0" and e.dtype is pytensor.float64
     e.sum().backward()                                        # gradients flow through the copy
     assert leaf.grad.tolist() == [2.0, 2.0, 2.0]
-    f = pytensor.asarray(b, copy=True, requires_grad=False)
+    f = pytensor.asarray(b, dtype=pytensor.float64)
     assert f.grad_fn is None and not f.requires_grad
 
 
