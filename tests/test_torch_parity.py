@@ -780,3 +780,38 @@ def test_frombuffer_dtype_names_take_the_c_path():
         assert (t.dtype, t.shape, t.data_ptr(), t.untyped_storage().label) == \
             (by_dtype.dtype, by_dtype.shape, by_dtype.data_ptr(), by_dtype.untyped_storage().label)
     assert by_name.tolist() == [0x0302, 0x0504]
+
+
+# ============================================================================ the suite without torch
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+
+
+def test_no_test_module_imports_torch_at_its_top():
+    """A test module that imports torch at its top crashes at collection where torch is
+    missing; torch comes from support.require_module (skips, fails under CI) instead."""
+    offenders = []
+    for name in sorted(os.listdir(TESTS)):
+        if name.endswith(".py"):
+            with open(os.path.join(TESTS, name), encoding="utf-8") as f:
+                if any(line.startswith(("import torch", "from torch", "import safetensors.torch",
+                                        "from safetensors.torch")) for line in f):
+                    offenders.append(name)
+    assert offenders == []
+
+
+def test_modules_that_need_torch_skip_without_it_and_fail_in_ci(tmp_path):
+    """Collected with torch hidden: no collection error (the modules skip), and under CI=true
+    the module that needs torch throughout fails."""
+    hidden = tmp_path / "torch"
+    hidden.mkdir()
+    (hidden / "__init__.py").write_text("raise ImportError('torch is hidden for this test')\n")
+    files = [os.path.join(TESTS, f) for f in ("test_float8.py", "test_dlpack_exchange_api.py",
+                                              "test_safetensors.py")]
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env["PYTHONPATH"] = str(tmp_path) + os.pathsep + env.get("PYTHONPATH", "")
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only", *files]
+    local = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert local.returncode == 0 and "error" not in local.stdout.lower(), local.stdout[-2000:]
+    ci = subprocess.run(cmd, env={**env, "CI": "true"}, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert ci.returncode != 0 and "CI needs 'torch'" in ci.stdout, ci.stdout[-2000:]
