@@ -127,12 +127,50 @@ def test_numpy_float_and_complex_subclasses_no_longer_crash():
     assert (np.complex128(1j) == t).tolist() == [False, False]
 
 
-def test_numpy_complex64_keeps_its_imaginary_part():
-    """Deliberate difference: torch reads np.complex64 through __float__, drops the
-    imaginary part and warns; pytensor reads it as the complex number it is."""
+CMP_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "complex64",
+              "complex128"]
+
+
+@pytest.mark.parametrize("dtype", CMP_DTYPES)
+def test_numpy_scalar_cmp_as_torch(torch, dtype):
+    """torch's test_numpy_scalar_cmp: a tensor's element compared with the same element
+    read back through NumPy, as a NumPy scalar and as a Python number. torch reads
+    np.complex64 through __float__ (dropping the imaginary part), so a complex64
+    tensor element differs from its own NumPy scalar there; so it does here."""
+    values = ([complex(1, 3), 0, 2j], [[complex(3, 1), 0], [-1j, 5]]) if "complex" in dtype else \
+        ([1, 0, -3], [[3, 0, -1], [3, 5, 4]])
+    compared = 0
+    for M in (torch, pytensor):
+        dt = getattr(M, dtype)
+        for tensor in [M.tensor(values[0][0], dtype=dt)] + [M.tensor(v, dtype=dt) for v in values]:
+            arr = tensor.numpy()
+            for t in (tensor.flatten()[0], tensor.flatten()[0].item()):
+                for a in (arr.flatten()[0], arr.flatten()[0].item()):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        r = t == a
+                    expect = not (dtype == "complex64" and isinstance(t, M.Tensor) and type(a) is np.complex64)
+                    assert bool(r) is expect, (M.__name__, dtype, t, a)
+                    compared += 1
+    assert compared == 2 * 3 * 4
+
+
+def test_numpy_complex64_scalars_read_as_torch_reads_them(torch):
+    """np.complex64 (not a Python complex) reads as its real part, with NumPy's
+    ComplexWarning, in arithmetic and comparisons alike; np.complex128 stays complex."""
+    for s in (np.complex64(1 + 3j), np.clongdouble(2 - 1j), np.complex128(1 + 3j)):
+        for case in (lambda M: M.tensor([1.0, 2.0]) + s, lambda M: s * M.tensor([1.0, 2.0]),
+                     lambda M: M.tensor(1 + 3j) == s, lambda M: M.tensor([1 + 3j, 1]).ne(s),
+                     lambda M: M.tensor([1 + 3j], dtype=M.complex128) - s):
+            assert_same(torch, case, repr(s))
     t = pytensor.tensor([1.0, 2.0])
-    r = t + np.complex64(1j)
-    assert r.dtype is pytensor.complex64 and r.tolist() == [1 + 1j, 2 + 1j]
+    with pytest.warns(np.exceptions.ComplexWarning, match="discards the imaginary part") as seen:
+        r = t + np.complex64(1j)
+    assert seen[0].filename == __file__                     # names the user's line, not pytensor's
+    assert r.dtype is pytensor.float32 and r.tolist() == [1.0, 2.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert (t * np.complex128(1j)).tolist() == [1j, 2j]  # a Python complex: no warning
 
 
 ARRAYS = {
