@@ -84,8 +84,10 @@ def _is_sequence(x):
         return x.ndim > 0  # a 0-d array is a leaf, unless it comes first (see flatten_data)
     if isinstance(x, (Sequence, bytearray, memoryview, array.array, range, mmap.mmap)):
         return True
+    # torch's test is Python's sequence check (a __getitem__, not a dict): an
+    # object without __len__ is one too, and len() then raises its TypeError.
     t = type(x)
-    return hasattr(t, "__getitem__") and hasattr(t, "__len__") and not hasattr(t, "__dlpack__")
+    return hasattr(t, "__getitem__") and not hasattr(t, "__dlpack__")
 
 
 def _items(x):
@@ -128,7 +130,12 @@ def flatten_data(data):
     so ``[np.array([], np.int32)]`` is int32 although it has no leaves."""
     shape, level, seen, arrays, samples = [], [data], set(), False, []
     while level and all(map(_is_sequence, level)):
-        if _is_0d_ndarray(level[0][0] if len(level[0]) else None):
+        if len(shape) == lib.LT_MAX_NDIM:
+            # a string-like sequence whose items are sequences again (UserString),
+            # or one that contains itself, would nest without end
+            raise ValueError(f"too many dimensions '{type(level[0]).__name__}': the data nests deeper than the "
+                             f"{lib.LT_MAX_NDIM} dimensions a tensor can have")
+        if _is_0d_ndarray(_first_item(level[0])):
             # torch sizes each dimension from its first element and asks that
             # element its len(), which a 0-d array does not have.
             raise TypeError("len() of unsized object")
@@ -166,6 +173,20 @@ def flatten_data(data):
     if arrays and level:
         _warn_ndarray_list()  # an array inside a sequence (not at its top), and something to store
     return tuple(shape), level, kinds, samples
+
+
+def _first_item(x):
+    """``x[0]`` (None when x is empty): torch sizes each dimension from the first
+    element, and an object that cannot give one has no shape (ValueError, as in
+    torch, whatever the object raised)."""
+    if not len(x):
+        return None
+    if isinstance(x, (list, tuple)):
+        return x[0]
+    try:
+        return x[0]
+    except Exception:  # noqa: BLE001 - any failure means the same to the caller: no shape
+        raise ValueError(f"could not determine the shape of object type '{type(x).__name__}'") from None
 
 
 def _contains_list(x, ids):

@@ -345,6 +345,70 @@ def test_generic_sequences_match_torch(torch, make, ctor):
     assert_same(torch, call, f"{ctor}({make})")
 
 
+class NoItems(Seq):
+    def __getitem__(self, i):
+        raise TypeError("no items")
+
+
+class FailsAtOne(Seq):
+    def __getitem__(self, i):
+        if i == 1:
+            raise KeyError(i)
+        return self.items[i]
+
+
+class OnlyGetitem:
+    def __getitem__(self, i):
+        return 1.0
+
+
+ODD_SEQUENCES = {  # torch's test_tensor_from_sequence and its neighbours
+    "no-items": lambda: NoItems([1.0, 2.0]), "no-items-nested": lambda: [NoItems([1.0])],
+    "no-items-empty": lambda: NoItems([]), "fails-at-one": lambda: FailsAtOne([1, 2]),
+    "only-getitem": lambda: OnlyGetitem(), "userlist": lambda: __import__("collections").UserList([1, 2.5]),
+    "userstring": lambda: __import__("collections").UserString("ab"),
+}
+
+
+@pytest.mark.parametrize("make", ODD_SEQUENCES)
+@pytest.mark.parametrize("ctor", ["tensor", "as_tensor", "asarray"])
+def test_odd_sequences_match_torch(torch, make, ctor):
+    """The same result, or an exception of torch's type (ValueError when the first item
+    cannot be read, the item's own error after it, TypeError without a length)."""
+    assert_same(torch, lambda M: getattr(M, ctor)(ODD_SEQUENCES[make]()), f"{ctor}({make})")
+
+
+class IterDisagrees(Seq):
+    def __iter__(self):
+        return iter([5.0, 6.0])
+
+
+def test_sequence_items_are_read_by_index_not_by_iteration(torch):
+    """Deliberate difference (README): pytensor reads x[0] .. x[len(x)-1]; torch sizes
+    by index and fills by iteration, so an __iter__ that disagrees with __getitem__
+    gives other values there, and an object whose __getitem__ never raises
+    IndexError hangs torch (not run here) while pytensor reads len(x) items."""
+    assert torch.tensor(IterDisagrees([1.0, 2.0])).tolist() == [5.0, 6.0]
+    assert pytensor.tensor(IterDisagrees([1.0, 2.0])).tolist() == [1.0, 2.0]
+
+    class Endless:
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            return 7.0
+    assert pytensor.tensor(Endless()).tolist() == [7.0, 7.0]
+
+
+def test_mappings_are_not_sequences(torch):
+    """Deliberate difference (README): torch reads a Mapping that is not a dict
+    (UserDict) as a sequence of its keys; pytensor refuses every Mapping."""
+    ud = __import__("collections").UserDict({0: 5, 1: 6})
+    assert torch.tensor(ud).tolist() == [0, 1]
+    with pytest.raises(RuntimeError, match="Could not infer dtype of UserDict"):
+        pytensor.tensor(ud)
+
+
 @pytest.mark.parametrize("dtype", [None, "int32", "float64"])
 def test_tensor_copies_a_dlpack_producer(torch, dtype):
     src = np.arange(3, dtype=np.float32)
