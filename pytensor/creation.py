@@ -14,7 +14,7 @@ import sys
 from types import SimpleNamespace
 
 from . import dtypes as _dt
-from ._convert import tensor_from_data, copy_preserving_layout, _is_numpy_scalar, _is_ndarray
+from ._convert import tensor_from_data, copy_preserving_layout, _is_numpy_scalar, _is_ndarray, _is_sequence
 from ._core import Tensor, TensorBase, int64_arg
 from ._device import device as _device, require_cpu
 from ._dlpack import from_dlpack
@@ -90,9 +90,11 @@ def tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
         raise RuntimeError("tensor(): pin_memory=True needs an accelerator's pinned-memory allocator, and pytensor "
                            "has none (it computes on the CPU); leave pin_memory False")
     _check_device(device)
-    if _is_ndarray(data) or _is_dlpack_producer(data):
-        if _is_ndarray(data):
-            src = _share_numpy(data, 0)  # torch.from_numpy's checks first, then a copy that keeps the layout
+    described = _described_array(data)
+    if _is_ndarray(data) or described is not None or _is_dlpack_producer(data):
+        if _is_ndarray(data) or described is not None:
+            # torch.from_numpy's checks first, then a copy that keeps the layout
+            src = _share_numpy(data if described is None else described, 0)
         else:
             src = from_dlpack(data)  # torch copies any DLPack producer, through DLPack
         t = _note(copy_preserving_layout(src, dtype), _P_TENSOR, (type(data), src._storage._addr), None)
@@ -111,6 +113,23 @@ def _is_dlpack_producer(obj):
     that is not a tensor, an array or a NumPy scalar (those have their own paths)."""
     return hasattr(type(obj), "__dlpack__") and not isinstance(obj, TensorBase) and not _is_ndarray(obj) \
         and not _is_numpy_scalar(obj)
+
+
+def _described_array(obj):
+    """An ndarray over the memory ``obj`` describes with NumPy's array interface
+    (``__array_interface__`` or ``__array_struct__``), when that is the only way to
+    read it: None for tensors, arrays, buffers, DLPack producers and sequences
+    (torch reads those its own ways). The array's base is ``obj``, so a tensor
+    sharing the array keeps ``obj`` alive."""
+    if isinstance(obj, TensorBase) or _is_ndarray(obj) or not (
+            hasattr(obj, "__array_interface__") or hasattr(obj, "__array_struct__")):
+        return None
+    if _is_dlpack_producer(obj) or _has_buffer(obj) or _is_sequence(obj):
+        return None
+    arr = sys.modules["numpy"].asarray(obj)
+    if not _is_ndarray(arr):
+        raise TypeError(f"{type(obj).__name__}'s array interface did not describe an array")
+    return arr
 
 
 def from_numpy(ndarray: Any, /) -> Tensor:
@@ -192,6 +211,9 @@ def as_tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | 
         return _alias_or_convert(_share_numpy(data, 0), dtype, dev, None, "as_tensor", type(data))
     if _is_dlpack_producer(data):
         return _alias_or_convert(from_dlpack(data), dtype, dev, None, "as_tensor", type(data))
+    described = _described_array(data)
+    if described is not None:
+        return _alias_or_convert(_share_numpy(described, 0), dtype, dev, None, "as_tensor", type(data))
     return _note(tensor_from_data(data, dtype), _P_CONVERT,
                  ("as_tensor", None, None, _SEQUENCE_COPIED, (type(data), None)), None)
 
@@ -242,7 +264,9 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
     source = type(obj)
     if isinstance(obj, TensorBase):
         out = _alias_or_convert(obj, dtype, dev, copy)
-    elif _is_ndarray(obj) or _is_numpy_scalar(obj):
+    elif _is_ndarray(obj) or _is_numpy_scalar(obj) or (described := _described_array(obj)) is not None:
+        if not (_is_ndarray(obj) or _is_numpy_scalar(obj)):
+            obj = described  # shared as the array NumPy reads it as (0-d copied, as an array's)
         if _is_numpy_scalar(obj):
             if copy is False:
                 raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or transform it in a "

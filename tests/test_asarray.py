@@ -3,8 +3,11 @@ raises with copy=False when it cannot; returns a source tensor itself;
 reads buffers as raw bytes of ``dtype``; copies 0-d arrays, NumPy scalars and
 Python data."""
 import array
+import ctypes
+import gc
 import inspect
 import mmap
+import weakref
 
 import numpy as np
 import pytest
@@ -302,3 +305,76 @@ def test_argument_types():
         pytensor.asarray([1], pin_memory=True)
     with pytest.raises(RuntimeError):
         pytensor.asarray([1], device="cuda")
+
+
+# ------------------------------------------------------------------ NumPy's array interface, without __array__ or a buffer
+
+class Described:
+    """An object that exposes its memory only through NumPy's array interface: a
+    ctypes block it owns, described by a dict (``__array_interface__``) or by a
+    NumPy capsule (``__array_struct__``)."""
+
+    def __init__(self, values, kind="interface", readonly=False, shape=None, strides=None):
+        self.block = (ctypes.c_double * len(values))(*values)
+        self.address = ctypes.addressof(self.block)
+        info = {"version": 3, "typestr": "<f8", "data": (self.address, readonly),
+                "shape": (len(values),) if shape is None else shape, "strides": strides}
+        if kind == "interface":
+            self.__array_interface__ = info
+        else:  # NumPy makes the capsule; the object keeps the array that owns it
+            self._described = np.asarray(_Dict(info))
+            self.__array_struct__ = self._described.__array_struct__
+
+
+class _Dict:
+    def __init__(self, info):
+        self.__array_interface__ = info
+
+
+@pytest.mark.parametrize("kind", ["interface", "struct"])
+@pytest.mark.parametrize("ctor", ["asarray", "as_tensor"])
+def test_array_interface_objects_are_shared(kind, ctor):
+    src = Described([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], kind, shape=(2, 3))
+    t = getattr(pytensor, ctor)(src)
+    assert t.dtype is pytensor.float64 and t.shape == (2, 3) and t.data_ptr() == src.address
+    t[0, 1] = -1.0
+    assert src.block[1] == -1.0                               # one memory
+    assert getattr(pytensor, ctor)(src, dtype=pytensor.float32).data_ptr() != src.address
+
+
+@pytest.mark.parametrize("kind", ["interface", "struct"])
+def test_array_interface_objects_are_copied_where_arrays_are(kind):
+    src = Described([1.0, 2.0], kind)
+    t = pytensor.tensor(src)
+    assert t.tolist() == [1.0, 2.0] and t.data_ptr() != src.address
+    c = pytensor.asarray(src, copy=True)
+    assert c.data_ptr() != src.address
+    zero_d = Described([7.0], kind, shape=())
+    assert pytensor.asarray(zero_d).data_ptr() != zero_d.address   # 0-d: copied, as a 0-d array
+    assert pytensor.as_tensor(zero_d).data_ptr() == zero_d.address
+    with pytest.raises(ValueError, match="can't alias"):
+        pytensor.asarray(src, dtype=pytensor.float32, copy=False)
+
+
+@pytest.mark.parametrize("kind", ["interface", "struct"])
+def test_array_interface_producer_lives_as_long_as_the_tensor(kind):
+    src = Described([1.0, 2.0, 3.0], kind)
+    alive = weakref.ref(src)
+    t = pytensor.asarray(src)
+    del src
+    gc.collect()
+    assert alive() is not None and t.tolist() == [1.0, 2.0, 3.0]
+    del t
+    gc.collect()
+    assert alive() is None
+
+
+def test_array_interface_read_only_and_strides():
+    ro = Described([1.0, 2.0, 3.0], readonly=True)
+    t = pytensor.asarray(ro)
+    with pytest.raises(RuntimeError, match="read-only"):
+        t[0] = 5.0
+    assert ro.block[0] == 1.0
+    every_other = Described([1.0, 2.0, 3.0, 4.0], shape=(2,), strides=(16,))
+    v = pytensor.as_tensor(every_other)
+    assert v.stride() == (2,) and v.tolist() == [1.0, 3.0] and v.data_ptr() == every_other.address

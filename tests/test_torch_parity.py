@@ -378,6 +378,32 @@ def test_odd_sequences_match_torch(torch, make, ctor):
     assert_same(torch, lambda M: getattr(M, ctor)(ODD_SEQUENCES[make]()), f"{ctor}({make})")
 
 
+class OnlyArrayInterface:
+    def __init__(self, array):
+        self.array, self.__array_interface__ = array, array.__array_interface__
+
+
+class OnlyArrayStruct:
+    def __init__(self, array):
+        self.array, self.__array_struct__ = array, array.__array_struct__
+
+
+@pytest.mark.parametrize("kind", [OnlyArrayInterface, OnlyArrayStruct])
+def test_array_interface_objects_read_as_numpy_reads_them(torch, kind):
+    """Deliberate difference (README): torch 2.13 refuses an object that exposes its
+    memory only through NumPy's array interface ("Could not infer dtype"); pytensor
+    reads it as NumPy does, as the array it describes (shared by asarray and
+    as_tensor, copied by tensor), so the values are the array's."""
+    a = np.arange(6, dtype=np.int32).reshape(2, 3)
+    for ctor in ("tensor", "as_tensor", "asarray"):
+        with pytest.raises(RuntimeError, match="Could not infer dtype"):
+            getattr(torch, ctor)(kind(a))
+        t = getattr(pytensor, ctor)(kind(a))
+        assert t.dtype is pytensor.int32 and t.tolist() == a.tolist()
+        assert (t.data_ptr() == a.ctypes.data) == (ctor != "tensor")
+        assert getattr(torch, ctor)(np.asarray(kind(a))).tolist() == t.tolist()  # torch, given NumPy's array
+
+
 class IterDisagrees(Seq):
     def __iter__(self):
         return iter([5.0, 6.0])
