@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 
 from . import dtypes as _dt
-from ._core import TensorBase, copy_into, empty, make
+from ._core import TensorBase, copy_into, empty, make, user_stacklevel  # noqa: F401 (user_stacklevel: _ops')
 from ._ffi import ffi, lib, shim
 from ._storage import UntypedStorage
 from ._provenance import OP
@@ -99,16 +99,6 @@ def _items(x):
     if isinstance(x, mmap.mmap):
         return list(x)  # torch reads items through the sequence slot, which gives mmap's as 1-byte bytes
     return [x[i] for i in range(len(x))]
-
-
-def user_stacklevel():
-    """The ``stacklevel`` that makes a warning raised by this function's caller
-    name the first frame outside pytensor (the user's call), however deep
-    inside pytensor the warning is raised."""
-    frame, level = sys._getframe(2), 2
-    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "pytensor":
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 _warned_ndarray_list = False  # torch warns once per process

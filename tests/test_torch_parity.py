@@ -943,3 +943,46 @@ def test_modules_that_need_torch_skip_without_it_and_fail_in_ci(tmp_path):
     assert local.returncode == 0 and "error" not in local.stdout.lower(), local.stdout[-2000:]
     ci = subprocess.run(cmd, env={**env, "CI": "true"}, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert ci.returncode != 0 and "CI needs 'torch'" in ci.stdout, ci.stdout[-2000:]
+
+
+# ============================================================================ warnings where torch warns
+
+WARNING_SCRIPT = r"""
+import sys, warnings
+M = __import__(sys.argv[1])
+seen = []
+def show(message, category, filename, lineno, file=None, line=None):
+    seen.append((category.__name__, str(message).split(" (Triggered internally")[0][:60], filename == __file__))
+warnings.showwarning = show
+warnings.simplefilter("always")
+M.ones(3).T; M.ones(2, 2, 2).T; M.ones(()).T; M.ones(()).T; M.ones(2, 2).T     # once a kind, never for 2-D
+z = M.tensor([1 + 1j])
+z.bool(); z.to(M.int32); z.float(); M.zeros(1).copy_(z)                        # once a process, not for bool
+print(seen)
+"""
+
+
+def test_warnings_where_torch_warns(torch, tmp_path):
+    """``.T`` of a tensor that is not 2-D (one warning for 0-D, one for the rest) and a
+    complex-to-real cast (not to bool) warn as torch warns: once a process each, a
+    UserWarning naming the user's line. Run in fresh interpreters."""
+    script = tmp_path / "warns.py"
+    script.write_text(WARNING_SCRIPT)
+    outs = {}
+    for name in ("torch", "pytensor"):
+        r = subprocess.run([sys.executable, str(script), name], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        outs[name] = eval(r.stdout)  # noqa: S307 - our own script's printed list
+    theirs = [(c, m.replace("torch.arange", "range"), at) for c, m, at in outs["torch"]]
+    assert len(outs["pytensor"]) == 3 and outs["pytensor"] == theirs
+
+
+def test_the_library_filters_no_warnings():
+    """A warning the library filters hides it from every user; none is filtered in pytensor."""
+    root = os.path.dirname(pytensor.__file__)
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            if name.endswith(".py"):
+                with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                    text = f.read()
+                assert "simplefilter(" not in text and "filterwarnings(" not in text, name
