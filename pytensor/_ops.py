@@ -11,7 +11,7 @@ import warnings
 
 from . import dtypes as _dt
 from ._convert import as_tensor_operand, user_stacklevel
-from ._core import Tensor, TensorBase, contiguous_strides, empty, wrap_dim
+from ._core import Tensor, TensorBase, contiguous_strides, copy_into, empty, wrap_dim
 from ._ffi import lib
 from ._layout import broadcast_shapes
 from .errors import check
@@ -306,8 +306,17 @@ def neg(t):
     if t._dtype is _dt.bool:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
+    if t._dtype.is_complex:
+        # each part negated as a float (a complex product with -1 would turn inf into nan and
+        # lose the sign of zeros), into the parts of a new complex tensor
+        out = empty(tuple(t._shape), t._dtype)
+        copy_into(out.real, neg(t.real))
+        copy_into(out.imag, neg(t.imag))
+        return out
+    if t._dtype.is_floating_point:
+        return binary(t, -1, "mul")  # keeps the sign of zero: -(0.0) is -0.0, as in torch (0 - x is +0.0)
     zero = empty((), t._dtype, zero=True)
-    return binary(zero, t, "sub")
+    return binary(zero, t, "sub")  # integers wrap as torch's do (-1 is no uint8 scalar)
 
 
 def equal(a, b):

@@ -986,3 +986,31 @@ def test_the_library_filters_no_warnings():
                 with open(os.path.join(dirpath, name), encoding="utf-8") as f:
                     text = f.read()
                 assert "simplefilter(" not in text and "filterwarnings(" not in text, name
+
+
+# ============================================================================ negation
+
+def _signs(values):
+    return [(math.copysign(1, v.real), math.copysign(1, v.imag)) if isinstance(v, complex) else math.copysign(1, v)
+            for v in values]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"])
+def test_negation_keeps_the_sign_of_zero_and_infinities_as_torch(torch, dtype):
+    """-x of 0.0 is -0.0 and of inf+0j is -inf-0j, as in torch and Python; computing 0 - x
+    (or a complex product with -1) gave +0.0 and nan. conj() negates the imaginary parts
+    the same way. The signs are checked against Python's own -x and conjugate(): torch's
+    vectorized complex128 loop gives +0.0 for -(0+0j) where its scalar loop gives -0.0."""
+    inf, nan = float("inf"), float("nan")
+    values = [0.0, -0.0, inf, -inf, 1.5] if "complex" not in dtype else \
+        [complex(0.0, 0.0), complex(-0.0, -0.0), complex(inf, 0.0), complex(1.5, -inf), complex(0.0, 2.0)]
+    out = {}
+    for M in (torch, pytensor):
+        t = M.tensor(values, dtype=getattr(M, dtype))
+        out[M] = [(-t).tolist(), t.neg().tolist(), t[::2].neg().tolist(), t.conj_physical().tolist()]
+    for ours, theirs in zip(out[pytensor], out[torch]):
+        assert ours == theirs
+    python = [[-v for v in values]] * 2 + [[-v for v in values[::2]], [v.conjugate() for v in values]]
+    for ours, want in zip(out[pytensor], python):
+        assert _signs(ours) == _signs(want)
+    assert not any(math.isnan(abs(v)) for v in out[pytensor][0]) and nan != nan
