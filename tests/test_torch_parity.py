@@ -1014,3 +1014,41 @@ def test_negation_keeps_the_sign_of_zero_and_infinities_as_torch(torch, dtype):
     for ours, want in zip(out[pytensor], python):
         assert _signs(ours) == _signs(want)
     assert not any(math.isnan(abs(v)) for v in out[pytensor][0]) and nan != nan
+
+
+def test_data_ptr_of_an_empty_tensor_is_its_source_address(torch):
+    """Deliberate difference (README): torch reports 0 for an empty tensor's data_ptr();
+    pytensor reports the address its (empty) view starts at, so aliasing stays visible."""
+    a = np.zeros((0, 3), np.float32)
+    assert torch.from_numpy(a).data_ptr() == 0
+    assert pytensor.from_numpy(a).data_ptr() == a.ctypes.data
+    buf = bytearray(4)
+    t = pytensor.frombuffer(buf, dtype=pytensor.uint8)
+    assert t[4:].data_ptr() == t.data_ptr() + 4 and t[4:].numel() == 0
+
+
+# ============================================================================ the README's differences
+
+README = os.path.join(os.path.dirname(TESTS), "README.md")
+DIFFERENCE_SECTIONS = ("## Where pytensor is deliberately safer than torch", "## Other differences from torch")
+
+
+def test_every_readme_difference_points_to_a_test_that_exists():
+    """Each bullet of the two differences sections names the test that shows it
+    (``test_file.py::test_name``, or ``::test_name`` for the file named before),
+    and each named test is defined in that file."""
+    import re
+    bullets = []
+    text = open(README, encoding="utf-8").read()
+    for title in DIFFERENCE_SECTIONS:
+        body = text.split(title + "\n", 1)[1].split("\n#", 1)[0].strip()  # to the next heading of any level
+        bullets += [b for b in re.split(r"\n(?=- )", body) if b.startswith("- ")]
+    assert len(bullets) >= 20
+    for bullet in bullets:
+        refs = re.findall(r"`(test_\w+\.py)?::(test_\w+)`", bullet)
+        assert refs, f"a difference without a test: {bullet[:80]!r}"
+        current = None
+        for path, name in refs:
+            current = path or current
+            with open(os.path.join(TESTS, current), encoding="utf-8") as f:
+                assert f"def {name}(" in f.read(), f"{current}::{name} is named in the README but not defined"
