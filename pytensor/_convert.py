@@ -554,6 +554,10 @@ def array_interface(t, pin=True):
     scratch arrays that die before control returns pass ``pin=False``."""
     if not t._storage._host:
         raise TypeError(f"can't convert {t.device} device type tensor to numpy. pytensor only reads host memory.")
+    if t._requires_grad and pin:
+        # NumPy would read (and could write) a graph's memory behind autograd's back: torch's
+        # __array__ refuses this as numpy() does; numpy(force=True) exports a detached alias.
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
     isz = t.itemsize
     info = {
         "version": 3,
@@ -591,7 +595,7 @@ def to_numpy(t, force=False):
     if not t._storage._host:
         raise TypeError(f"can't convert {t.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
                         "tensor to host memory first.")
-    return np.asarray(t)
+    return np.asarray(t.detach() if t._requires_grad else t)  # forced: the same memory, out of the graph
 
 
 # ================================================================== NumPy -> tensor (a copy; sharing is shim.share_numpy)

@@ -1052,3 +1052,17 @@ def test_every_readme_difference_points_to_a_test_that_exists():
             current = path or current
             with open(os.path.join(TESTS, current), encoding="utf-8") as f:
                 assert f"def {name}(" in f.read(), f"{current}::{name} is named in the README but not defined"
+
+
+def test_numpy_reads_no_tensor_that_requires_grad_as_torch(torch):
+    """np.asarray/np.array of a tensor in a graph raise as torch's do (NumPy would read
+    and could write its memory behind autograd's back); numpy(force=True) and
+    detach().numpy() share the memory."""
+    for M in (torch, pytensor):
+        x = M.ones(2, requires_grad=True)
+        for convert in (np.asarray, np.array, lambda t: t.numpy()):
+            with pytest.raises(RuntimeError, match="requires grad"):
+                convert(x)
+        forced = x.numpy(force=True)
+        assert forced.ctypes.data == x.data_ptr() and x.detach().numpy().ctypes.data == x.data_ptr()
+        assert (x + np.ones(2)).grad_fn is not None                 # an array operand is still fine
