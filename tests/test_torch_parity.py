@@ -1065,4 +1065,8 @@ def test_numpy_reads_no_tensor_that_requires_grad_as_torch(torch):
                 convert(x)
         forced = x.numpy(force=True)
         assert forced.ctypes.data == x.data_ptr() and x.detach().numpy().ctypes.data == x.data_ptr()
-        assert (x + np.ones(2)).grad_fn is not None                 # an array operand is still fine
+    # README ("NumPy arrays as operands"): torch hands `t + array` to NumPy, which cannot read a
+    # tensor that requires grad; pytensor computes it and keeps the graph
+    with pytest.raises(RuntimeError, match="requires grad"):
+        torch.ones(2, requires_grad=True) + np.ones(2)
+    assert (pytensor.ones(2, requires_grad=True) + np.ones(2)).grad_fn.name() == "AddBackward0"
