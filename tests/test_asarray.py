@@ -230,8 +230,10 @@ def test_requires_grad_defaults_to_false_as_documented():
     assert leaf.requires_grad                                 # the caller's tensor is untouched
     a[0] = 5.0                                                # an alias: writes are shared
     assert leaf.tolist() == [5.0, 1.0, 1.0]
+    assert pytensor.asarray(leaf, requires_grad=True) is leaf      # where torch returns it too
     plain = pytensor.ones(3)
     assert pytensor.asarray(plain) is plain
+    assert pytensor.asarray(plain, requires_grad=False, copy=None, dtype=None, device=None) is plain
     assert not pytensor.asarray(np.ones(3)).requires_grad
     assert not pytensor.asarray([1.0]).requires_grad
     with pytest.raises(TypeError, match="'requires_grad' must be bool, not NoneType"):
