@@ -1060,7 +1060,7 @@ def test_numpy_reads_no_tensor_that_requires_grad_as_torch(torch):
     detach().numpy() share the memory."""
     for M in (torch, pytensor):
         x = M.ones(2, requires_grad=True)
-        for convert in (np.asarray, np.array, lambda t: t.numpy()):
+        for convert in (np.asarray, np.array, lambda t: t.numpy(), lambda t: t.__array__()):
             with pytest.raises(RuntimeError, match="requires grad"), warnings.catch_warnings():
                 # torch's __array__ takes no copy keyword, which NumPy 2 deprecates
                 warnings.filterwarnings("ignore", "__array__ implementation doesn't accept a copy", DeprecationWarning)
