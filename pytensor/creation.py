@@ -115,13 +115,16 @@ def _is_dlpack_producer(obj):
         and not _is_numpy_scalar(obj)
 
 
+_PLAIN_DATA = frozenset((list, tuple, int, float, bool, complex))  # the common inputs: no interface to look for
+
+
 def _described_array(obj):
     """An ndarray over the memory ``obj`` describes with NumPy's array interface
     (``__array_interface__`` or ``__array_struct__``), when that is the only way to
     read it: None for tensors, arrays, buffers, DLPack producers and sequences
     (torch reads those its own ways). The array's base is ``obj``, so a tensor
     sharing the array keeps ``obj`` alive."""
-    if isinstance(obj, TensorBase) or _is_ndarray(obj) or not (
+    if obj.__class__ in _PLAIN_DATA or isinstance(obj, TensorBase) or _is_ndarray(obj) or not (
             hasattr(obj, "__array_interface__") or hasattr(obj, "__array_struct__")):
         return None
     if _is_dlpack_producer(obj) or _has_buffer(obj) or _is_sequence(obj):
