@@ -383,3 +383,16 @@ def test_array_interface_read_only_and_strides():
     every_other = Described([1.0, 2.0, 3.0, 4.0], shape=(2,), strides=(16,))
     v = pytensor.as_tensor(every_other)
     assert v.stride() == (2,) and v.tolist() == [1.0, 3.0] and v.data_ptr() == every_other.address
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"copy": True}, {"requires_grad": True}, {"requires_grad": True, "copy": True},
+                                    {"requires_grad": False}, {"requires_grad": False, "copy": True}])
+def test_retain_autograd_history(kwargs):
+    """torch's test_retain_autograd_history (before 2.13, whose default rows, ``{}`` and
+    ``{"copy": True}``, now inherit the source's grad): on a non-leaf, the result requires
+    grad exactly when asked, and has a grad_fn exactly then."""
+    source = pytensor.ones(5, 5, requires_grad=True).clone()
+    a = pytensor.asarray(source, **kwargs)
+    want = kwargs.get("requires_grad", False)
+    assert a.requires_grad is want and (a.grad_fn is None) is (not want)
+    assert (a.data_ptr() == source.data_ptr()) is (not kwargs.get("copy", False))
