@@ -30,22 +30,32 @@ _note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see 
     "narrow", "select", "unfold", "as_strided", "diagonal"))
 _P_ALIAS = OP["alias"]
 
-# torch warns once a process about `.T` on a tensor that is not 2-D (one warning for
-# 0-D, one for the others); these remember which were given.
-_T_WARNED = set()
-_T_MESSAGES = {
-    "0-d": "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
-    "n-d": "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
-           "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
-           "`x.permute(*range(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+# torch warns once a process about each deprecated use of the transposes (`.T` of a
+# tensor that is not 2-D; `.mT`, `.mH`, `.H`, `adjoint()` of a 0-D one); _WARNED
+# remembers which were given.
+_WARNED = set()
+_MESSAGES = {
+    "T-0d": "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+    "T-nd": "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+            "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+            "`x.permute(*range(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+    "mT-0d": "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+    "mH-0d": "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().",
+    "H-0d": "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+    "adjoint-0d": "adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
 }
 
 
-def _warn_T(ndim):
-    kind = "0-d" if ndim == 0 else "n-d"
-    if kind not in _T_WARNED:
-        _T_WARNED.add(kind)
-        warnings.warn(_T_MESSAGES[kind], UserWarning, stacklevel=user_stacklevel())
+def _warn_once(kind):
+    if kind not in _WARNED:
+        _WARNED.add(kind)
+        warnings.warn(_MESSAGES[kind], UserWarning, stacklevel=user_stacklevel())
+
+
+def _matrices_only(what, ndim):
+    """torch's refusal of a transpose of the last two dims on a 1-D tensor."""
+    if ndim == 1:
+        raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got 1-D tensor.")
 
 
 class Views:
@@ -122,8 +132,37 @@ class Views:
     def T(self):
         """All dimensions reversed (a view); warns, as torch does, unless the tensor is 2-D."""
         if len(self._shape) != 2:
-            _warn_T(len(self._shape))
+            _warn_once("T-0d" if not self._shape else "T-nd")
         return self._view(self._shape[::-1], self._strides[::-1], None, _P_T)
+
+    @property
+    def mH(self):
+        """The conjugate transpose of the last two dimensions (``conj().mT``)."""
+        _matrices_only("tensor.mH", self.dim())
+        if not self._shape:
+            _warn_once("mH-0d")
+            return self.conj()
+        return self.conj().transpose(-2, -1)
+
+    def adjoint(self) -> Self:
+        """The conjugate transpose of the last two dimensions (``conj().mT``)."""
+        _matrices_only("tensor.adjoint()", self.dim())
+        if not self._shape:
+            _warn_once("adjoint-0d")
+            return self.conj()
+        return self.conj().transpose(-2, -1)
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix (``conj().T`` of a 2-D tensor)."""
+        if not self._shape:
+            _warn_once("H-0d")
+            return self.conj()
+        if self.dim() != 2:
+            extra = " For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
+                               + extra)
+        return self.conj().transpose(0, 1)
 
     # ================================================================ complex parts
     # A complex element is two floats side by side (real, imaginary), so the
@@ -190,8 +229,10 @@ class Views:
 
     @property
     def mT(self):
-        if self.dim() < 2:
-            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        _matrices_only("tensor.mT", self.dim())
+        if not self._shape:
+            _warn_once("mT-0d")
+            return self  # the identity, as torch's
         return _note(self.transpose(-2, -1), _P_MT, None, self)
 
     def permute(self, *dims: int) -> Self:

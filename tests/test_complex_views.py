@@ -125,3 +125,43 @@ def test_no_warnings_from_parts():
         warnings.simplefilter("error")
         z = pytensor.tensor([1 + 2j])
         z.real, z.imag, z.conj(), z.resolve_conj()
+
+
+TRANSPOSES = {
+    "mT": lambda t: t.mT, "mH": lambda t: t.mH, "H": lambda t: t.H, "adjoint": lambda t: t.adjoint(),
+}
+SHAPED = {
+    "0-d": lambda M: M.tensor(1 + 1j), "1-d": lambda M: M.tensor([1 + 2j, 3j]),
+    "2-d": lambda M: M.tensor([[1 + 2j, 3j], [4, -1j]]), "3-d": lambda M: M.tensor([[[1 + 2j, 3j]], [[4, -1j]]]),
+    "2-d real": lambda M: M.tensor([[1.0, 2.0, 3.0]]), "0-d real": lambda M: M.tensor(2.0),
+}
+
+
+@pytest.mark.parametrize("shaped", SHAPED)
+@pytest.mark.parametrize("name", TRANSPOSES)
+def test_conjugate_transposes_as_torch(torch, name, shaped):
+    """mT, mH, H and adjoint(): values, shapes, strides, identity on 0-D real tensors,
+    and torch's RuntimeError where the dimensions do not fit."""
+    got = {}
+    for M in (torch, pytensor):
+        t = SHAPED[shaped](M)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = TRANSPOSES[name](t)
+        except RuntimeError as e:
+            got[M] = ("raises", str(e))
+        else:
+            got[M] = (r.tolist(), tuple(r.shape), r.stride(), r is t, r.data_ptr() == t.data_ptr())
+    if "real" not in shaped and name != "mT" and got[torch][0] != "raises":
+        got[torch] = got[torch][:3] + (False, False)  # torch's conjugate is a view (README: no conjugate bit)
+    assert got[pytensor] == got[torch]
+
+
+def test_conjugate_transpose_gradients_as_torch(torch):
+    grads = {}
+    for M in (torch, pytensor):
+        x = M.tensor([[1 + 2j, 3j], [4, -1j]], requires_grad=True)
+        (x.mH * M.tensor([[1.0, 2j], [3.0, 4.0]])).real.sum().backward()
+        grads[M] = x.grad.tolist()
+    assert grads[torch] == grads[pytensor]

@@ -956,6 +956,8 @@ def show(message, category, filename, lineno, file=None, line=None):
 warnings.showwarning = show
 warnings.simplefilter("always")
 M.ones(3).T; M.ones(2, 2, 2).T; M.ones(()).T; M.ones(()).T; M.ones(2, 2).T     # once a kind, never for 2-D
+for _ in range(2):
+    M.ones(()).mT; M.ones(()).mH; M.ones(()).H; M.ones(()).adjoint(); M.ones(2, 2).mH  # 0-D: once each
 z = M.tensor([1 + 1j])
 z.bool(); z.to(M.int32); z.float(); M.zeros(1).copy_(z)                        # once a process, not for bool
 print(seen)
@@ -963,9 +965,10 @@ print(seen)
 
 
 def test_warnings_where_torch_warns(torch, tmp_path):
-    """``.T`` of a tensor that is not 2-D (one warning for 0-D, one for the rest) and a
-    complex-to-real cast (not to bool) warn as torch warns: once a process each, a
-    UserWarning naming the user's line. Run in fresh interpreters."""
+    """``.T`` of a tensor that is not 2-D (one warning for 0-D, one for the rest), ``.mT``,
+    ``.mH``, ``.H`` and ``adjoint()`` of a 0-D tensor, and a complex-to-real cast (not to
+    bool) warn as torch warns: once a process each, a UserWarning naming the user's line.
+    Run in fresh interpreters."""
     script = tmp_path / "warns.py"
     script.write_text(WARNING_SCRIPT)
     outs = {}
@@ -974,7 +977,7 @@ def test_warnings_where_torch_warns(torch, tmp_path):
         assert r.returncode == 0, r.stderr
         outs[name] = eval(r.stdout)  # noqa: S307 - our own script's printed list
     theirs = [(c, m.replace("torch.arange", "range"), at) for c, m, at in outs["torch"]]
-    assert len(outs["pytensor"]) == 3 and outs["pytensor"] == theirs
+    assert len(outs["pytensor"]) == 7 and outs["pytensor"] == theirs
 
 
 def test_the_library_filters_no_warnings():
