@@ -194,6 +194,20 @@ def _squeeze_name(self, out, args, kwargs):
     return "SqueezeBackward0" if not args and kwargs.get("dim") is None else "SqueezeBackward1"
 
 
+def _complex_method(orig, name, backward):
+    """Wrap real/imag/conj: torch's node ``name``, whose gradient ``backward(g)`` maps the
+    result's gradient back to the complex input (real parts in, imaginary parts in, conjugated)."""
+    @functools.wraps(orig)
+    def method(self):
+        if not self._requires_grad or not is_grad_enabled() or not self._dtype.is_complex:
+            return orig(self)
+        with no_grad():
+            out = orig(self)
+        meta = _Meta(self)
+        return record(out, name, (self,), lambda g: (backward(g, meta),))
+    return method
+
+
 # ============================================================================ copies
 def _copy_method(orig, name):
     @functools.wraps(orig)
@@ -291,6 +305,13 @@ class Differentiable:
     _getitem = _view_method(Indexing._getitem, _getitem_node)  # behind t[index] (the shim calls it by name)
     T = property(_view_method(Views.T.fget, "PermuteBackward0"))
     mT = property(_view_method(Views.mT.fget, "TransposeBackward0"))
+    # torch takes the parts as a select of view_as_real, hence SelectBackward0
+    real = property(_complex_method(Views.real.fget, "SelectBackward0", lambda g, m: g.to(m.dtype)),
+                    _inplace_guard(Views.real.fset))
+    imag = property(_complex_method(Views.imag.fget, "SelectBackward0", lambda g, m: g.to(m.dtype) * 1j),
+                    _inplace_guard(Views.imag.fset))
+    conj = _complex_method(Views.conj, "ConjBackward0", lambda g, m: conj(g))
+    conj_physical = _complex_method(Views.conj_physical, "ConjPhysicalBackward0", lambda g, m: conj(g))
     split = _multi_view_method(Views.split, "SplitBackward0")
     chunk = _multi_view_method(Views.chunk, "SplitBackward0")
     unbind = _multi_view_method(Views.unbind, "UnbindBackward0")

@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 
 from . import dtypes as _dt
-from ._core import TensorBase, copy_into, empty, make
+from ._core import TensorBase, copy_into, empty, make, user_stacklevel  # noqa: F401 (user_stacklevel: _ops')
 from ._ffi import ffi, lib, shim
 from ._storage import UntypedStorage
 from ._provenance import OP
@@ -84,8 +84,10 @@ def _is_sequence(x):
         return x.ndim > 0  # a 0-d array is a leaf, unless it comes first (see flatten_data)
     if isinstance(x, (Sequence, bytearray, memoryview, array.array, range, mmap.mmap)):
         return True
+    # torch's test is Python's sequence check (a __getitem__, not a dict): an
+    # object without __len__ is one too, and len() then raises its TypeError.
     t = type(x)
-    return hasattr(t, "__getitem__") and hasattr(t, "__len__") and not hasattr(t, "__dlpack__")
+    return hasattr(t, "__getitem__") and not hasattr(t, "__dlpack__")
 
 
 def _items(x):
@@ -97,16 +99,6 @@ def _items(x):
     if isinstance(x, mmap.mmap):
         return list(x)  # torch reads items through the sequence slot, which gives mmap's as 1-byte bytes
     return [x[i] for i in range(len(x))]
-
-
-def user_stacklevel():
-    """The ``stacklevel`` that makes a warning raised by this function's caller
-    name the first frame outside pytensor (the user's call), however deep
-    inside pytensor the warning is raised."""
-    frame, level = sys._getframe(2), 2
-    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "pytensor":
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 _warned_ndarray_list = False  # torch warns once per process
@@ -128,7 +120,12 @@ def flatten_data(data):
     so ``[np.array([], np.int32)]`` is int32 although it has no leaves."""
     shape, level, seen, arrays, samples = [], [data], set(), False, []
     while level and all(map(_is_sequence, level)):
-        if _is_0d_ndarray(level[0][0] if len(level[0]) else None):
+        if len(shape) == lib.LT_MAX_NDIM:
+            # a string-like sequence whose items are sequences again (UserString),
+            # or one that contains itself, would nest without end
+            raise ValueError(f"too many dimensions '{type(level[0]).__name__}': the data nests deeper than the "
+                             f"{lib.LT_MAX_NDIM} dimensions a tensor can have")
+        if _is_0d_ndarray(_first_item(level[0])):
             # torch sizes each dimension from its first element and asks that
             # element its len(), which a 0-d array does not have.
             raise TypeError("len() of unsized object")
@@ -166,6 +163,20 @@ def flatten_data(data):
     if arrays and level:
         _warn_ndarray_list()  # an array inside a sequence (not at its top), and something to store
     return tuple(shape), level, kinds, samples
+
+
+def _first_item(x):
+    """``x[0]`` (None when x is empty): torch sizes each dimension from the first
+    element, and an object that cannot give one has no shape (ValueError, as in
+    torch, whatever the object raised)."""
+    if not len(x):
+        return None
+    if isinstance(x, (list, tuple)):
+        return x[0]
+    try:
+        return x[0]
+    except Exception:  # noqa: BLE001 - any failure means the same to the caller: no shape
+        raise ValueError(f"could not determine the shape of object type '{type(x).__name__}'") from None
 
 
 def _contains_list(x, ids):
@@ -543,6 +554,10 @@ def array_interface(t, pin=True):
     scratch arrays that die before control returns pass ``pin=False``."""
     if not t._storage._host:
         raise TypeError(f"can't convert {t.device} device type tensor to numpy. pytensor only reads host memory.")
+    if t._requires_grad and pin:
+        # NumPy would read (and could write) a graph's memory behind autograd's back: torch's
+        # __array__ refuses this as numpy() does; numpy(force=True) exports a detached alias.
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
     isz = t.itemsize
     info = {
         "version": 3,
@@ -580,7 +595,7 @@ def to_numpy(t, force=False):
     if not t._storage._host:
         raise TypeError(f"can't convert {t.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
                         "tensor to host memory first.")
-    return np.asarray(t)
+    return np.asarray(t.detach() if t._requires_grad else t)  # forced: the same memory, out of the graph
 
 
 # ================================================================== NumPy -> tensor (a copy; sharing is shim.share_numpy)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
+import warnings
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
@@ -111,10 +113,33 @@ def check_int64(what, values):
     return values
 
 
+def user_stacklevel():
+    """The ``stacklevel`` that makes a warning raised by this function's caller
+    name the first frame outside pytensor (the user's call), however deep
+    inside pytensor the warning is raised."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "pytensor":
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_warned_complex_to_real = False  # torch warns once a process
+
+
 def copy_into(dst, src):
-    """dst[...] = src elementwise (same shape), converting dtype; handles overlap in C."""
+    """dst[...] = src elementwise (same shape), converting dtype; handles overlap in C.
+
+    Every conversion between tensors passes here (``to``, ``copy_``, ``t[i] = u``),
+    so this is where a complex source written into a real (not bool) tensor warns,
+    as torch's copy does, once a process: only the real parts are kept."""
+    global _warned_complex_to_real
     if dst._dtype is not src._dtype and _dt.float4_e2m1fn_x2 in (dst._dtype, src._dtype):
         raise NotImplementedError(f"no conversion from {src._dtype.name} to {dst._dtype.name}, as in torch: "
                                   "float4_e2m1fn_x2 packs two 4-bit floats in each byte and is storage-only")
+    if src._dtype.is_complex and not dst._dtype.is_complex and dst._dtype is not _dt.bool \
+            and not _warned_complex_to_real:
+        _warned_complex_to_real = True
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                      stacklevel=user_stacklevel())
     check(lib.lt_copy(dst._ptr(), dst._strides, dst._dtype.code, src._ptr(), src._strides, src._dtype.code,
                       dst.dim(), dst._shape))

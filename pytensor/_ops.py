@@ -7,10 +7,11 @@ libtensor call. Results are new tensors; the in-place forms write into self.
 from __future__ import annotations
 
 import sys
+import warnings
 
 from . import dtypes as _dt
-from ._convert import as_tensor_operand
-from ._core import Tensor, TensorBase, contiguous_strides, empty, wrap_dim
+from ._convert import as_tensor_operand, user_stacklevel
+from ._core import Tensor, TensorBase, contiguous_strides, copy_into, empty, wrap_dim
 from ._ffi import lib
 from ._layout import broadcast_shapes
 from .errors import check
@@ -42,8 +43,11 @@ def _numpy_scalar_value(x):
     """The Python number torch reads a NumPy scalar as, or None for one it does not
     take. torch reads NumPy scalars as Python numbers of their kind, so they
     promote like Python scalars; ``np.bool_`` it reads through ``__float__``
-    (``int8 + np.True_`` is float32 in torch, and here). NumPy's complex64 is
-    read as complex (torch drops its imaginary part; see the README)."""
+    (``int8 + np.True_`` is float32 in torch, and here). A complex scalar that
+    subclasses Python's complex (complex128) is read as complex; the others
+    (complex64, clongdouble) torch reads through ``__float__``, which keeps the
+    real part and warns as NumPy does (``ComplexWarning``): so ``tensor(1+3j) ==
+    np.complex64(1+3j)`` is False in torch, and here."""
     kind = x.dtype.kind
     if kind == "b":
         return float(x)
@@ -52,7 +56,12 @@ def _numpy_scalar_value(x):
     if kind == "f":
         return float(x)
     if kind == "c":
-        return complex(x)
+        if isinstance(x, complex):
+            return complex(x)
+        np = sys.modules["numpy"]
+        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
+                      stacklevel=user_stacklevel())
+        return float(x.real)
     return None
 
 
@@ -297,8 +306,17 @@ def neg(t):
     if t._dtype is _dt.bool:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
+    if t._dtype.is_complex:
+        # each part negated as a float (a complex product with -1 would turn inf into nan and
+        # lose the sign of zeros), into the parts of a new complex tensor
+        out = empty(tuple(t._shape), t._dtype)
+        copy_into(out.real, neg(t.real))
+        copy_into(out.imag, neg(t.imag))
+        return out
+    if t._dtype.is_floating_point:
+        return binary(t, -1, "mul")  # keeps the sign of zero: -(0.0) is -0.0, as in torch (0 - x is +0.0)
     zero = empty((), t._dtype, zero=True)
-    return binary(zero, t, "sub")
+    return binary(zero, t, "sub")  # integers wrap as torch's do (-1 is no uint8 scalar)
 
 
 def equal(a, b):

@@ -81,7 +81,7 @@ class Conversion:
         return to_numpy(self, force)
 
     def __array__(self, dtype=None, copy=None):
-        arr = to_numpy(self, True)
+        arr = to_numpy(self)  # refuses a tensor that requires grad, as torch's __array__ (its numpy())
         if dtype is not None and arr.dtype != dtype:
             return arr.astype(dtype)
         if copy:

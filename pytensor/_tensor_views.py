@@ -11,10 +11,12 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+import warnings
 from typing import Self
 
 from . import dtypes as _dt
-from ._core import check_int64, int64_arg, make, shape_args, wrap_dim
+from ._convert import as_tensor_operand
+from ._core import TensorBase, check_int64, int64_arg, make, shape_args, user_stacklevel, wrap_dim
 from ._ffi import lib, shim
 from ._layout import infer_shape
 from ._provenance import OP
@@ -26,6 +28,34 @@ _note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see 
  _P_EXPAND, _P_NARROW, _P_SELECT, _P_UNFOLD, _P_AS_STRIDED, _P_DIAGONAL) = (OP[n] for n in (
     "view", "reshape", "view_dtype", "T", "mT", "transpose", "t", "permute", "squeeze", "unsqueeze", "expand",
     "narrow", "select", "unfold", "as_strided", "diagonal"))
+_P_ALIAS = OP["alias"]
+
+# torch warns once a process about each deprecated use of the transposes (`.T` of a
+# tensor that is not 2-D; `.mT`, `.mH`, `.H`, `adjoint()` of a 0-D one); _WARNED
+# remembers which were given.
+_WARNED = set()
+_MESSAGES = {
+    "T-0d": "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+    "T-nd": "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+            "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+            "`x.permute(*range(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+    "mT-0d": "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+    "mH-0d": "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().",
+    "H-0d": "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+    "adjoint-0d": "adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
+}
+
+
+def _warn_once(kind):
+    if kind not in _WARNED:
+        _WARNED.add(kind)
+        warnings.warn(_MESSAGES[kind], UserWarning, stacklevel=user_stacklevel())
+
+
+def _matrices_only(what, ndim):
+    """torch's refusal of a transpose of the last two dims on a 1-D tensor."""
+    if ndim == 1:
+        raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got 1-D tensor.")
 
 
 class Views:
@@ -100,13 +130,109 @@ class Views:
 
     @property
     def T(self):
-        """All dimensions reversed (a view)."""
+        """All dimensions reversed (a view); warns, as torch does, unless the tensor is 2-D."""
+        if len(self._shape) != 2:
+            _warn_once("T-0d" if not self._shape else "T-nd")
         return self._view(self._shape[::-1], self._strides[::-1], None, _P_T)
 
     @property
+    def mH(self):
+        """The conjugate transpose of the last two dimensions (``conj().mT``)."""
+        _matrices_only("tensor.mH", self.dim())
+        if not self._shape:
+            _warn_once("mH-0d")
+            return self.conj()
+        return self.conj().transpose(-2, -1)
+
+    def adjoint(self) -> Self:
+        """The conjugate transpose of the last two dimensions (``conj().mT``)."""
+        _matrices_only("tensor.adjoint()", self.dim())
+        if not self._shape:
+            _warn_once("adjoint-0d")
+            return self.conj()
+        return self.conj().transpose(-2, -1)
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix (``conj().T`` of a 2-D tensor)."""
+        if not self._shape:
+            _warn_once("H-0d")
+            return self.conj()
+        if self.dim() != 2:
+            extra = " For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
+                               + extra)
+        return self.conj().transpose(0, 1)
+
+    # ================================================================ complex parts
+    # A complex element is two floats side by side (real, imaginary), so the
+    # real parts of a complex tensor are a float tensor over the same bytes:
+    # strides doubled (counted in floats), offset 2*offset (+1 for the
+    # imaginary parts). Writes through them reach the complex tensor.
+    def _complex_part(self, which):
+        return make(self._storage, self._dtype.to_real(), self._shape, tuple(2 * s for s in self._strides),
+                    2 * self._offset + which, _P_ALIAS, ("real", "imag")[which], self)
+
+    @property
+    def real(self):
+        """The real parts: a float view of a complex tensor's storage (self for a real tensor).
+
+        >>> import pytensor
+        >>> z = pytensor.tensor([1+2j, 3-4j])
+        >>> z.real, z.real.stride(), z.imag.storage_offset()
+        (tensor([1., 3.]), (2,), 1)
+        """
+        return self._complex_part(0) if self._dtype.is_complex else self
+
+    @real.setter
+    def real(self, value):
+        self.real.copy_(_part_value(value))
+
+    @property
+    def imag(self):
+        """The imaginary parts: a float view of a complex tensor's storage (offset by one float)."""
+        if not self._dtype.is_complex:
+            raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+        return self._complex_part(1)
+
+    @imag.setter
+    def imag(self, value):
+        self.imag.copy_(_part_value(value))
+
+    def conj_physical(self) -> Self:
+        """The complex conjugate in new memory (self for a real tensor, as torch)."""
+        if not self._dtype.is_complex:
+            return self
+        out = self.clone()
+        parts = out.imag
+        parts.copy_(-parts)
+        return out
+
+    def conj(self) -> Self:
+        """The complex conjugate, in new memory (torch returns a view with a conjugate bit,
+        which pytensor does not have: see the README); self for a real tensor."""
+        return self.conj_physical()
+
+    def resolve_conj(self) -> Self:
+        """Self: no pytensor tensor carries torch's lazy conjugate bit."""
+        return self
+
+    def resolve_neg(self) -> Self:
+        """Self: no pytensor tensor carries torch's lazy negative bit."""
+        return self
+
+    def is_conj(self) -> bool:
+        return False
+
+    def is_neg(self) -> bool:
+        return False
+
+    @property
     def mT(self):
-        if self.dim() < 2:
-            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        _matrices_only("tensor.mT", self.dim())
+        if not self._shape:
+            _warn_once("mT-0d")
+            return self  # the identity, as torch's
         return _note(self.transpose(-2, -1), _P_MT, None, self)
 
     def permute(self, *dims: int) -> Self:
@@ -336,3 +462,9 @@ class Views:
 
     def unbind(self, dim=0):
         return tuple(self.select(dim, i) for i in range(self.size(dim)))
+
+
+def _part_value(value):
+    """What ``t.real = value`` writes: a tensor as it is, a number or a sequence as a tensor."""
+    return value if isinstance(value, TensorBase) else as_tensor_operand(value, None)
+

@@ -14,7 +14,7 @@ import sys
 from types import SimpleNamespace
 
 from . import dtypes as _dt
-from ._convert import tensor_from_data, copy_preserving_layout, _is_numpy_scalar, _is_ndarray
+from ._convert import tensor_from_data, copy_preserving_layout, _is_numpy_scalar, _is_ndarray, _is_sequence
 from ._core import Tensor, TensorBase, int64_arg
 from ._device import device as _device, require_cpu
 from ._dlpack import from_dlpack
@@ -90,9 +90,11 @@ def tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
         raise RuntimeError("tensor(): pin_memory=True needs an accelerator's pinned-memory allocator, and pytensor "
                            "has none (it computes on the CPU); leave pin_memory False")
     _check_device(device)
-    if _is_ndarray(data) or _is_dlpack_producer(data):
-        if _is_ndarray(data):
-            src = _share_numpy(data, 0)  # torch.from_numpy's checks first, then a copy that keeps the layout
+    described = _described_array(data)
+    if _is_ndarray(data) or described is not None or _is_dlpack_producer(data):
+        if _is_ndarray(data) or described is not None:
+            # torch.from_numpy's checks first, then a copy that keeps the layout
+            src = _share_numpy(data if described is None else described, 0)
         else:
             src = from_dlpack(data)  # torch copies any DLPack producer, through DLPack
         t = _note(copy_preserving_layout(src, dtype), _P_TENSOR, (type(data), src._storage._addr), None)
@@ -111,6 +113,26 @@ def _is_dlpack_producer(obj):
     that is not a tensor, an array or a NumPy scalar (those have their own paths)."""
     return hasattr(type(obj), "__dlpack__") and not isinstance(obj, TensorBase) and not _is_ndarray(obj) \
         and not _is_numpy_scalar(obj)
+
+
+_PLAIN_DATA = frozenset((list, tuple, int, float, bool, complex))  # the common inputs: no interface to look for
+
+
+def _described_array(obj):
+    """An ndarray over the memory ``obj`` describes with NumPy's array interface
+    (``__array_interface__`` or ``__array_struct__``), when that is the only way to
+    read it: None for tensors, arrays, buffers, DLPack producers and sequences
+    (torch reads those its own ways). The array's base is ``obj``, so a tensor
+    sharing the array keeps ``obj`` alive."""
+    if obj.__class__ in _PLAIN_DATA or isinstance(obj, TensorBase) or _is_ndarray(obj) or not (
+            hasattr(obj, "__array_interface__") or hasattr(obj, "__array_struct__")):
+        return None
+    if _is_dlpack_producer(obj) or _has_buffer(obj) or _is_sequence(obj):
+        return None
+    arr = sys.modules["numpy"].asarray(obj)
+    if not _is_ndarray(arr):
+        raise TypeError(f"{type(obj).__name__}'s array interface did not describe an array")
+    return arr
 
 
 def from_numpy(ndarray: Any, /) -> Tensor:
@@ -192,12 +214,15 @@ def as_tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | 
         return _alias_or_convert(_share_numpy(data, 0), dtype, dev, None, "as_tensor", type(data))
     if _is_dlpack_producer(data):
         return _alias_or_convert(from_dlpack(data), dtype, dev, None, "as_tensor", type(data))
+    described = _described_array(data)
+    if described is not None:
+        return _alias_or_convert(_share_numpy(described, 0), dtype, dev, None, "as_tensor", type(data))
     return _note(tensor_from_data(data, dtype), _P_CONVERT,
                  ("as_tensor", None, None, _SEQUENCE_COPIED, (type(data), None)), None)
 
 
 def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, copy: bool | None = None,
-            requires_grad: bool | None = None) -> Tensor:
+            requires_grad: bool = False) -> Tensor:
     """Shares memory with ``obj`` whenever possible (``copy=None``), always copies
     with ``copy=True``, and raises with ``copy=False`` when sharing is impossible.
 
@@ -205,8 +230,11 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
     returned as the same object unless ``requires_grad`` changes); buffer-protocol
     objects are shared and their bytes read as ``dtype`` (default: the default
     float dtype); DLPack producers are shared; 0-d arrays, NumPy scalars,
-    scalars and sequences are copied. ``requires_grad=None`` keeps a source
-    tensor's setting; a different setting gives a new alias and never changes
+    scalars and sequences are copied. As torch's documentation of ``asarray``
+    says, the result does not require grad unless ``requires_grad=True``: a
+    tensor that requires grad gives a detached alias (the same memory, no
+    grad, no ``grad_fn``), and ``requires_grad=True`` keeps its history. A
+    setting that differs from the source's gives a new alias and never changes
     the caller's tensor.
 
     >>> import pytensor
@@ -217,21 +245,31 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
     Traceback (most recent call last):
     ...
     ValueError: can't alias arbitrary sequence into a tensor.
+    >>> a = pytensor.tensor([1., 2., 3.], requires_grad=True)
+    >>> b = a + 2
+    >>> pytensor.asarray(b)
+    tensor([3., 4., 5.])
+    >>> pytensor.asarray(b, requires_grad=True) is b
+    True
     """
-    if dtype is None and device is None and copy is None and requires_grad is None:
+    if dtype is None and device is None and copy is None and requires_grad is False:
         if isinstance(obj, TensorBase):
-            return obj  # requires_grad=None inherits: the same object, as below
-        t = _share_numpy(obj, 1, _P_ASARRAY)  # n-d arrays only: asarray copies 0-d ones
-        if t is not None:
-            return t
+            if not obj.requires_grad:
+                return obj  # nothing to change: the same object, as below
+        else:
+            t = _share_numpy(obj, 1, _P_ASARRAY)  # n-d arrays only: asarray copies 0-d ones
+            if t is not None:
+                return t
     dtype = _dtype_arg("asarray", dtype)
     copy = _bool_arg("asarray", "copy", copy, allow_none=True)
-    requires_grad = _bool_arg("asarray", "requires_grad", requires_grad, allow_none=True)
+    requires_grad = _bool_arg("asarray", "requires_grad", requires_grad)
     dev = _check_device(device, "asarray")
     source = type(obj)
     if isinstance(obj, TensorBase):
         out = _alias_or_convert(obj, dtype, dev, copy)
-    elif _is_ndarray(obj) or _is_numpy_scalar(obj):
+    elif _is_ndarray(obj) or _is_numpy_scalar(obj) or (described := _described_array(obj)) is not None:
+        if not (_is_ndarray(obj) or _is_numpy_scalar(obj)):
+            obj = described  # shared as the array NumPy reads it as (0-d copied, as an array's)
         if _is_numpy_scalar(obj):
             if copy is False:
                 raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or transform it in a "
@@ -255,8 +293,6 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
             raise ValueError("can't alias arbitrary sequence into a tensor.")
         out = _note(tensor_from_data(obj, dtype), _P_CONVERT, ("asarray", None, None, _SEQUENCE_COPIED, (source, None)),
                     None)
-    if requires_grad is None:
-        requires_grad = obj.requires_grad if isinstance(obj, TensorBase) else False
     if out.requires_grad != requires_grad:
         if out is obj or out.grad_fn is not None:
             # A new alias: never change the caller's tensor (torch's docs, not

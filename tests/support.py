@@ -11,13 +11,14 @@ IN_CI = bool(os.environ.get("CI"))
 
 
 def require_module(name):
-    """Import ``name`` or skip (fail under CI)."""
+    """Import ``name`` or skip (fail under CI). Called at a module's top, it skips
+    (or fails) the whole module at collection."""
     try:
         return importlib.import_module(name)
     except ImportError as e:
         if IN_CI:
             pytest.fail(f"CI needs {name!r} for this test, and it is not installed: {e}")
-        pytest.skip(f"{name} is not installed")
+        pytest.skip(f"{name} is not installed", allow_module_level=True)
 
 
 def require_program(name):

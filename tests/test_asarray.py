@@ -3,7 +3,12 @@ raises with copy=False when it cannot; returns a source tensor itself;
 reads buffers as raw bytes of ``dtype``; copies 0-d arrays, NumPy scalars and
 Python data."""
 import array
+import ctypes
+import gc
+import inspect
 import mmap
+import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -81,7 +86,9 @@ def test_numpy_with_copy_true_or_other_dtype_copies(name):
     c = pytensor.asarray(a, copy=True)
     assert c.data_ptr() != address(a) and c.tolist() == a.tolist()
     other = pytensor.float64 if name != "float64" else pytensor.int32
-    d = pytensor.asarray(a, dtype=other)
+    with warnings.catch_warnings():  # complex to float64 keeps the real parts and says so (torch too)
+        warnings.filterwarnings("ignore", "Casting complex values to real", UserWarning)
+        d = pytensor.asarray(a, dtype=other)
     assert d.dtype is other and d.data_ptr() != address(a)
     with pytest.raises(ValueError, match="can't alias"):
         pytensor.asarray(a, dtype=other, copy=False)
@@ -212,29 +219,45 @@ def test_sequences_holding_tensors_and_numpy_scalars():
 
 # ------------------------------------------------------------------ requires_grad
 
-def test_requires_grad_defaults_to_the_source_tensors():
+def test_requires_grad_defaults_to_false_as_documented():
+    """torch's asarray page: "the returned tensor will, by default, not require a
+    gradient". A tensor that requires grad gives a detached alias; the caller's
+    tensor keeps its setting. A tensor that does not stays the same object."""
+    assert inspect.signature(pytensor.asarray).parameters["requires_grad"].default is False
     leaf = pytensor.ones(3, requires_grad=True)
-    assert pytensor.asarray(leaf) is leaf and leaf.requires_grad
-    assert not pytensor.asarray(pytensor.ones(3)).requires_grad
+    a = pytensor.asarray(leaf)
+    assert a is not leaf and not a.requires_grad and a.grad_fn is None and a.data_ptr() == leaf.data_ptr()
+    assert leaf.requires_grad                                 # the caller's tensor is untouched
+    a[0] = 5.0                                                # an alias: writes are shared
+    assert leaf.tolist() == [5.0, 1.0, 1.0]
+    assert pytensor.asarray(leaf, requires_grad=True) is leaf      # where torch returns it too
+    plain = pytensor.ones(3)
+    assert pytensor.asarray(plain) is plain
+    assert pytensor.asarray(plain, requires_grad=False, copy=None, dtype=None, device=None) is plain
     assert not pytensor.asarray(np.ones(3)).requires_grad
     assert not pytensor.asarray([1.0]).requires_grad
+    with pytest.raises(TypeError, match="'requires_grad' must be bool, not NoneType"):
+        pytensor.asarray(leaf, requires_grad=None)            # torch 2.13's "inherit" is not the documented API
 
 
-def test_autograd_history_follows_torch():
+def test_autograd_history_follows_the_documentation():
     leaf = pytensor.ones(3, requires_grad=True)
     b = leaf * 2                                              # a non-leaf with history
-    assert pytensor.asarray(b) is b                           # history kept (2.13's default)
-    assert pytensor.asarray(b, requires_grad=True) is b
+    c = pytensor.asarray(b)                                   # "Shares memory with tensor 'b', with no grad"
+    assert c is not b and c.grad_fn is None and not c.requires_grad and c.data_ptr() == b.data_ptr()
+    assert b.grad_fn is not None                              # the source is untouched
+    assert pytensor.asarray(b, requires_grad=True) is b       # "retaining autograd history"
     d = pytensor.asarray(b, requires_grad=False)
     assert d.grad_fn is None and not d.requires_grad and d.data_ptr() == b.data_ptr()
-    assert b.grad_fn is not None                              # the source is untouched
-    c = pytensor.asarray(b, copy=True)
+    c = pytensor.asarray(b, copy=True)                        # a copy, detached by default
+    assert c.grad_fn is None and not c.requires_grad and c.data_ptr() != b.data_ptr()
+    c = pytensor.asarray(b, copy=True, requires_grad=True)
     assert c.grad_fn.name() == "CloneBackward0" and c.data_ptr() != b.data_ptr()
-    e = pytensor.asarray(b, dtype=pytensor.float64)
+    e = pytensor.asarray(b, dtype=pytensor.float64, requires_grad=True)
     assert e.grad_fn.name() == "ToCopyBackward0" and e.dtype is pytensor.float64
     e.sum().backward()                                        # gradients flow through the copy
     assert leaf.grad.tolist() == [2.0, 2.0, 2.0]
-    f = pytensor.asarray(b, copy=True, requires_grad=False)
+    f = pytensor.asarray(b, dtype=pytensor.float64)
     assert f.grad_fn is None and not f.requires_grad
 
 
@@ -287,3 +310,89 @@ def test_argument_types():
         pytensor.asarray([1], pin_memory=True)
     with pytest.raises(RuntimeError):
         pytensor.asarray([1], device="cuda")
+
+
+# ------------------------------------------------------------------ NumPy's array interface, without __array__ or a buffer
+
+class Described:
+    """An object that exposes its memory only through NumPy's array interface: a
+    ctypes block it owns, described by a dict (``__array_interface__``) or by a
+    NumPy capsule (``__array_struct__``)."""
+
+    def __init__(self, values, kind="interface", readonly=False, shape=None, strides=None):
+        self.block = (ctypes.c_double * len(values))(*values)
+        self.address = ctypes.addressof(self.block)
+        info = {"version": 3, "typestr": "<f8", "data": (self.address, readonly),
+                "shape": (len(values),) if shape is None else shape, "strides": strides}
+        if kind == "interface":
+            self.__array_interface__ = info
+        else:  # NumPy makes the capsule; the object keeps the array that owns it
+            self._described = np.asarray(_Dict(info))
+            self.__array_struct__ = self._described.__array_struct__
+
+
+class _Dict:
+    def __init__(self, info):
+        self.__array_interface__ = info
+
+
+@pytest.mark.parametrize("kind", ["interface", "struct"])
+@pytest.mark.parametrize("ctor", ["asarray", "as_tensor"])
+def test_array_interface_objects_are_shared(kind, ctor):
+    src = Described([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], kind, shape=(2, 3))
+    t = getattr(pytensor, ctor)(src)
+    assert t.dtype is pytensor.float64 and t.shape == (2, 3) and t.data_ptr() == src.address
+    t[0, 1] = -1.0
+    assert src.block[1] == -1.0                               # one memory
+    assert getattr(pytensor, ctor)(src, dtype=pytensor.float32).data_ptr() != src.address
+
+
+@pytest.mark.parametrize("kind", ["interface", "struct"])
+def test_array_interface_objects_are_copied_where_arrays_are(kind):
+    src = Described([1.0, 2.0], kind)
+    t = pytensor.tensor(src)
+    assert t.tolist() == [1.0, 2.0] and t.data_ptr() != src.address
+    c = pytensor.asarray(src, copy=True)
+    assert c.data_ptr() != src.address
+    zero_d = Described([7.0], kind, shape=())
+    assert pytensor.asarray(zero_d).data_ptr() != zero_d.address   # 0-d: copied, as a 0-d array
+    assert pytensor.as_tensor(zero_d).data_ptr() == zero_d.address
+    with pytest.raises(ValueError, match="can't alias"):
+        pytensor.asarray(src, dtype=pytensor.float32, copy=False)
+
+
+@pytest.mark.parametrize("kind", ["interface", "struct"])
+def test_array_interface_producer_lives_as_long_as_the_tensor(kind):
+    src = Described([1.0, 2.0, 3.0], kind)
+    alive = weakref.ref(src)
+    t = pytensor.asarray(src)
+    del src
+    gc.collect()
+    assert alive() is not None and t.tolist() == [1.0, 2.0, 3.0]
+    del t
+    gc.collect()
+    assert alive() is None
+
+
+def test_array_interface_read_only_and_strides():
+    ro = Described([1.0, 2.0, 3.0], readonly=True)
+    t = pytensor.asarray(ro)
+    with pytest.raises(RuntimeError, match="read-only"):
+        t[0] = 5.0
+    assert ro.block[0] == 1.0
+    every_other = Described([1.0, 2.0, 3.0, 4.0], shape=(2,), strides=(16,))
+    v = pytensor.as_tensor(every_other)
+    assert v.stride() == (2,) and v.tolist() == [1.0, 3.0] and v.data_ptr() == every_other.address
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"copy": True}, {"requires_grad": True}, {"requires_grad": True, "copy": True},
+                                    {"requires_grad": False}, {"requires_grad": False, "copy": True}])
+def test_retain_autograd_history(kwargs):
+    """torch's test_retain_autograd_history (before 2.13, whose default rows, ``{}`` and
+    ``{"copy": True}``, now inherit the source's grad): on a non-leaf, the result requires
+    grad exactly when asked, and has a grad_fn exactly then."""
+    source = pytensor.ones(5, 5, requires_grad=True).clone()
+    a = pytensor.asarray(source, **kwargs)
+    want = kwargs.get("requires_grad", False)
+    assert a.requires_grad is want and (a.grad_fn is None) is (not want)
+    assert (a.data_ptr() == source.data_ptr()) is (not kwargs.get("copy", False))

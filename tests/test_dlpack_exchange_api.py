@@ -4,7 +4,6 @@ import gc
 
 import numpy as np
 import pytest
-import torch
 
 import pytensor
 from exchange_consumer import build
@@ -75,7 +74,7 @@ def test_round_trip_shares_and_frees_exactly_once(consumer):
         consumer.to_py_null(pytensor.Tensor)
 
 
-def test_torch_exports_into_pytensor_through_both_tables(consumer):
+def test_torch_exports_into_pytensor_through_both_tables(consumer, torch):
     src = torch.arange(12, dtype=torch.float32).view(3, 4).t()
     t = consumer.cross(src, pytensor.Tensor)
     assert isinstance(t, pytensor.Tensor) and t.data_ptr() == src.data_ptr() and t.stride() == src.stride()

@@ -7,14 +7,13 @@ import struct
 import numpy as np
 import pytest
 import safetensors.numpy as st_np
-import safetensors.torch as st_torch
-import torch
 from hypothesis import HealthCheck, given, settings, strategies as st
 from safetensors import safe_open as st_safe_open
 
 import pytensor
 from pytensor import safetensors as pst
 from pytensor.safetensors import SafetensorError
+from support import require_module
 
 DTYPES = [pytensor.bool, pytensor.uint8, pytensor.int8, pytensor.int16, pytensor.uint16, pytensor.int32,
           pytensor.uint32, pytensor.int64, pytensor.uint64, pytensor.float16, pytensor.bfloat16,
@@ -25,8 +24,9 @@ def _sample(dt, shape):
     return pytensor.tensor(np.arange(int(np.prod(shape))) % 7).to(dt).reshape(shape)
 
 
-def _torch(t):
-    return torch.from_dlpack(t)
+def _torch_modules():
+    """torch and safetensors.torch, for the tests that compare with them (skip without torch; fail in CI)."""
+    return require_module("torch"), require_module("safetensors.torch")
 
 
 def test_round_trip_every_dtype_and_shape(tmp_path):
@@ -91,11 +91,12 @@ def test_files_written_by_the_package_load_identically(tmp_path):
     for k, a in arrays.items():
         assert got[k].shape == a.shape and got[k].numpy().dtype == a.dtype
         np.testing.assert_array_equal(got[k].numpy(), a)
+    torch, st_torch = _torch_modules()
     tpath = tmp_path / "pt.safetensors"
     ts = {"h": torch.arange(5, dtype=torch.bfloat16) / 3, "f": torch.randn(3, 4), "b": torch.tensor([True, False])}
     st_torch.save_file(ts, str(tpath))
     for k, v in pst.load_file(tpath).items():
-        assert torch.equal(_torch(v), ts[k]), k
+        assert torch.equal(torch.from_dlpack(v), ts[k]), k
 
 
 def test_files_written_here_load_in_the_package(tmp_path):
@@ -103,9 +104,10 @@ def test_files_written_here_load_in_the_package(tmp_path):
     tensors = {"w": pytensor.arange(12.0).view(3, 4), "h": pytensor.arange(4, dtype=pytensor.bfloat16),
                "i": pytensor.arange(3, dtype=pytensor.uint8), "z": pytensor.tensor(2.5)}
     pst.save_file(tensors, path, metadata={"who": "pytensor"})
+    torch, st_torch = _torch_modules()
     back = st_torch.load_file(str(path))
     for k, t in tensors.items():
-        assert torch.equal(back[k], _torch(t)), k
+        assert torch.equal(back[k], torch.from_dlpack(t)), k
     with st_safe_open(str(path), framework="numpy") as f:
         assert f.metadata() == {"who": "pytensor"}
         np.testing.assert_array_equal(f.get_tensor("w"), tensors["w"].numpy())
@@ -113,6 +115,7 @@ def test_files_written_here_load_in_the_package(tmp_path):
 
 
 def test_float8_tensors_cross_both_ways(tmp_path):
+    torch, st_torch = _torch_modules()
     ts = {name: torch.tensor([0.5, -3.0, 448.0, 1e-3]).to(getattr(torch, name))
           for name in ("float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float8_e4m3fnuz", "float8_e5m2fnuz")}
     path = tmp_path / "fp8.safetensors"

@@ -5,6 +5,8 @@ import array
 import decimal
 import fractions
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -260,3 +262,73 @@ def test_argument_rules():
     with pytest.raises(RuntimeError):
         P.tensor([1], device="cuda")
     assert P.tensor([1], device="cpu").device.type == "cpu"
+
+
+# ------------------------------------------------------------------ sequences of any kind (torch's test_tensor_from_sequence)
+
+class MockSequence:
+    """__len__ and a __getitem__ that fails: no shape can be read."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        raise TypeError("no items here")
+
+
+class GoodMockSequence(MockSequence):
+    def __getitem__(self, i):
+        return self.items[i]
+
+
+@pytest.mark.parametrize("ctor", ["tensor", "as_tensor", "asarray"])
+def test_tensor_from_sequence(ctor):
+    make = getattr(pytensor, ctor)
+    with pytest.raises(ValueError, match="could not determine the shape of object type 'MockSequence'"):
+        make(MockSequence([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match="could not determine the shape"):
+        make([MockSequence([1.0])])                            # a nested one: the same
+    assert make(GoodMockSequence([1.0, 2.0, 3.0])).tolist() == [1.0, 2.0, 3.0]
+    nested = make(GoodMockSequence([GoodMockSequence([1, 2]), GoodMockSequence([3, 4])]))
+    assert nested.dtype is pytensor.int64 and nested.tolist() == [[1, 2], [3, 4]]
+    assert make(MockSequence([])).shape == (0,)                # empty: nothing to read
+
+
+def test_a_failing_item_after_the_first_raises_its_own_error():
+    class FailsAtOne(GoodMockSequence):
+        def __getitem__(self, i):
+            if i == 1:
+                raise KeyError("item 1")
+            return self.items[i]
+    with pytest.raises(KeyError, match="item 1"):
+        pytensor.tensor(FailsAtOne([1, 2]))
+
+
+def test_getitem_without_len_is_a_sequence_without_a_length():
+    class OnlyGetitem:
+        def __getitem__(self, i):
+            return 1
+    with pytest.raises(TypeError, match="has no len"):
+        pytensor.tensor(OnlyGetitem())
+
+
+def test_sequences_that_nest_without_end_are_refused_not_hung():
+    """A UserString's items are UserStrings, and an object may return itself: these
+    used to loop for ever. Run in a subprocess with a timeout (a hang fails it)."""
+    code = ("import collections, pytensor\n"
+            "class Itself:\n"
+            "    def __len__(self): return 1\n"
+            "    def __getitem__(self, i): return self\n"
+            "for data in (collections.UserString('ab'), [collections.UserString('a')], Itself()):\n"
+            "    try:\n"
+            "        pytensor.tensor(data)\n"
+            "    except ValueError as e:\n"
+            "        assert 'too many dimensions' in str(e) and '64' in str(e), e\n"
+            "    else:\n"
+            "        raise AssertionError('accepted')\n"
+            "print('refused')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "refused", out.stderr
