@@ -16,12 +16,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import safetensors as st_pkg
-import safetensors.torch as st_torch
-import torch
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import support
+
+st_pkg = support.require_module("safetensors")
+st_torch = support.require_module("safetensors.torch")
+torch = support.require_module("torch")
 
 import pytensor
 from pytensor import safetensors as pst
