@@ -52,6 +52,7 @@ static _Atomic int64_t region_count;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void region_destroy(region *r);
+static void table_remove(region *r);
 
 static void lock_before_fork(void) { pthread_mutex_lock(&table_lock); }
 static void unlock_in_parent(void) { pthread_mutex_unlock(&table_lock); }
@@ -63,6 +64,8 @@ static void reset_in_child(void)
     region *r = current_arena;
     current_arena = NULL;
     int gone = r && --r->live == 0;
+    if (gone)
+        table_remove(r);
     pthread_mutex_unlock(&table_lock);
     if (gone)
         region_destroy(r);

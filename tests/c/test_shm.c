@@ -137,6 +137,32 @@ static void test_fork_child_writes_parent_reads(void)
     lt_storage_release(s);
 }
 
+/* Regression: a child forked while the current arena had no storage used
+ * to free the arena's record yet leave it in the table (a use after free
+ * on the next lookup). The child must drop the arena cleanly. */
+static void test_fork_with_an_unused_current_arena(void)
+{
+    lt_storage *s = NULL;
+    CHECK_INT(lt_storage_new_shared(&s, 64), LT_OK);
+    lt_storage_identity arena;
+    CHECK_INT(lt_storage_identity_of(&arena, s), LT_OK);
+    lt_storage_release(s); /* the arena stays, as the current one, with no storage */
+    int64_t regions = lt_shm_region_count();
+    pid_t pid = fork();
+    if (pid == 0) {
+        lt_storage *found = NULL, *mine = NULL;
+        int ok = lt_shm_region_count() == regions - 1 &&
+                 lt_storage_from_shared_identity(&found, arena.device, arena.inode, 0, 64, 0) == LT_OK &&
+                 found == NULL && lt_storage_new_shared(&mine, 64) == LT_OK;
+        lt_storage_release(mine);
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    CHECK_INT(waitpid(pid, &status, 0), pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_INT(lt_shm_region_count(), regions); /* the parent keeps its arena */
+}
+
 static void test_identity_of_files_and_heap(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -177,6 +203,7 @@ int main(void)
     test_large_storage_has_its_own_region();
     test_received_descriptor_maps_the_same_pages();
     test_fork_child_writes_parent_reads();
+    test_fork_with_an_unused_current_arena();
     test_identity_of_files_and_heap();
     MT_DONE();
 }
