@@ -18,6 +18,14 @@ A storage travels as:
 * a file mapped privately with no page written yet: the same, mapped
   privately (copy-on-write) again on arrival; once a page is written the
   mapping holds bytes no file has, and it travels as a shared copy.
+
+>>> import pickle, pytensor
+>>> from multiprocessing.reduction import ForkingPickler
+>>> t = pytensor.arange(4.0)
+>>> data = ForkingPickler.dumps([t, t[1:]])  # moves t's storage to shared memory; sends it once, no bytes
+>>> a, b = pickle.loads(data)  # received in this same process: the same storage object comes back
+>>> a.untyped_storage() is b.untyped_storage() is t.untyped_storage(), t.is_shared(), len(data) < 1024
+(True, True, True)
 """
 from __future__ import annotations
 
@@ -30,7 +38,7 @@ from .. import dtypes as _dt
 from .._ffi import ffi, lib, shim
 from .._shm import StorageIdentity
 from ..errors import DeviceError, check
-from ..tensor import Tensor, UntypedStorage
+from .. import Tensor, UntypedStorage
 from ._fd_server import fetch, server
 
 # (kind, device, inode, byte_offset, nbytes, readonly) -> the storage object this process has for it.
