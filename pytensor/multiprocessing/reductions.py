@@ -29,6 +29,7 @@ A storage travels as:
 """
 from __future__ import annotations
 
+import collections
 import os
 import threading
 import weakref
@@ -44,6 +45,11 @@ from ._fd_server import fetch, server
 # (kind, device, inode, byte_offset, nbytes, readonly) -> the storage object this process has for it.
 _storages: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _storages_lock = threading.Lock()
+# One received span of each of the last few arenas, kept so that their mappings stay: the next tensor
+# from the same arena then needs no descriptor from its sender. Bounded: at most this many arenas of
+# LT_SHM_ARENA_NBYTES (16 MiB) each stay mapped because of it; large storages are never kept.
+_RECENT_ARENAS = 4
+_recent_arenas: collections.OrderedDict = collections.OrderedDict()
 
 
 def _remember(key, storage):
@@ -116,6 +122,12 @@ def _rebuild_shared(address, device, inode, byte_offset, nbytes, readonly):
             storage = shim.shm_receive(fd, device, inode, byte_offset, nbytes, readonly)
         finally:
             os.close(fd)
+    if nbytes <= lib.LT_SHM_SMALL_NBYTES:
+        with _storages_lock:
+            _recent_arenas[(device, inode)] = storage
+            _recent_arenas.move_to_end((device, inode))
+            while len(_recent_arenas) > _RECENT_ARENAS:
+                _recent_arenas.popitem(last=False)
     return _remember(key, storage)
 
 
