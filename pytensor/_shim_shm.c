@@ -11,8 +11,25 @@
  * move is refused while any exists: they would be left on freed bytes. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "_shim.h"
+
+/* Faults in the pages of [data, data + nbytes) with one call before the
+ * copy writes them, instead of one trap per page during the copy. A kernel
+ * before 5.14 lacks MADV_POPULATE_WRITE (EINVAL); the copy then faults them. */
+static void prefault(void *data, size_t nbytes)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = (uintptr_t)data & ~(page - 1), hi = ((uintptr_t)data + nbytes + page - 1) & ~(page - 1);
+    madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+    (void)data;
+    (void)nbytes;
+#endif
+}
 
 /* adopt_bytes(storage, shared): copies storage's bytes into shared (a fresh
  * storage object of the same size, which stays valid and now shares the
@@ -54,13 +71,19 @@ static PyObject *adopt_bytes(PyObject *self, PyObject *args)
     PyObject *addr = PyLong_FromVoidPtr(lt_storage_data(src->s));
     if (!addr)
         return NULL;
-    if (nbytes)
+    PyObject *readonly = PyBool_FromLong((lt_storage_flags(src->s) & LT_STORAGE_READONLY) != 0);
+    if (nbytes) {
+        prefault(lt_storage_data(src->s), nbytes);
         memcpy(lt_storage_data(src->s), lt_storage_data(dst->s), nbytes);
+    }
     lt_storage_bump_version(src->s); /* the inspector sees the bytes change place */
     lt_storage *old = dst->s;
     lt_storage_retain(src->s);
     dst->s = src->s;
     pyt_replace_ref(&dst->addr, addr);
+    pyt_replace_ref(&dst->readonly, readonly); /* the fields describe the new lt_storage, as src's do */
+    Py_INCREF(src->host);
+    pyt_replace_ref(&dst->host, src->host);
     Py_CLEAR(dst->cptr); /* the cached cffi handle named the old lt_storage */
     lt_storage_release(old);
     Py_RETURN_NONE;

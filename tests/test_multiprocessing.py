@@ -248,3 +248,31 @@ def test_no_dev_shm_entry_survives_a_sigkilled_child(tmp_path):
     assert ok == "OK" and int(memfds) >= 2  # the child's regions were memfds
     leaked = {n for n in set(os.listdir("/dev/shm")) - before if "pytensor" in n or n.startswith("psm_")}
     assert not leaked
+
+
+def test_a_message_from_a_dead_sender_raises(tmp_path):
+    run = _run(tmp_path, """
+        import os, signal, pytensor, pytensor.multiprocessing as mp
+
+        def worker(q, ready):
+            q.put(pytensor.arange(10))
+            q.close()
+            q.join_thread()  # the message is in the pipe
+            ready.set()
+            signal.pause()
+
+        if __name__ == "__main__":
+            ctx = mp.get_context("spawn")
+            q, ready = ctx.Queue(), ctx.Event()
+            p = ctx.Process(target=worker, args=(q, ready))
+            p.start()
+            assert ready.wait(120)
+            os.kill(p.pid, signal.SIGKILL)
+            p.join(60)
+            try:
+                q.get(timeout=60)
+            except RuntimeError as e:
+                print("RAISED", "sender must stay alive" in str(e))
+    """)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.split() == ["RAISED", "True"]
