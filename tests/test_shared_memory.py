@@ -160,3 +160,27 @@ def test_identity_of_a_file_agrees_across_processes(tmp_path):
     ident = mine.untyped_storage().identity()
     assert theirs == repr(tuple(ident))
     assert ident.byte_offset == 0 and mine.storage_offset() == 4096 + 8
+
+
+def test_zero_byte_storages_share():
+    t = pytensor.zeros(0).share_memory_()
+    assert t.is_shared() and t.tolist() == [] and t.untyped_storage().nbytes() == 0
+
+
+def test_the_shim_refuses_bad_spans_and_arguments():
+    from pytensor._ffi import shim
+    s = pytensor.zeros(4).share_memory_().untyped_storage()
+    ident = s.identity()
+    for offset, nbytes in ((-8, 8), (ident.byte_offset, 1 << 40), ((1 << 62), 8)):
+        with pytest.raises(pytensor.LayoutError, match="run past the region"):
+            shim.shm_receive(-1, ident.device, ident.inode, offset, nbytes, False)
+    with pytest.raises(ValueError):
+        shim.shm_receive(-1, ident.device, ident.inode, 0, -1, False)
+    assert shim.shm_receive(-1, ident.device, ident.inode + 1_000_003, 0, 8, False) is None  # not mapped here
+    with open(__file__, "rb") as f:  # a descriptor of a regular file maps as that file; past its end is refused
+        with pytest.raises(pytensor.LayoutError):
+            shim.shm_receive(f.fileno(), 1, 1, 0, 1 << 40, True)
+    with pytest.raises(TypeError):
+        shim.adopt_bytes(s, s)
+    with pytest.raises(RuntimeError, match="holds 64 bytes, not 16"):
+        shim.adopt_bytes(s, pytensor.zeros(16).untyped_storage())
