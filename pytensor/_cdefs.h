@@ -83,6 +83,7 @@ lt_status lt_storage_copied_pages(uint8_t *out, size_t out_npages, const lt_stor
 #define LT_SHM_ARENA_NBYTES ...
 typedef struct lt_storage_identity { uint64_t device; uint64_t inode; int64_t byte_offset; } lt_storage_identity;
 lt_status lt_storage_new_shared(lt_storage **out, size_t nbytes);
+lt_status lt_storage_new_shared_keeping(lt_storage **out, size_t nbytes, lt_storage *keep);
 int lt_storage_is_shared(const lt_storage *storage);
 lt_status lt_storage_shared_fd(int *out_fd, size_t *out_region_nbytes, int64_t *out_byte_offset,
                                const lt_storage *storage);

@@ -8,7 +8,7 @@
  * of the old address that this object cannot redirect (a DLPack export, a
  * NumPy array over the bytes, a second storage object over the same
  * lt_storage) are each a reference or a pin on the old lt_storage, so the
- * move is refused while any exists: they would be left on freed bytes. */
+ * move is refused while any exists: they would be left on the old bytes. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,61 +31,70 @@ static void prefault(void *data, size_t nbytes)
 #endif
 }
 
-/* adopt_bytes(storage, shared): copies storage's bytes into shared (a fresh
- * storage object of the same size, which stays valid and now shares the
- * lt_storage) and points storage at shared's lt_storage, releasing the old
- * one. The copy runs with the GIL held, so no pytensor call in another
- * thread can write the old bytes meanwhile. */
-static PyObject *adopt_bytes(PyObject *self, PyObject *args)
+/* The old bytes stay allocated (the new storage keeps them) until the
+ * storage dies, so a kernel that read the old address just before the move
+ * (kernels run without the GIL) reads valid memory. A block of 2 MiB or
+ * more is its own page-aligned mapping (libtensor.h: lt_storage_new), so
+ * its pages are given back at once; it then reads as zeros. */
+static void give_back_pages(lt_storage *old)
 {
-    PyObject *dst_obj, *src_obj;
+    size_t nbytes = lt_storage_nbytes(old);
+    if (lt_storage_provenance(old) != LT_PROV_OWNED || nbytes < ((size_t)2 << 20))
+        return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)lt_storage_data(old);
+    uintptr_t hi = (lo + nbytes + page - 1) & ~(page - 1);
+    if (lo % page == 0)
+        madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/* move_to_shared(storage): copies storage's bytes into new shared memory
+ * and points the storage object at it; every view follows. Runs with the
+ * GIL held, so no pytensor call in another thread starts meanwhile. */
+static PyObject *move_to_shared(PyObject *self, PyObject *arg)
+{
     (void)self;
-    if (!PyArg_ParseTuple(args, "OO", &dst_obj, &src_obj))
-        return NULL;
-    if (!pyt_storage_cls || !PyObject_TypeCheck(dst_obj, pyt_storage_cls) ||
-        !PyObject_TypeCheck(src_obj, pyt_storage_cls) || dst_obj == src_obj) {
-        PyErr_SetString(PyExc_TypeError, "adopt_bytes(storage, shared): two distinct UntypedStorage objects");
+    if (!pyt_storage_cls || !PyObject_TypeCheck(arg, pyt_storage_cls)) {
+        PyErr_SetString(PyExc_TypeError, "move_to_shared(storage): an UntypedStorage");
         return NULL;
     }
-    StorageObject *dst = (StorageObject *)dst_obj, *src = (StorageObject *)src_obj;
-    size_t nbytes = lt_storage_nbytes(dst->s);
-    int64_t holders = lt_storage_refcount(dst->s) - 1;
+    StorageObject *st = (StorageObject *)arg;
+    size_t nbytes = lt_storage_nbytes(st->s);
+    int64_t holders = lt_storage_refcount(st->s) - 1;
     char message[320];
-    if (lt_storage_nbytes(src->s) != nbytes) {
-        snprintf(message, sizeof message, "adopt_bytes: the shared storage holds %zu bytes, not %zu",
-                 lt_storage_nbytes(src->s), nbytes);
-        return pyt_raise_status(LT_EINVAL, message);
-    }
-    if (holders > 0 || (lt_storage_flags(dst->s) & LT_STORAGE_PINNED)) {
+    if (lt_storage_provenance(st->s) != LT_PROV_OWNED) /* pytensor/_shm.py says whose they are */
+        return pyt_raise_status(LT_EINVAL, "move_to_shared: only bytes libtensor allocated can move");
+    if (holders > 0 || (lt_storage_flags(st->s) & LT_STORAGE_PINNED)) {
         if (holders > 0)
             snprintf(message, sizeof message,
                      "cannot move this storage's %zu bytes into shared memory: %lld other holders (DLPack or buffer "
-                     "exports) use their address and would be left on freed memory; share a copy instead "
+                     "exports) use their address and would be left on the old bytes; share a copy instead "
                      "(t.clone().share_memory_())", nbytes, (long long)holders);
         else
             snprintf(message, sizeof message,
                      "cannot move this storage's %zu bytes into shared memory: a NumPy array uses their address and "
-                     "would be left on freed memory; share a copy instead (t.clone().share_memory_())", nbytes);
+                     "would be left on the old bytes; share a copy instead (t.clone().share_memory_())", nbytes);
         return pyt_raise_status(LT_EINVAL, message);
     }
-    PyObject *addr = PyLong_FromVoidPtr(lt_storage_data(src->s));
-    if (!addr)
+    lt_storage *fresh = NULL;
+    lt_status rc = lt_storage_new_shared_keeping(&fresh, nbytes, st->s);
+    if (rc != LT_OK)
+        return pyt_raise_last(rc);
+    PyObject *addr = PyLong_FromVoidPtr(lt_storage_data(fresh));
+    if (!addr) {
+        lt_storage_release(fresh);
         return NULL;
-    PyObject *readonly = PyBool_FromLong((lt_storage_flags(src->s) & LT_STORAGE_READONLY) != 0);
-    if (nbytes) {
-        prefault(lt_storage_data(src->s), nbytes);
-        memcpy(lt_storage_data(src->s), lt_storage_data(dst->s), nbytes);
     }
-    lt_storage_bump_version(src->s); /* the inspector sees the bytes change place */
-    lt_storage *old = dst->s;
-    lt_storage_retain(src->s);
-    dst->s = src->s;
-    pyt_replace_ref(&dst->addr, addr);
-    pyt_replace_ref(&dst->readonly, readonly); /* the fields describe the new lt_storage, as src's do */
-    Py_INCREF(src->host);
-    pyt_replace_ref(&dst->host, src->host);
-    Py_CLEAR(dst->cptr); /* the cached cffi handle named the old lt_storage */
-    lt_storage_release(old);
+    if (nbytes) {
+        prefault(lt_storage_data(fresh), nbytes);
+        memcpy(lt_storage_data(fresh), lt_storage_data(st->s), nbytes);
+    }
+    lt_storage_bump_version(fresh); /* the inspector sees the bytes change place */
+    give_back_pages(st->s);
+    lt_storage *old = st->s;
+    st->s = fresh;
+    pyt_replace_ref(&st->addr, addr);
+    Py_CLEAR(st->cptr); /* the cached cffi handle named the old lt_storage */
+    lt_storage_release(old); /* fresh keeps it */
     Py_RETURN_NONE;
 }
 
@@ -135,7 +144,7 @@ static PyObject *shm_receive(PyObject *self, PyObject *args)
 }
 
 PyMethodDef pyt_shm_methods[] = {
-    {"adopt_bytes", adopt_bytes, METH_VARARGS, "share_memory_(): move a storage's bytes under the same object."},
+    {"move_to_shared", move_to_shared, METH_O, "share_memory_(): move a storage's bytes under the same object."},
     {"shm_new", shm_new, METH_VARARGS, "A storage of zeroed shared memory."},
     {"shm_receive", shm_receive, METH_VARARGS, "A storage over a shared region's bytes."},
     {NULL, NULL, 0, NULL},

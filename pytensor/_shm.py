@@ -53,7 +53,7 @@ def share(storage):
         raise RuntimeError(f"share_memory_(): this storage's {storage.nbytes()} bytes belong to the {provenance} "
                            f"it wraps ({storage.label or 'no label'}); moving them would leave that owner on the "
                            "old bytes. Share a copy instead: t.clone().share_memory_()")
-    shim.adopt_bytes(storage, shim.shm_new(storage.nbytes()))
+    shim.move_to_shared(storage)
     return storage
 
 

@@ -354,6 +354,15 @@ typedef struct lt_storage_identity {
  * (release with lt_storage_release). */
 lt_status lt_storage_new_shared(lt_storage **out, size_t nbytes);
 
+/* As lt_storage_new_shared, but the new storage also holds a reference to
+ * keep (retained here), dropped only when the new storage is freed. For
+ * moving a storage's bytes into shared memory: code that read the old
+ * address just before the move (a kernel running without the GIL, say)
+ * keeps valid memory rather than freed memory. NULL keep is allowed.
+ * Fails as lt_storage_new_shared does (keep is then not retained). Returns a
+ * new reference in *out (release with lt_storage_release). */
+lt_status lt_storage_new_shared_keeping(lt_storage **out, size_t nbytes, lt_storage *keep);
+
 /* 1 when the storage's bytes lie in a region of this table (made here or
  * received), else 0. Borrows. */
 int lt_storage_is_shared(const lt_storage *storage);

@@ -271,6 +271,40 @@ lt_status lt_storage_new_shared(lt_storage **out, size_t nbytes)
     return wrap_span(out, r, offset, nbytes, 0);
 }
 
+/* The storage of lt_storage_new_shared_keeping: the same span, plus the kept one. */
+typedef struct keeper {
+    lt_storage *span;
+    lt_storage *keep;
+} keeper;
+
+static void keeper_release(void *ctx)
+{
+    keeper *k = ctx;
+    lt_storage_release(k->keep);
+    lt_storage_release(k->span);
+    free(k);
+}
+
+lt_status lt_storage_new_shared_keeping(lt_storage **out, size_t nbytes, lt_storage *keep)
+{
+    lt_storage *span = NULL;
+    lt_status rc = lt_storage_new_shared(&span, nbytes);
+    if (rc != LT_OK)
+        return rc;
+    keeper *k = malloc(sizeof *k);
+    if (!k) {
+        lt_storage_release(span);
+        return lt__fail(LT_ENOMEM, "could not allocate a shared-storage record");
+    }
+    lt_storage_retain(keep);
+    k->span = span;
+    k->keep = keep;
+    rc = lt_storage_wrap(out, lt_storage_data(span), nbytes, 0, LT_PROV_SHARED, keeper_release, k);
+    if (rc == LT_OK)
+        lt_storage_set_label(*out, "shared memory");
+    return rc;
+}
+
 /* ------------------------------------------------------------ passing and receiving */
 
 int lt_storage_is_shared(const lt_storage *s)

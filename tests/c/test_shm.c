@@ -163,6 +163,30 @@ static void test_fork_with_an_unused_current_arena(void)
     CHECK_INT(lt_shm_region_count(), regions); /* the parent keeps its arena */
 }
 
+static void test_keeping_holds_the_old_storage(void)
+{
+    int64_t storages = lt_storage_live_count();
+    lt_storage *old = NULL, *fresh = NULL;
+    CHECK_INT(lt_storage_new(&old, 128, 1), LT_OK);
+    CHECK_INT(lt_storage_new_shared_keeping(&fresh, 128, old), LT_OK);
+    CHECK_INT(lt_storage_refcount(old), 2);
+    lt_storage_release(old); /* the caller's reference: fresh still holds the bytes */
+    CHECK_INT(lt_storage_refcount(old), 1);
+    CHECK_INT(lt_storage_is_shared(fresh), 1);
+    CHECK_INT(lt_storage_provenance(fresh), LT_PROV_SHARED);
+    lt_storage_identity id;
+    CHECK_INT(lt_storage_identity_of(&id, fresh), LT_OK);
+    int fd;
+    size_t n;
+    int64_t off;
+    CHECK_INT(lt_storage_shared_fd(&fd, &n, &off, fresh), LT_OK);
+    CHECK_INT(off, id.byte_offset);
+    lt_storage_release(fresh); /* frees the span, then the kept storage */
+    CHECK_INT(lt_storage_live_count(), storages);
+    CHECK_INT(lt_storage_new_shared_keeping(&fresh, 8, NULL), LT_OK); /* nothing to keep */
+    lt_storage_release(fresh);
+}
+
 static void test_identity_of_files_and_heap(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -204,6 +228,7 @@ int main(void)
     test_received_descriptor_maps_the_same_pages();
     test_fork_child_writes_parent_reads();
     test_fork_with_an_unused_current_arena();
+    test_keeping_holds_the_old_storage();
     test_identity_of_files_and_heap();
     MT_DONE();
 }
