@@ -191,3 +191,17 @@ def test_the_shim_refuses_bad_spans_and_arguments():
             shim.shm_receive(f.fileno(), 1, 1, 0, 1 << 40, True)
     with pytest.raises(TypeError):
         shim.move_to_shared(pytensor.zeros(2))  # a tensor, not a storage
+
+
+def _rss_anon_kib():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("RssAnon:"))
+
+
+def test_a_large_moved_block_gives_its_pages_back():
+    t = pytensor.ones(16 << 20)  # 64 MiB, every page touched
+    before = _rss_anon_kib()
+    t.share_memory_()
+    # the old block stays mapped (for readers in other threads) but its 64 MiB of pages are returned
+    assert before - _rss_anon_kib() > 48 << 10
+    assert t[-1].item() == 1.0
