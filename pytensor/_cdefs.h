@@ -90,6 +90,7 @@ lt_status lt_storage_shared_fd(int *out_fd, size_t *out_region_nbytes, int64_t *
 lt_status lt_storage_from_shared_identity(lt_storage **out, uint64_t device, uint64_t inode, int64_t byte_offset,
                                           size_t nbytes, unsigned flags);
 lt_status lt_storage_from_shared_fd(lt_storage **out, int fd, int64_t byte_offset, size_t nbytes, unsigned flags);
+lt_status lt_storage_shared_in_flight_add(int64_t *out_count, const lt_storage *storage, int64_t delta);
 lt_status lt_storage_identity_of(lt_storage_identity *out, const lt_storage *storage);
 int64_t lt_shm_region_count(void);
 

@@ -35,3 +35,11 @@ def child_describe(q_in, q_out):
     if t_writable:
         t[0] = 77
     q_out.put(t_writable)
+
+
+def child_echo_counting_descriptors(q_in, q_out):
+    import os
+    while (t := q_in.get(timeout=TIMEOUT_S)) is not None:
+        q_out.put(t)
+        del t
+        q_out.put(len(os.listdir("/proc/self/fd")))

@@ -22,7 +22,8 @@ import pytensor
 import pytensor.multiprocessing as pmp
 from pytensor.multiprocessing.reductions import reduce_tensor
 
-from mp_children import TIMEOUT_S, child_arg, child_describe, child_views, child_write_and_return
+from mp_children import (TIMEOUT_S, child_arg, child_describe, child_echo_counting_descriptors, child_views,
+                         child_write_and_return)
 
 METHODS = ["fork", "spawn", "forkserver"]
 
@@ -101,6 +102,28 @@ def test_process_argument_and_pool(method):
         results = pool.map_async(operator.methodcaller("add_", 10), parts).get(TIMEOUT_S)
     assert t.tolist() == [10, 15, 15]
     assert all(r.untyped_storage() is t.untyped_storage() for r in results)
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_a_worker_sending_tensors_back_keeps_no_descriptor(method):
+    # Regression: a worker that sent back a received 2 MiB tensor (a region of its own) kept a
+    # duplicate of its descriptor, and so its pages, for as long as it ran: one more per round.
+    ctx = pmp.get_context(method)
+    q_in, q_out = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=child_echo_counting_descriptors, args=(q_in, q_out))
+    p.start()
+    counts = []
+    for i in range(6):
+        t = pytensor.full((1 << 19,), i)  # 2 MiB: above the arena limit, a region of its own
+        q_in.put(t)
+        back = _get(q_out, p)  # the parent maps the region already: it asks the worker for nothing
+        assert back.untyped_storage() is t.untyped_storage()
+        del back, t
+        counts.append(_get(q_out, p))
+    q_in.put(None)
+    p.join(TIMEOUT_S)
+    # the last region may still be held until the worker's server sees it received (a second at most)
+    assert max(counts[1:]) - min(counts[1:]) <= 1, counts
 
 
 def test_large_tensor_travels_without_its_bytes():

@@ -369,7 +369,8 @@ int lt_storage_is_shared(const lt_storage *storage);
 
 /* The descriptor of the region holding storage's bytes, to send to another
  * process (SCM_RIGHTS), with the region's size and the storage's byte
- * offset in it. Fails with LT_EINVAL when the storage is not shared (see
+ * offset in it (the region's size counts the bytes storages may span: not
+ * its header). Fails with LT_EINVAL when the storage is not shared (see
  * lt_storage_is_shared). The descriptor is borrowed: it stays open while
  * any storage over the region lives here; do not close it (dup it to keep it). */
 lt_status lt_storage_shared_fd(int *out_fd, size_t *out_region_nbytes, int64_t *out_byte_offset,
@@ -394,6 +395,17 @@ lt_status lt_storage_from_shared_identity(lt_storage **out, uint64_t device, uin
  * Borrows fd (the caller still closes it). Returns a new reference in *out
  * (release with lt_storage_release). */
 lt_status lt_storage_from_shared_fd(lt_storage **out, int fd, int64_t byte_offset, size_t nbytes, unsigned flags);
+
+/* Adds delta to the count, kept in the region itself and so shared by every
+ * process mapping it, of messages naming the region of storage's bytes that
+ * were sent and not yet received, and writes the new count to *out_count
+ * (delta 0 reads it). A sender adds 1 per message and a receiver takes 1
+ * once it maps the bytes; a sender keeps the region open while the count
+ * is above 0, so a message stays receivable after the sender's last tensor
+ * over it is gone. Atomic across processes. Fails with LT_EINVAL when the
+ * storage is not in a region made by lt_storage_new_shared (directly or
+ * through a descriptor). Borrows. */
+lt_status lt_storage_shared_in_flight_add(int64_t *out_count, const lt_storage *storage, int64_t delta);
 
 /* The (device, inode, byte_offset) naming the storage's first byte: from the
  * region table for shared storages, else from the mapping listed in

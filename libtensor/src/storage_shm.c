@@ -35,11 +35,18 @@
 
 #include "internal.h"
 
+/* Every region ends with a header of HEADER_NBYTES that no storage spans:
+ * an atomic count, shared by every process mapping the region, of the
+ * messages naming it that were sent and not yet received. */
+#define HEADER_NBYTES 64
+
 typedef struct region {
     struct region *next;
     int fd;        /* open while the region lives, so it can be sent on */
     char *base;    /* the whole file, mapped MAP_SHARED read-write */
     size_t nbytes; /* file size == mapping length */
+    size_t data_nbytes;          /* bytes storages may use: all but the header at the end */
+    _Atomic int64_t *in_flight;  /* the header: messages sent and not yet received; NULL if none */
     uint64_t device, inode;
     int64_t live;  /* storages over the region here, +1 while it is the current arena */
     size_t used;   /* the current arena's bump offset (0 for other regions) */
@@ -149,6 +156,9 @@ static region *region_map(int fd, size_t nbytes, const char *what)
     r->fd = fd;
     r->base = base;
     r->nbytes = nbytes;
+    r->data_nbytes = nbytes >= HEADER_NBYTES ? nbytes - HEADER_NBYTES : 0;
+    r->in_flight = nbytes >= HEADER_NBYTES && r->data_nbytes % 8 == 0 ? (_Atomic int64_t *)(base + r->data_nbytes)
+                                                                       : NULL;
     r->device = (uint64_t)st.st_dev;
     r->inode = (uint64_t)st.st_ino;
     atomic_fetch_add(&region_count, 1);
@@ -198,8 +208,8 @@ static lt_status wrap_span(lt_storage **out, region *r, int64_t byte_offset, siz
 static region *region_holding(const char *data, size_t nbytes)
 {
     for (region *r = table; r; r = r->next)
-        if (r->nbytes && data >= r->base && (size_t)(data - r->base) <= r->nbytes &&
-            nbytes <= r->nbytes - (size_t)(data - r->base))
+        if (r->nbytes && data >= r->base && (size_t)(data - r->base) <= r->data_nbytes &&
+            nbytes <= r->data_nbytes - (size_t)(data - r->base))
             return r;
     return NULL;
 }
@@ -212,7 +222,7 @@ static region *arena_take(size_t rounded, int64_t *offset)
     region *retired = NULL, *fresh = NULL;
     table_lock_take();
     region *a = current_arena;
-    if (!a || a->nbytes - a->used < rounded) {
+    if (!a || a->data_nbytes - a->used < rounded) {
         pthread_mutex_unlock(&table_lock); /* mapping a file takes a while: not under the lock */
         fresh = region_new(LT_SHM_ARENA_NBYTES, "arena");
         if (!fresh)
@@ -231,7 +241,7 @@ static region *arena_take(size_t rounded, int64_t *offset)
         }
         a = current_arena;
     }
-    int fits = a->nbytes - a->used >= rounded;
+    int fits = a->data_nbytes - a->used >= rounded;
     if (fits) {
         *offset = (int64_t)a->used;
         a->used += rounded;
@@ -257,7 +267,7 @@ lt_status lt_storage_new_shared(lt_storage **out, size_t nbytes)
     if (rounded <= LT_SHM_SMALL_NBYTES) {
         r = arena_take(rounded ? rounded : 64, &offset);
     } else {
-        r = region_new(rounded, "segment");
+        r = region_new(rounded + HEADER_NBYTES, "segment");
         if (r) {
             r->live = 1;
             table_lock_take();
@@ -323,7 +333,7 @@ lt_status lt_storage_shared_fd(int *out_fd, size_t *out_region_nbytes, int64_t *
     region *r = region_holding(data, lt_storage_nbytes(s));
     if (r) {
         *out_fd = r->fd;
-        *out_region_nbytes = r->nbytes;
+        *out_region_nbytes = r->data_nbytes;
         *out_byte_offset = (int64_t)(data - r->base);
     }
     pthread_mutex_unlock(&table_lock);
@@ -351,7 +361,7 @@ lt_status lt_storage_from_shared_identity(lt_storage **out, uint64_t device, uin
     region *r = table;
     while (r && !(r->device == device && r->inode == inode))
         r = r->next;
-    lt_status rc = r ? check_span(r->nbytes, byte_offset, nbytes, flags) : LT_OK;
+    lt_status rc = r ? check_span(r->data_nbytes, byte_offset, nbytes, flags) : LT_OK;
     if (r && rc == LT_OK)
         r->live++;
     pthread_mutex_unlock(&table_lock);
@@ -369,8 +379,9 @@ lt_status lt_storage_from_shared_fd(lt_storage **out, int fd, int64_t byte_offse
                                                    nbytes, flags);
     if (rc != LT_OK || *out)
         return rc;
-    if (st.st_size < 0 || (rc = check_span((size_t)st.st_size, byte_offset, nbytes, flags)) != LT_OK)
-        return rc == LT_OK ? lt__fail(LT_EIO, "a received descriptor has a negative size") : rc;
+    size_t data_nbytes = st.st_size >= HEADER_NBYTES ? (size_t)st.st_size - HEADER_NBYTES : 0;
+    if ((rc = check_span(data_nbytes, byte_offset, nbytes, flags)) != LT_OK)
+        return rc;
     int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (own < 0)
         return lt__fail(LT_EIO, "could not duplicate a received descriptor: %s", strerror(errno));
@@ -392,6 +403,19 @@ lt_status lt_storage_from_shared_fd(lt_storage **out, int fd, int64_t byte_offse
     if (fresh)
         region_destroy(fresh);
     return wrap_span(out, r, byte_offset, nbytes, flags);
+}
+
+lt_status lt_storage_shared_in_flight_add(int64_t *out_count, const lt_storage *s, int64_t delta)
+{
+    table_lock_take();
+    region *r = region_holding(lt_storage_data(s), lt_storage_nbytes(s));
+    _Atomic int64_t *count = r ? r->in_flight : NULL;
+    pthread_mutex_unlock(&table_lock);
+    if (!count) /* the region stays mapped: s holds it */
+        return lt__fail(LT_EINVAL, "this storage's %zu bytes are not in a shared region with a message count",
+                        lt_storage_nbytes(s));
+    *out_count = atomic_fetch_add(count, delta) + delta;
+    return LT_OK;
 }
 
 /* ------------------------------------------------------------ identity */

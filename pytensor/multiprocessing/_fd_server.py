@@ -9,12 +9,16 @@ the descriptor by SCM_RIGHTS. So the descriptors a process holds grow with
 its regions, not with the tensors it sends (torch's file_descriptor
 strategy dups one per storage per message, pytorch#973).
 
-Lifetime: the server keeps a duplicate of each region it has sent, so a
-message stays receivable after the sender's tensor is gone (the queue's
-feeder thread drops it once pickled). A duplicate is closed once some
-process has fetched it since it was last sent and no storage of this
-process uses the region any more. Only peers with this process's user id
-are served.
+Lifetime. Each region counts, in its own header (shared by every process
+mapping it), the messages naming it that were sent and not yet received:
+a sender adds one per message, a receiver takes one once it maps the bytes
+(without asking anyone when it maps them already). While the count is
+above zero the server keeps the region mapped, so a message stays
+receivable after the sender's tensor is gone (a Queue's feeder thread
+drops it once pickled); at zero it lets go, and the region goes when no
+storage here uses it. A message that is never received (its receiver
+died) keeps its region until this process exits. Only peers with this
+process's user id are served.
 """
 from __future__ import annotations
 
@@ -24,11 +28,13 @@ import socket
 import struct
 import threading
 
-from .._ffi import shim
+from .._ffi import ffi, lib, shim
+from ..errors import check
 
 _REQUEST = struct.Struct("=QQ")  # device, inode
 _PEERCRED = struct.Struct("=iii")  # pid, uid, gid
 _TIMEOUT_S = 60.0
+_SWEEP_S = 1.0
 
 
 class _Server:
@@ -37,32 +43,34 @@ class _Server:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.bind(self.address)
         self.sock.listen(128)
+        self.sock.settimeout(_SWEEP_S)  # the thread wakes up to let go of regions no message needs
         self.lock = threading.Lock()
-        self.exported = {}  # (device, inode) -> [duplicate descriptor, fetched since last sent]
+        self.held = {}  # (device, inode) -> a storage over the region, keeping it mapped while messages name it
         threading.Thread(target=self._serve, name="pytensor-fd-server", daemon=True).start()
 
-    def export(self, device, inode, fd):
-        """Keeps a duplicate of region (device, inode)'s descriptor fd until it is fetched and unused."""
-        key = (device, inode)
+    def export(self, storage, device, inode):
+        """Counts one more message naming storage's region and keeps the region until it is received."""
+        count = ffi.new("int64_t *")
+        check(lib.lt_storage_shared_in_flight_add(count, storage._ptr, 1))
         with self.lock:
+            if (device, inode) not in self.held:  # a span of no bytes: holds the region, not the sender's storage
+                self.held[(device, inode)] = shim.shm_receive(-1, device, inode, 0, 0, True)
             self._sweep()
-            entry = self.exported.get(key)
-            if entry is None:
-                self.exported[key] = [os.dup(fd), False]
-            else:
-                entry[1] = False
 
     def _sweep(self):
-        # A region no storage here uses any more: shm_receive(-1, ...) finds no mapping of it.
-        for key, (fd, fetched) in list(self.exported.items()):
-            if fetched and shim.shm_receive(-1, key[0], key[1], 0, 0, True) is None:
-                os.close(fd)
-                del self.exported[key]
+        count = ffi.new("int64_t *")
+        for key, storage in list(self.held.items()):
+            if lib.lt_storage_shared_in_flight_add(count, storage._ptr, 0) != lib.LT_OK or count[0] <= 0:
+                del self.held[key]
 
     def _serve(self):
         while True:
             try:
                 conn, _ = self.sock.accept()
+            except TimeoutError:
+                with self.lock:
+                    self._sweep()
+                continue
             except OSError:
                 return
             with conn:
@@ -76,14 +84,16 @@ class _Server:
         _, uid, _ = _PEERCRED.unpack(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size))
         if uid != os.getuid():
             return
-        request = _recv_exactly(conn, _REQUEST.size)
+        key = _REQUEST.unpack(_recv_exactly(conn, _REQUEST.size))
         with self.lock:
-            entry = self.exported.get(_REQUEST.unpack(request))
-            if entry is None:
+            storage = self.held.get(key)
+            if storage is None:  # not held for a message: maybe still used here
+                storage = shim.shm_receive(-1, key[0], key[1], 0, 0, True)
+            fd, nbytes, offset = ffi.new("int *"), ffi.new("size_t *"), ffi.new("int64_t *")
+            if storage is None or lib.lt_storage_shared_fd(fd, nbytes, offset, storage._ptr) != lib.LT_OK:
                 conn.sendall(b"\0")
                 return
-            socket.send_fds(conn, [b"\1"], [entry[0]])
-            entry[1] = True
+            socket.send_fds(conn, [b"\1"], [fd[0]])
 
 
 def _recv_exactly(conn, n):
@@ -115,8 +125,7 @@ def _forget_in_child():
     old, _server, _server_lock = _server, None, threading.Lock()
     if old is not None:
         old.sock.close()
-        for fd, _ in old.exported.values():
-            os.close(fd)
+        old.held.clear()
 
 
 os.register_at_fork(after_in_child=_forget_in_child)
@@ -138,7 +147,7 @@ def fetch(address, device, inode):
         for fd in fds:
             os.close(fd)
         raise RuntimeError(f"the process that sent a shared tensor no longer holds its memory (region "
-                           f"{device}:{inode}): it was already received and released there")
+                           f"{device}:{inode}): no message named it any more and no storage there used it")
     for extra in fds[1:]:
         os.close(extra)
     return fds[0]

@@ -104,13 +104,20 @@ def reduce_storage(storage):
     check(lib.lt_storage_shared_fd(fd, region_nbytes, byte_offset, storage._ptr))
     ident = storage.identity()
     srv = server()
-    srv.export(ident.device, ident.inode, fd[0])
+    srv.export(storage, ident.device, ident.inode)
     region_offset = int(byte_offset[0])
     _remember(("shm", ident.device, ident.inode, region_offset, nbytes, readonly), storage)
     return (_rebuild_shared, (srv.address, ident.device, ident.inode, region_offset, nbytes, readonly))
 
 
 def _rebuild_shared(address, device, inode, byte_offset, nbytes, readonly):
+    storage = _receive_shared(address, device, inode, byte_offset, nbytes, readonly)
+    count = ffi.new("int64_t *")
+    check(lib.lt_storage_shared_in_flight_add(count, storage._ptr, -1))  # this message is received
+    return storage
+
+
+def _receive_shared(address, device, inode, byte_offset, nbytes, readonly):
     key = ("shm", device, inode, byte_offset, nbytes, readonly)
     storage = _cached(key)
     if storage is not None:

@@ -107,6 +107,14 @@ static void test_received_descriptor_maps_the_same_pages(void)
     CHECK_INT(lt_storage_from_shared_fd(&again, fd, -8, 8, 0), LT_ERANGE);
     CHECK_INT(lt_storage_from_shared_fd(&again, fd, 0, 8, 0x80), LT_EINVAL);
     CHECK_INT(lt_storage_from_shared_fd(&again, -1, 0, 8, 0), LT_EIO);
+    /* the message count lives in the region: every storage over it sees one count */
+    int64_t count = -1;
+    CHECK_INT(lt_storage_shared_in_flight_add(&count, s, 1), LT_OK);
+    CHECK_INT(count, 1);
+    CHECK_INT(lt_storage_shared_in_flight_add(&count, r, 0), LT_OK);
+    CHECK_INT(count, 1);
+    CHECK_INT(lt_storage_shared_in_flight_add(&count, r, -1), LT_OK);
+    CHECK_INT(count, 0);
     lt_storage_release(r);
     lt_storage_release(s);
 }
@@ -121,6 +129,8 @@ static void test_fork_child_writes_parent_reads(void)
     if (pid == 0) {
         unsigned char *p = lt_storage_data(s);
         p[0] = 42;
+        int64_t sent;
+        lt_storage_shared_in_flight_add(&sent, s, 5); /* the parent reads the same count */
         /* the child allocates from an arena of its own, never the parent's */
         lt_storage *mine = NULL;
         lt_storage_identity id;
@@ -134,6 +144,9 @@ static void test_fork_child_writes_parent_reads(void)
     CHECK_INT(waitpid(pid, &status, 0), pid);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK_INT(((unsigned char *)lt_storage_data(s))[0], 42);
+    int64_t count = 0;
+    CHECK_INT(lt_storage_shared_in_flight_add(&count, s, -5), LT_OK);
+    CHECK_INT(count, 0);
     lt_storage_release(s);
 }
 
@@ -218,6 +231,8 @@ static void test_identity_of_files_and_heap(void)
     size_t n;
     int64_t off;
     CHECK_INT(lt_storage_shared_fd(&sfd, &n, &off, heap), LT_EINVAL);
+    int64_t count;
+    CHECK_INT(lt_storage_shared_in_flight_add(&count, heap, 1), LT_EINVAL);
     lt_storage_release(heap);
 }
 
