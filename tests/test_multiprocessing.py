@@ -299,3 +299,40 @@ def test_a_message_from_a_dead_sender_raises(tmp_path):
     """)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.split() == ["RAISED", "True"]
+
+
+def test_plain_pickle_is_left_alone():
+    import copyreg
+    assert pytensor.Tensor not in copyreg.dispatch_table  # only ForkingPickler knows the reducers
+    assert pytensor.UntypedStorage not in copyreg.dispatch_table
+    assert ForkingPickler._extra_reducers[pytensor.Tensor] is reduce_tensor
+
+
+@pytest.mark.parametrize("args, error", [
+    ((11, (100,), (1,), 0), pytensor.LayoutError),  # 100 floats over 4
+    ((11, (2,), (1,), 3), pytensor.LayoutError),  # runs past the end
+    ((11, (2,), (-1,), 1), ValueError),  # negative strides
+    ((11, (2,), (1,), -1), ValueError),
+    ((11, (2, 2), (1,), 0), ValueError),
+    ((99, (2,), (1,), 0), ValueError),  # no such dtype
+    ((11, (2,), (2**64,), 0), TypeError),
+])
+def test_hostile_tensor_messages_raise(args, error):
+    from pytensor.multiprocessing.reductions import _rebuild_tensor
+    storage = pytensor.zeros(4).untyped_storage()
+    with pytest.raises(error):
+        _rebuild_tensor(storage, *args, False)
+    with pytest.raises(ValueError):
+        _rebuild_tensor(b"not a storage", 11, (1,), (1,), 0, False)
+
+
+def test_hostile_file_and_region_messages_raise(tmp_path):
+    from pytensor.multiprocessing.reductions import _rebuild_file, _rebuild_shared
+    with pytest.raises(ValueError):
+        _rebuild_file(str(tmp_path / "x"), "bogus", 8, (1, 2, 0))
+    with pytest.raises(RuntimeError):  # a file that is not the one named
+        path = tmp_path / "y"
+        path.write_bytes(bytes(8))
+        _rebuild_file(str(path), "private", 8, (1, 2, 0))
+    with pytest.raises(RuntimeError, match="could not fetch"):  # nobody serves at that address
+        _rebuild_shared("\0pytensor-no-such-server", 1, 2, 0, 8, False)

@@ -30,6 +30,7 @@ A storage travels as:
 from __future__ import annotations
 
 import collections
+import operator
 import os
 import threading
 import weakref
@@ -37,6 +38,7 @@ from multiprocessing.reduction import ForkingPickler
 
 from .. import dtypes as _dt
 from .._ffi import ffi, lib, shim
+from .._core import check_int64
 from .._shm import StorageIdentity
 from ..errors import DeviceError, check
 from .. import Tensor, UntypedStorage
@@ -143,7 +145,9 @@ def _rebuild_file(path, mode, nbytes, ident):
     storage = _cached(key)
     if storage is not None:
         return storage
-    lt_mode = {"shared": lib.LT_MAP_SHARED, "private": lib.LT_MAP_PRIVATE, "read-only": lib.LT_MAP_READONLY}[mode]
+    lt_mode = {"shared": lib.LT_MAP_SHARED, "private": lib.LT_MAP_PRIVATE, "read-only": lib.LT_MAP_READONLY}.get(mode)
+    if lt_mode is None or not isinstance(nbytes, int) or nbytes < 0:
+        raise ValueError(f"a file storage message has mode {mode!r} and size {nbytes!r}")
     result = shim.map_file(os.fsencode(path), lt_mode, nbytes)
     if isinstance(result, int):
         check(result)
@@ -166,7 +170,20 @@ def reduce_tensor(tensor):
 
 
 def _rebuild_tensor(storage, dtype_code, shape, strides, storage_offset, requires_grad):
-    t = Tensor._make(storage, _dt.by_code[dtype_code], shape, strides, storage_offset)
+    # A message is data: its layout is checked against the storage before any byte is read through it.
+    dtype = _dt.by_code.get(dtype_code) if isinstance(dtype_code, int) else None
+    if not isinstance(storage, UntypedStorage) or dtype is None:
+        raise ValueError(f"a tensor message needs an UntypedStorage and a dtype code in [0, {len(_dt.by_code)}), "
+                         f"not {type(storage).__name__} and {dtype_code!r}")
+    shape = check_int64("size", tuple(map(operator.index, shape)))
+    strides = check_int64("stride", tuple(map(operator.index, strides)))
+    storage_offset = operator.index(storage_offset)
+    if len(shape) != len(strides) or len(shape) > lib.LT_MAX_NDIM or not 0 <= storage_offset < 2**63 or \
+            any(s < 0 for s in strides):
+        raise ValueError(f"a tensor message has an invalid layout: size {list(shape)}, stride {list(strides)}, "
+                         f"storage offset {storage_offset}")
+    check(lib.lt_layout_check(len(shape), shape, strides, storage_offset, dtype.itemsize, storage.nbytes()))
+    t = Tensor._make(storage, dtype, shape, strides, storage_offset)
     if requires_grad:
         t.requires_grad_(True)
     return t
