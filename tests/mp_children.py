@@ -43,3 +43,9 @@ def child_echo_counting_descriptors(q_in, q_out):
         q_out.put(t)
         del t
         q_out.put(len(os.listdir("/proc/self/fd")))
+
+
+def child_pipe_write(conn):
+    t = conn.recv()
+    t.fill_(3)
+    conn.send(t.is_shared())

@@ -22,8 +22,8 @@ import pytensor
 import pytensor.multiprocessing as pmp
 from pytensor.multiprocessing.reductions import reduce_tensor
 
-from mp_children import (TIMEOUT_S, child_arg, child_describe, child_echo_counting_descriptors, child_views,
-                         child_write_and_return)
+from mp_children import (TIMEOUT_S, child_arg, child_describe, child_echo_counting_descriptors, child_pipe_write,
+                         child_views, child_write_and_return)
 
 METHODS = ["fork", "spawn", "forkserver"]
 
@@ -124,6 +124,19 @@ def test_a_worker_sending_tensors_back_keeps_no_descriptor(method):
     p.join(TIMEOUT_S)
     # the last region may still be held until the worker's server sees it received (a second at most)
     assert max(counts[1:]) - min(counts[1:]) <= 1, counts
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_pipe(method):
+    ctx = pmp.get_context(method)
+    here, there = ctx.Pipe()
+    p = ctx.Process(target=child_pipe_write, args=(there,))
+    p.start()
+    t = pytensor.zeros(4, dtype=pytensor.int16)
+    here.send(t[2:])
+    assert here.poll(TIMEOUT_S) and here.recv() is True
+    p.join(TIMEOUT_S)
+    assert t.tolist() == [0, 0, 3, 3]
 
 
 def test_large_tensor_travels_without_its_bytes():
