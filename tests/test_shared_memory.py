@@ -85,6 +85,17 @@ def test_refusals_leave_the_tensor_untouched(np):
     assert pinned[0].item() == 9.0  # still the same bytes as the NumPy array
 
 
+def test_torch_moves_numpy_bytes_away_where_pytensor_refuses(np, torch):
+    # the README's comparison: torch's share_memory_ swaps the bytes and the NumPy array loses the tensor
+    a = np.zeros(3, dtype=np.float32)
+    t = torch.from_numpy(a)
+    t.share_memory_()
+    t[0] = 5
+    assert a[0] == 0.0
+    with pytest.raises(RuntimeError):
+        pytensor.from_numpy(a).share_memory_()
+
+
 def test_file_mappings(tmp_path):
     path = str(tmp_path / "f.bin")
     shared = pytensor.from_file(path, shared=True, size=16, dtype=pytensor.uint8)

@@ -52,6 +52,20 @@ static void test_small_storages_share_few_regions(void)
     CHECK_INT(lt_storage_live_count(), storages);
 }
 
+static void test_full_arenas_go_with_their_last_storage(void)
+{
+    int64_t regions = lt_shm_region_count();
+    enum { N = 40 }; /* 40 spans of 1 MiB fill two 16 MiB arenas and part of a third */
+    lt_storage *s[N];
+    for (int i = 0; i < N; i++)
+        CHECK_INT(lt_storage_new_shared(&s[i], LT_SHM_SMALL_NBYTES), LT_OK);
+    CHECK(lt_shm_region_count() - regions >= 2);
+    for (int i = 0; i < N; i++)
+        lt_storage_release(s[i]);
+    /* the full arenas are gone; the current one stays for the next small storage */
+    CHECK(lt_shm_region_count() - regions <= 1);
+}
+
 static void test_large_storage_has_its_own_region(void)
 {
     int64_t regions = lt_shm_region_count();
@@ -239,6 +253,7 @@ static void test_identity_of_files_and_heap(void)
 int main(void)
 {
     test_small_storages_share_few_regions();
+    test_full_arenas_go_with_their_last_storage();
     test_large_storage_has_its_own_region();
     test_received_descriptor_maps_the_same_pages();
     test_fork_child_writes_parent_reads();
