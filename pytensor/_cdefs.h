@@ -50,7 +50,8 @@ typedef void (*lt_deleter)(void *ctx);
 #define LT_STORAGE_READONLY 1
 #define LT_STORAGE_PINNED 2
 typedef enum lt_provenance {
-    LT_PROV_OWNED = 0, LT_PROV_BUFFER, LT_PROV_NUMPY, LT_PROV_FILE, LT_PROV_DLPACK, LT_PROV_FOREIGN
+    LT_PROV_OWNED = 0, LT_PROV_BUFFER, LT_PROV_NUMPY, LT_PROV_FILE, LT_PROV_DLPACK, LT_PROV_FOREIGN,
+    LT_PROV_SHARED
 } lt_provenance;
 lt_status lt_storage_new(lt_storage **out, size_t nbytes, int zero);
 lt_status lt_storage_wrap(lt_storage **out, void *data, size_t nbytes, unsigned flags,
@@ -76,6 +77,22 @@ typedef enum lt_map_mode { LT_MAP_SHARED = 0, LT_MAP_PRIVATE = 1, LT_MAP_READONL
 lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mode, int64_t nbytes);
 lt_status lt_storage_resident_pages(uint8_t *out, size_t out_npages, const lt_storage *storage);
 lt_status lt_storage_copied_pages(uint8_t *out, size_t out_npages, const lt_storage *storage);
+
+/* shared memory */
+#define LT_SHM_SMALL_NBYTES ...
+#define LT_SHM_ARENA_NBYTES ...
+typedef struct lt_storage_identity { uint64_t device; uint64_t inode; int64_t byte_offset; } lt_storage_identity;
+lt_status lt_storage_new_shared(lt_storage **out, size_t nbytes);
+lt_status lt_storage_new_shared_keeping(lt_storage **out, size_t nbytes, lt_storage *keep);
+int lt_storage_is_shared(const lt_storage *storage);
+lt_status lt_storage_shared_fd(int *out_fd, size_t *out_region_nbytes, int64_t *out_byte_offset,
+                               const lt_storage *storage);
+lt_status lt_storage_from_shared_identity(lt_storage **out, uint64_t device, uint64_t inode, int64_t byte_offset,
+                                          size_t nbytes, unsigned flags);
+lt_status lt_storage_from_shared_fd(lt_storage **out, int fd, int64_t byte_offset, size_t nbytes, unsigned flags);
+lt_status lt_storage_shared_in_flight_add(int64_t *out_count, const lt_storage *storage, int64_t delta);
+lt_status lt_storage_identity_of(lt_storage_identity *out, const lt_storage *storage);
+int64_t lt_shm_region_count(void);
 
 /* layout */
 lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape);

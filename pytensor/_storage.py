@@ -10,6 +10,7 @@ from __future__ import annotations
 import mmap
 import os
 
+from . import _shm
 from ._core import make
 from ._device import HOST_DEVICE_TYPES, device, dlpack_device_name
 from ._ffi import ffi, lib, shim
@@ -19,6 +20,7 @@ from .errors import ReadOnlyError, DeviceError, check
 _PROVENANCE = {
     lib.LT_PROV_OWNED: "owned", lib.LT_PROV_BUFFER: "buffer", lib.LT_PROV_NUMPY: "numpy",
     lib.LT_PROV_FILE: "file", lib.LT_PROV_DLPACK: "dlpack", lib.LT_PROV_FOREIGN: "foreign",
+    lib.LT_PROV_SHARED: "shared",
 }
 _PROVENANCE_CODE = {v: k for k, v in _PROVENANCE.items()}
 
@@ -106,7 +108,7 @@ class UntypedStorage(shim.StorageBase):
 
     @property
     def provenance(self):
-        """Where the bytes came from: "owned", "buffer", "numpy", "file", "dlpack" or "foreign"."""
+        """Where the bytes came from: "owned", "buffer", "numpy", "file", "dlpack", "foreign" or "shared"."""
         return _PROVENANCE[lib.lt_storage_provenance(self._ptr)]
 
     @property
@@ -129,6 +131,34 @@ class UntypedStorage(shim.StorageBase):
         """``(byte_offset, nbytes)``: the bytes of the mapped file this storage holds, else None.
         from_file maps a file from its first byte, so byte_offset is 0."""
         return (0, self._nbytes) if self._file else None
+
+    # -- shared memory (pytensor/_shm.py) -----------------------------------
+    def share_memory_(self):
+        """Moves the bytes into anonymous shared memory under this same object (views follow; their
+        ``data_ptr()`` changes, as torch's); a no-op when already shared. Returns self.
+
+        >>> import pytensor
+        >>> s = pytensor.tensor([1, 2]).untyped_storage()
+        >>> s.share_memory_() is s, s.is_shared(), s.provenance
+        (True, True, 'shared')
+        """
+        return _shm.share(self)
+
+    def is_shared(self):
+        """True when other processes can map these bytes: shared memory, or a file mapped shared."""
+        return _shm.is_shared(self)
+
+    def identity(self):
+        """``StorageIdentity(device, inode, byte_offset)``: the name of byte 0 that every process
+        mapping these pages agrees on (the file under them and the offset in it); None for heap
+        memory, which no other process can map.
+
+        >>> import pytensor
+        >>> s = pytensor.zeros(4).untyped_storage()
+        >>> s.identity() is None, s.share_memory_().identity().inode > 0
+        (True, True)
+        """
+        return _shm.identity(self)
 
     # -- pages of a mapped file -------------------------------------------
     #: Bytes per page in ``resident_pages()`` and ``copied_pages()`` (the system's, sysconf).

@@ -170,7 +170,8 @@ typedef enum lt_provenance {
     LT_PROV_NUMPY,      /* memory owned by a NumPy array */
     LT_PROV_FILE,       /* a memory-mapped file (lt_storage_map_file) */
     LT_PROV_DLPACK,     /* imported from a DLPack producer */
-    LT_PROV_FOREIGN     /* any other wrapped memory */
+    LT_PROV_FOREIGN,    /* any other wrapped memory */
+    LT_PROV_SHARED      /* anonymous shared memory (storage_shm.c) */
 } lt_provenance;
 
 /* Allocates nbytes (0 allowed) aligned to 64 bytes, zero-filled when zero is
@@ -312,6 +313,112 @@ lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mo
  * Thread-safe. Borrows storage and out. */
 lt_status lt_storage_resident_pages(uint8_t *out, size_t out_npages, const lt_storage *storage);
 lt_status lt_storage_copied_pages(uint8_t *out, size_t out_npages, const lt_storage *storage);
+
+/* ---------------------------------------------------------------- shared memory (storage_shm.c)
+ *
+ * Storages other processes can map: anonymous shared memory (memfd_create,
+ * or shm_open with the name unlinked at once when memfd is missing), so no
+ * name exists that a killed process could leak.
+ *
+ * Regions. Shared bytes live in regions, each one open descriptor and one
+ * MAP_SHARED mapping of it. Storages of at most LT_SHM_SMALL_NBYTES are
+ * sub-allocated (64-byte aligned) from an arena region of
+ * LT_SHM_ARENA_NBYTES; larger ones get a region each. So the descriptors a
+ * process holds are bounded by its arenas plus its large storages, however
+ * many small storages it makes or receives. Arena space is never reused: a
+ * region (its descriptor, its mapping, and so its pages once no other
+ * process maps it) goes when its last storage here is released and, for an
+ * arena, once it is full. A child made by fork keeps the regions it
+ * inherited but allocates from arenas of its own.
+ *
+ * Identity. Addresses differ between processes; a region's file does not.
+ * A shared byte is named by (device, inode, byte_offset) of the file under
+ * it: two processes mapping the same pages get the same triple.
+ *
+ * Every function here is thread-safe (one lock, made safe across fork).
+ */
+#define LT_SHM_SMALL_NBYTES ((size_t)1 << 20)  /* up to 1 MiB: sub-allocated from an arena */
+#define LT_SHM_ARENA_NBYTES ((size_t)16 << 20) /* 16 MiB an arena (pages are used only once written) */
+
+typedef struct lt_storage_identity {
+    uint64_t device;     /* st_dev of the file under the bytes (the kernel's numbering, as /proc/PID/maps) */
+    uint64_t inode;      /* st_ino of that file */
+    int64_t byte_offset; /* the storage's first byte, counted from the file's first byte */
+} lt_storage_identity;
+
+/* Allocates nbytes (0 allowed) of zeroed shared memory: from an arena when
+ * nbytes <= LT_SHM_SMALL_NBYTES, else in a region of its own. Flags are 0.
+ * lt_storage_resize refuses it (the region is not libtensor's heap). Fails
+ * with LT_EIO (errno's text in lt_last_error: no memfd and no shm_open,
+ * out of descriptors, ...) or LT_EOVERFLOW. Returns a new reference in *out
+ * (release with lt_storage_release). */
+lt_status lt_storage_new_shared(lt_storage **out, size_t nbytes);
+
+/* As lt_storage_new_shared, but the new storage also holds a reference to
+ * keep (retained here), dropped only when the new storage is freed. For
+ * moving a storage's bytes into shared memory: code that read the old
+ * address just before the move (a kernel running without the GIL, say)
+ * keeps valid memory rather than freed memory. NULL keep is allowed.
+ * Fails as lt_storage_new_shared does (keep is then not retained). Returns a
+ * new reference in *out (release with lt_storage_release). */
+lt_status lt_storage_new_shared_keeping(lt_storage **out, size_t nbytes, lt_storage *keep);
+
+/* 1 when the storage's bytes lie in a region of this table (made here or
+ * received), else 0. Borrows. */
+int lt_storage_is_shared(const lt_storage *storage);
+
+/* The descriptor of the region holding storage's bytes, to send to another
+ * process (SCM_RIGHTS), with the region's size and the storage's byte
+ * offset in it (the region's size counts the bytes storages may span: not
+ * its header). Fails with LT_EINVAL when the storage is not shared (see
+ * lt_storage_is_shared). The descriptor is borrowed: it stays open while
+ * any storage over the region lives here; do not close it (dup it to keep it). */
+lt_status lt_storage_shared_fd(int *out_fd, size_t *out_region_nbytes, int64_t *out_byte_offset,
+                               const lt_storage *storage);
+
+/* A storage over bytes [byte_offset, byte_offset + nbytes) of a region this
+ * process already maps, found by the region's (device, inode); *out is set
+ * to NULL (and LT_OK returned) when no such region is mapped here: then
+ * pass its descriptor to lt_storage_from_shared_fd. flags may be
+ * LT_STORAGE_READONLY. Fails with LT_ERANGE when the bytes run past the
+ * region. Returns a new reference in *out (or NULL); release it with
+ * lt_storage_release. */
+lt_status lt_storage_from_shared_identity(lt_storage **out, uint64_t device, uint64_t inode, int64_t byte_offset,
+                                          size_t nbytes, unsigned flags);
+
+/* A storage over bytes [byte_offset, byte_offset + nbytes) of the shared
+ * file behind fd (from another process). The region is mapped once per
+ * process: a region already mapped here (same device and inode) is reused,
+ * otherwise fd is duplicated and the whole file mapped MAP_SHARED, read and
+ * write. Fails with LT_EIO (fstat or mmap failed), LT_ERANGE (the bytes run
+ * past the file) or LT_EINVAL (flags other than LT_STORAGE_READONLY).
+ * Borrows fd (the caller still closes it). Returns a new reference in *out
+ * (release with lt_storage_release). */
+lt_status lt_storage_from_shared_fd(lt_storage **out, int fd, int64_t byte_offset, size_t nbytes, unsigned flags);
+
+/* Adds delta to the count, kept in the region itself and so shared by every
+ * process mapping it, of messages naming the region of storage's bytes that
+ * were sent and not yet received, and writes the new count to *out_count
+ * (delta 0 reads it). A sender adds 1 per message and a receiver takes 1
+ * once it maps the bytes; a sender keeps the region open while the count
+ * is above 0, so a message stays receivable after the sender's last tensor
+ * over it is gone. Atomic across processes. Fails with LT_EINVAL when the
+ * storage is not in a region made by lt_storage_new_shared (directly or
+ * through a descriptor). Borrows. */
+lt_status lt_storage_shared_in_flight_add(int64_t *out_count, const lt_storage *storage, int64_t delta);
+
+/* The (device, inode, byte_offset) naming the storage's first byte: from the
+ * region table for shared storages, else from the mapping listed in
+ * /proc/self/maps that holds the storage's bytes (a file mapped by
+ * lt_storage_map_file, a safetensors load, a region another library made).
+ * Fails with LT_EINVAL when the bytes are in no file mapping (heap memory,
+ * a private anonymous block) and with LT_EIO when /proc/self/maps cannot be
+ * read. Borrows. */
+lt_status lt_storage_identity_of(lt_storage_identity *out, const lt_storage *storage);
+
+/* Number of regions this process holds (each one descriptor and one
+ * mapping). For tests of the descriptor bound. */
+int64_t lt_shm_region_count(void);
 
 /* ---------------------------------------------------------------- layout */
 
