@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import operator
 import struct
+import warnings
 from collections.abc import Sequence
 
 from . import dtypes as _dt
@@ -205,6 +206,36 @@ def randn(*size: int, generator: Generator | None = None, dtype: _dt.dtype | str
     return _finish(t, device, requires_grad, "randn", size)
 
 
+_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+
+
+def _round_to_digits(v, digits):
+    """The int v rounded to ``digits`` significant bits, ties to even (a
+    conversion of an int64 to a float of that precision, range aside)."""
+    a = abs(v)
+    drop = a.bit_length() - digits
+    if drop <= 0:
+        return v
+    q, r = divmod(a, 1 << drop)
+    half = 1 << (drop - 1)
+    if r > half or (r == half and q & 1):
+        q += 1
+    return (q << drop) * (1 if v >= 0 else -1)
+
+
+def _float_ends(low, high, digits):
+    """torch's update_from/update_to: an end whose neighbour (low + 1,
+    high - 1) rounds past it in the float dtype moves inward by one unit of
+    that neighbour's last place, so every drawn integer rounds inside [low, high)."""
+    up = _round_to_digits(low + 1, digits)
+    if up < low:
+        low = up + (1 << (abs(low + 1).bit_length() - 1 - digits + 1))
+    down = _round_to_digits(high - 1, digits)
+    if down >= high:
+        high = down - (1 << (abs(high - 1).bit_length() - 1 - digits + 1))
+    return low, high
+
+
 def _int_bounds(dt, low, high, fn):
     """(low, high) as ints, checked as torch checks them: low < high, both in
     int64, and low and high - 1 representable in ``dt``."""
@@ -214,8 +245,18 @@ def _int_bounds(dt, low, high, fn):
     if not (-2**63 <= low and high <= 2**63 - 1):
         raise RuntimeError(f"{fn}: the bounds from={low}, to={high} must fit int64")
     if dt.is_floating_point:
-        digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dt.name]
-        lo, hi = -(2**digits), 2**digits
+        # torch warns past 2**digits (integers there are not all representable)
+        # and refuses only what overflows the dtype: float16 stops at 65504
+        digits = _DIGITS[dt.name]
+        low, high = _float_ends(low, high, digits)
+        if low >= high:
+            raise RuntimeError(f"{fn}: expects 'from' to be less than 'to', but got from={low} >= to={high} once "
+                               f"both are rounded to {dt.name}")
+        for name, v in (("from", low), ("to - 1", high - 1)):
+            if abs(v) > 2**digits:
+                warnings.warn(f"{fn}: {name} = {v} is out of bounds [-(2^{digits}), 2^{digits}]: {dt.name} holds "
+                              "every integer only within this range", UserWarning, stacklevel=3)
+        lo, hi = (-65504, 65504) if dt is _dt.float16 else (-2**63, 2**63 - 1)
     elif dt is _dt.bool:
         lo, hi = 0, 1
     else:
@@ -272,7 +313,7 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | s
     if dt.is_complex or dt is _dt.bool or dt.name in ("uint16", "uint32", "uint64") or dt.kind in ("float8", "float4"):
         raise NotImplementedError(f"\"randperm\" not implemented for '{dt.name}'")
     if dt.is_floating_point:
-        limit = 2**{"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dt.name] + 1
+        limit = 2**_DIGITS[dt.name] + 1
     else:
         limit = 2**(dt.itemsize * 8 - (0 if dt.name.startswith("uint") else 1))
     if n > limit:

@@ -588,7 +588,7 @@ lt_status lt_random_normal(lt_generator *gen, lt_storage *storage, int64_t offse
                            double mean, double std, int contiguous);
 
 /* Integers low + (draw mod range), range >= 1, as int64 converted to dtype
- * (any real dtype). */
+ * (any real dtype); the draw is 64-bit when range >= 2^28, else 32-bit. */
 lt_status lt_random_int(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n,
                         uint64_t range, int64_t low);
 

@@ -30,8 +30,9 @@
  *             Fewer than 16 elements, or a tensor that is not contiguous:
  *             each sample is one half of a double Box-Muller pair, the other
  *             half cached in the generator for the next sample.
- *   integers  (draw mod range) + low, with a 64-bit draw only when the range
- *             needs it and the dtype is int64, float64, float32 or bfloat16.
+ *   integers  (draw mod range) + low, with a 64-bit draw from a range of 2^28
+ *             on (for float dtypes, Python first moves the ends inward to
+ *             values the dtype holds, as torch's update_from/update_to do).
  *   randperm  Fisher-Yates over 0..n-1 with 32-bit draws (64-bit, inside-out,
  *             from n >= 2^32 / 20).
  *
@@ -671,9 +672,9 @@ lt_status lt_random_int(lt_generator *gen, lt_storage *storage, int64_t offset, 
         return lt__fail(LT_EDTYPE, "random_: dtype %s has no integers to draw", lt_dtype_name(dtype));
     if (range == 0)
         return lt__fail(LT_EINVAL, "random_: the range is empty (low %" PRId64 ", high %" PRId64 ")", low, low);
-    /* torch draws 64 bits only for these dtypes, and only when 32 do not cover the range */
-    int wide = range >= (1ull << 32) &&
-               (dtype == LT_INT64 || dtype == LT_FLOAT64 || dtype == LT_FLOAT32 || dtype == LT_BFLOAT16);
+    /* torch 2.13 draws 64 bits from a range of 2^28 on, so that the modulo's
+     * skew stays small, and 32 bits below */
+    int wide = range >= (1ull << 28);
     lock();
     for (int64_t i = 0; i < n; i++) {
         uint64_t w = wide ? draw64(gen) : draw32(gen);
