@@ -54,9 +54,8 @@ def set_enabled(flag: bool) -> bool:
 
 
 def is_enabled() -> bool:
-    was = shim.prov_enable(True)
-    shim.prov_enable(was)
-    return was
+    """Whether recording is on (a pure read: it never touches the setting)."""
+    return shim.prov_is_enabled()
 
 
 def last_writer(storage):

@@ -22,26 +22,90 @@
  * every recording site tests this one flag first. */
 int pyt_prov_on = 1;
 
+/* A new node (op, arg, from) (a new reference; arg and from borrowed, None
+ * when NULL), or NULL with an exception. */
+static PyObject *new_node(PyObject *op, PyObject *arg, PyObject *from)
+{
+    PyObject *node = PyTuple_New(3);
+    if (!node)
+        return NULL;
+    arg = arg ? arg : Py_None;
+    from = from ? from : Py_None;
+    Py_INCREF(op);
+    Py_INCREF(arg);
+    Py_INCREF(from);
+    PyTuple_SetItem(node, 0, op);
+    PyTuple_SetItem(node, 1, arg);
+    PyTuple_SetItem(node, 2, from);
+    return node;
+}
+
+/* Chains are bounded: nothing reads more than PYT_PROV_KEEP steps (chain()'s
+ * limit), yet a loop that rebinds a tensor to a view or copy of itself
+ * (h = h.detach(), x = x[0:]) would grow its chain by a node a step, for
+ * ever. A node whose chain would reach PROV_CUT nodes instead gets a copy of
+ * its parent's newest PROV_KEEP - 1 nodes, the last of them without a parent:
+ * its chain is PROV_KEEP long, and the old tail is freed when nothing else
+ * holds it. Copying 63 nodes once every 64 steps keeps a step O(1) on
+ * average; the nodes of other tensors are never changed. */
+#define PROV_KEEP 64
+#define PROV_CUT (2 * PROV_KEEP)
+
+/* Nodes in the chain from n (NULL or None: 0), counted up to limit. */
+static int chain_length(PyObject *n, int limit)
+{
+    int len = 0;
+    while (n && n != Py_None && len < limit) {
+        len++;
+        n = PyTuple_GetItem(n, 2);
+    }
+    return len;
+}
+
+/* A copy of the newest keep nodes of the chain from n, the oldest copy
+ * without a parent (a new reference), or NULL with an exception. */
+static PyObject *copy_chain(PyObject *n, int keep)
+{
+    PyObject *src[PROV_KEEP];
+    int count = 0;
+    for (; n != Py_None && count < keep; n = PyTuple_GetItem(n, 2))
+        src[count++] = n;
+    PyObject *from = NULL;
+    for (int i = count - 1; i >= 0; i--) {
+        PyObject *copy = new_node(PyTuple_GetItem(src[i], 0), PyTuple_GetItem(src[i], 1), from);
+        Py_XDECREF(from);
+        if (!copy)
+            return NULL;
+        from = copy;
+    }
+    return from;
+}
+
 /* t's node (a new reference), made and cached on first use; NULL with an
- * exception only when the tuple cannot be allocated. */
+ * exception only when a tuple cannot be allocated. */
 PyObject *pyt_prov_node_of(TensorObject *t)
 {
     if (t->prov_node) {
         Py_INCREF(t->prov_node);
         return t->prov_node;
     }
-    PyObject *node = PyTuple_New(3);
-    PyObject *op = node ? PyLong_FromLong(t->prov_op) : NULL; /* a cached small int: no allocation */
-    if (!op) {
-        Py_XDECREF(node);
+    PyObject *op = PyLong_FromLong(t->prov_op); /* a cached small int: no allocation */
+    if (!op)
         return NULL;
+    if (t->prov_from && chain_length(t->prov_from, PROV_CUT - 1) == PROV_CUT - 1) {
+        PyObject *cut = copy_chain(t->prov_from, PROV_KEEP - 1);
+        if (!cut) {
+            Py_DECREF(op);
+            return NULL;
+        }
+        PyObject *old = t->prov_from;
+        t->prov_from = cut;
+        Py_DECREF(old);
     }
-    PyObject *arg = t->prov_arg ? t->prov_arg : Py_None, *from = t->prov_from ? t->prov_from : Py_None;
-    Py_INCREF(arg);
-    Py_INCREF(from);
-    PyTuple_SetItem(node, 0, op);
-    PyTuple_SetItem(node, 1, arg);
-    PyTuple_SetItem(node, 2, from);
+    PyObject *node = new_node(op, t->prov_arg, t->prov_from);
+    Py_DECREF(op);
+    if (!node)
+        return NULL;
     Py_INCREF(node);
     t->prov_node = node;
     return node;
@@ -115,6 +179,16 @@ static PyObject *prov_enable(PyObject *self, PyObject *flag)
     return PyBool_FromLong(was);
 }
 
+/* prov_is_enabled() -> the setting (bool). Reading never writes the flag: a
+ * read made by switching it on and back would undo a set_enabled(False)
+ * made by another thread in between. */
+static PyObject *prov_is_enabled(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyBool_FromLong(pyt_prov_on);
+}
+
 /* note_write(t): t's storage was written through t. Bumps the storage's
  * version (what Tensor._version_bump did through cffi) and, while recording
  * is on, remembers t's id() and node there. */
@@ -181,6 +255,7 @@ PyMethodDef pyt_prov_methods[] = {
     {"prov_note", (PyCFunction)(void (*)(void))prov_note, METH_FASTCALL, "Record how a tensor was made."},
     {"prov_node", prov_node_py, METH_O, "A tensor's provenance node."},
     {"prov_enable", prov_enable, METH_O, "Turn provenance recording on or off."},
+    {"prov_is_enabled", prov_is_enabled, METH_NOARGS, "Whether provenance is being recorded."},
     {"note_write", note_write, METH_O, "Bump the version and record the writer."},
     {"last_write", last_write, METH_O, "The storage's last recorded writer."},
     {NULL, NULL, 0, NULL},
