@@ -148,6 +148,22 @@ def test_in_place_uniform_and_normal_are_torchs(torch, dtype, n):
     assert _bytes(a.normal_()) == _bytes(b.normal_())
 
 
+def test_the_baseline_float32_kernel_gives_the_same_bits_as_the_vector_one():
+    """x86-64 CPUs with AVX2 and FMA run an 8-lane float32 randn kernel; the
+    baseline (LT_RANDOM_BASELINE=1 forces it) must give the same bits."""
+    code = ("import sys, hashlib, pytensor; pytensor.manual_seed(5); "
+            "t = pytensor.randn(100_003); sys.stdout.write(hashlib.sha256(bytes(t.view(pytensor.uint8).numpy()))"
+            ".hexdigest())")
+    digests = []
+    for force in ("1", "0"):
+        env = dict(os.environ, LT_RANDOM_BASELINE=force)
+        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
+                             cwd=tempfile.gettempdir())
+        assert res.returncode == 0, res.stderr[-2000:]
+        digests.append(res.stdout)
+    assert digests[0] == digests[1] and len(digests[0]) == 64
+
+
 # ================================================================== generators
 def test_generator_argument_is_honoured():
     """Issue 25 item 8: generator= was accepted and ignored (two different
