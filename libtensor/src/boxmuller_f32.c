@@ -227,12 +227,14 @@ void lt__normal_blocks_f32(float *data, int64_t lo, int64_t hi, float mean, floa
     /* LT_RANDOM_BASELINE=1 forces the baseline loop, so that tests can show
      * both give the same bits. Racing first callers compute the same answer. */
     static int has_fma = -1;
-    if (has_fma < 0) {
+    int use = __atomic_load_n(&has_fma, __ATOMIC_RELAXED);
+    if (use < 0) {
         const char *force = getenv("LT_RANDOM_BASELINE");
         __builtin_cpu_init();
-        has_fma = !(force && *force == '1') && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        use = !(force && *force == '1') && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        __atomic_store_n(&has_fma, use, __ATOMIC_RELAXED);
     }
-    if (has_fma) {
+    if (use) {
         blocks_f32_fma(data, lo, hi, mean, std);
         return;
     }
