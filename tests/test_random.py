@@ -77,11 +77,12 @@ def test_rand_and_randn_are_torchs_numbers(torch, fn, dtype, n, seed):
     assert _bytes(getattr(pytensor, fn)(5, dtype=dt)) == _bytes(getattr(torch, fn)(5, dtype=_torch_dtype(torch, dt)))
 
 
-@pytest.mark.parametrize("n", (1, 15, 16, 17, 33, 1000))
+@pytest.mark.parametrize("n", (1, 15, 16, 17, 33, 1000, 2**18 + 5, 3 * 2**18 + 16))
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "complex64", "complex128"])
 def test_randn_of_other_dtypes_is_torchs(torch, dtype, n):
-    """float16/bfloat16 randn are float32 normals rounded (whole blocks only);
-    complex parts are normals of std 1/sqrt(2)."""
+    """float16/bfloat16 randn are float32 normals rounded (whole blocks only,
+    made 2**18 at a time: sizes across that chunk too); complex parts are
+    normals of std 1/sqrt(2)."""
     dt = getattr(pytensor, dtype)
     pytensor.manual_seed(7)
     torch.manual_seed(7)

@@ -454,13 +454,12 @@ static void blocks_range(void *ctx, int64_t lo, int64_t hi)
 /* Blocks per thread at least: below ~64K samples one thread is faster. */
 #define MIN_BLOCKS_PER_THREAD 4096
 
-static void normal_blocks(lt_generator *g, char *dst, lt_dtype dtype, int64_t n, double mean, double std,
-                          int draw_partial)
+static void normal_blocks(lt_generator *g, char *dst, lt_dtype dtype, int64_t n, double mean, double std)
 {
     size_t itemsize = lt_dtype_itemsize(dtype);
     _Alignas(16) char tail[16 * 8];
     lock();
-    uniform_fill(g, dst, dtype, draw_partial ? n : n - n % 16, 0.0, 1.0);
+    uniform_fill(g, dst, dtype, n, 0.0, 1.0);
     if (n % 16)
         uniform_fill(g, tail, dtype, 16, 0.0, 1.0);
     unlock();
@@ -472,6 +471,39 @@ static void normal_blocks(lt_generator *g, char *dst, lt_dtype dtype, int64_t n,
         job.data = dst + (size_t)(n - 16) * itemsize;
         blocks_range(&job, 0, 1);
     }
+}
+
+/* float16 / bfloat16 normals, as torch makes them: float32 blocks rounded to
+ * the 16-bit dtype, a chunk at a time (so the only memory is a 1 MiB buffer),
+ * uniforms drawn for whole blocks only, then 16 for the redone last block.
+ * The lock is held throughout so that the draws stay consecutive. */
+#define CHUNK_16 (1 << 18)
+
+/* Draws count float32 uniforms into buf, turns them into normals, and
+ * writes them rounded to out. Called under the lock. */
+static void round_16(lt_generator *g, float *buf, int64_t count, block_job *job, uint16_t *out, int half)
+{
+    uniform_fill(g, (char *)buf, LT_FLOAT32, count, 0.0, 1.0);
+    lt__parallel_for(count / 16, MIN_BLOCKS_PER_THREAD, blocks_range, job);
+    for (int64_t i = 0; i < count; i++)
+        out[i] = half ? lt__f32_to_f16(buf[i]) : lt__f32_to_bf16(buf[i]);
+}
+
+static lt_status normal_blocks_16(lt_generator *g, uint16_t *dst, int half, int64_t n, double mean, double std)
+{
+    int64_t whole = n - n % 16, cap = whole < CHUNK_16 ? whole : CHUNK_16; /* n >= 16, so cap >= 16 */
+    float *buf = malloc((size_t)cap * sizeof *buf);
+    if (!buf)
+        return lt__fail(LT_ENOMEM, "normal_: could not allocate %" PRId64 " floats", cap);
+    block_job job = {(char *)buf, LT_FLOAT32, mean, std};
+    lock();
+    for (int64_t first = 0; first < whole; first += cap)
+        round_16(g, buf, whole - first < cap ? whole - first : cap, &job, dst + first, half);
+    if (n % 16)
+        round_16(g, buf, 16, &job, dst + n - 16, half);
+    unlock();
+    free(buf);
+    return LT_OK;
 }
 
 /* One standard normal in double: the second half of a cached pair if there
@@ -525,17 +557,11 @@ lt_status lt_random_normal(lt_generator *gen, lt_storage *storage, int64_t offse
     if (!(std >= 0.0))
         return lt__fail(LT_EINVAL, "normal_: std is %g; it must be >= 0", std);
     if (contiguous && n >= 16 && (real == LT_FLOAT16 || real == LT_BFLOAT16)) {
-        /* torch makes float32 normals and rounds them to the 16-bit dtype */
-        float *tmp = malloc((size_t)n * sizeof *tmp);
-        if (!tmp)
-            return lt__fail(LT_ENOMEM, "normal_: could not allocate %" PRId64 " floats", n);
-        normal_blocks(gen, (char *)tmp, LT_FLOAT32, n, mean, std, 0);
-        uint16_t *h = (uint16_t *)dst;
-        for (int64_t i = 0; i < n; i++)
-            h[i] = real == LT_FLOAT16 ? lt__f32_to_f16(tmp[i]) : lt__f32_to_bf16(tmp[i]);
-        free(tmp);
+        rc = normal_blocks_16(gen, (uint16_t *)dst, real == LT_FLOAT16, n, mean, std);
+        if (rc != LT_OK)
+            return rc;
     } else if (contiguous && n >= 16)
-        normal_blocks(gen, dst, real, n, mean, std, 1);
+        normal_blocks(gen, dst, real, n, mean, std);
     else
         normal_scalars(gen, dst, real, n, mean, std);
     lt_storage_bump_version(storage);
