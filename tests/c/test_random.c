@@ -127,6 +127,29 @@ static void test_thread_count_does_not_matter(void)
     lt_generator_free(g);
 }
 
+static void test_16_bit_normals_in_chunks(void)
+{
+    /* float16 normals are float32 ones rounded, made 2^18 at a time: the
+     * sizes around a chunk write every element, and exactly those */
+    int64_t sizes[] = {16, 17, (1 << 18) + 5, 2 * (1 << 18) + 16};
+    for (int k = 0; k < 4; k++) {
+        int64_t n = sizes[k];
+        lt_storage *s = storage_of((size_t)(n + 1) * 2);
+        uint16_t *h = lt_storage_data(s);
+        h[n] = 0x7e00; /* a NaN past the end: must stay */
+        lt_generator *g = NULL;
+        CHECK_INT(lt_generator_new(&g, 11), LT_OK);
+        CHECK_INT(lt_random_normal(g, s, 0, LT_FLOAT16, n, 0.0, 1.0, 1), LT_OK);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < n; i++)
+            bad += (h[i] & 0x7c00u) == 0x7c00u || h[i] == 0; /* inf, NaN, or never written */
+        CHECK(bad <= n / 1000);
+        CHECK_INT(h[n], 0x7e00);
+        lt_generator_free(g);
+        lt_storage_release(s);
+    }
+}
+
 static void test_refusals(void)
 {
     lt_generator *g = NULL;
@@ -165,6 +188,7 @@ int main(void)
     test_state_round_trip();
     test_extremes_stay_below_one();
     test_thread_count_does_not_matter();
+    test_16_bit_normals_in_chunks();
     test_refusals();
     MT_DONE();
 }
