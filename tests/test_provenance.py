@@ -331,18 +331,18 @@ def test_a_rebinding_loop_keeps_a_bounded_chain_and_provenance_still_reads_64_st
     for _ in range(1000):
         x = x[0:]
         lengths.append(len(prov.chain(prov.node(x), 10**6)))
-    assert max(lengths) <= 128 and min(lengths[200:]) >= 64
+    assert max(lengths) <= 255 and min(lengths[300:]) >= 64 and max(n[3] for n in [prov.node(x)]) == lengths[-1]
     assert len(pytensor.provenance(x)) == 64
     assert pytensor.provenance(x)[0].text.endswith("[0:]")
 
 
 def test_cutting_a_chain_leaves_other_tensors_chains_alone():
     x = pytensor.arange(5)
-    for _ in range(100):
+    for _ in range(200):
         x = x[0:]
     kept = x
     kept_chain = prov.chain(prov.node(kept), 10**6)
-    for _ in range(300):
+    for _ in range(600):
         x = x[0:]
     after = prov.chain(prov.node(kept), 10**6)
     assert len(after) == len(kept_chain) and all(a is b for a, b in zip(after, kept_chain))
@@ -379,7 +379,7 @@ def test_rebinding_a_tensor_to_its_own_view_or_copy_keeps_rss_flat(step, n):
                          cwd=tempfile.gettempdir())
     assert res.returncode == 0, res.stderr[-2000:]
     grown_mib, chain_length = float(res.stdout.split()[-2]), int(res.stdout.split()[-1])
-    assert 64 <= chain_length <= 128, f"{step}: a chain of {chain_length} nodes after {n} steps"
+    assert 64 <= chain_length <= 255, f"{step}: a chain of {chain_length} nodes after {n} steps"
     if not UNDER_ASAN:
         assert grown_mib < 4, f"{step}: RSS grew {grown_mib:.1f} MiB over {n} steps"
 
