@@ -140,15 +140,15 @@ def full_like(input: Tensor, fill_value: complex, *, dtype: _dt.dtype | str | No
     return full(shape, fill_value, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
-              **_ignored) -> Tensor:
+def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: _dt.dtype | str | None = None,
+              device: str | _device | None = None, requires_grad: bool = False, **_ignored) -> Tensor:
     """New uniform samples from [0, 1) shaped like ``input`` (never shares)."""
     shape, dt = _like(input, dtype)
     return rand(shape, generator=generator, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
-               **_ignored) -> Tensor:
+def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: _dt.dtype | str | None = None,
+               device: str | _device | None = None, requires_grad: bool = False, **_ignored) -> Tensor:
     """New standard normal samples shaped like ``input`` (never shares)."""
     shape, dt = _like(input, dtype)
     return randn(shape, generator=generator, dtype=dt, device=device, requires_grad=requires_grad)
@@ -187,6 +187,7 @@ def rand(*size: int, generator: Generator | None = None, dtype: _dt.dtype | str 
     >>> pytensor.rand(3)
     tensor([0.4963, 0.7682, 0.0885])
     """
+    require_cpu(device, "rand")  # before any memory is filled
     t = _random_tensor(size, dtype, "check_uniform_bounds")
     fill_uniform(t, 0.0, 1.0, generator, "rand")
     return _finish(t, device, requires_grad, "rand", size)
@@ -201,6 +202,7 @@ def randn(*size: int, generator: Generator | None = None, dtype: _dt.dtype | str
     >>> pytensor.randn(2, dtype=pytensor.float64)
     tensor([ 1.5410, -0.2934], dtype=pytensor.float64)
     """
+    require_cpu(device, "randn")  # before any memory is filled
     t = _random_tensor(size, dtype, "normal_kernel_cpu")
     fill_normal(t, 0.0, 1.0, generator, "randn")
     return _finish(t, device, requires_grad, "randn", size)
@@ -290,6 +292,7 @@ def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = 
     if dt.is_complex or dt.kind in ("float8", "float4"):
         raise RuntimeError(f"randint: check_random_bounds handles only integral, floating-point and boolean "
                            f"types, not {dt.name}")
+    require_cpu(device, "randint")
     low, high = _int_bounds(dt, low, high, "randint")
     size = _check_size(_shape_args((size,)))
     t = _core_empty(size, dt)
@@ -306,6 +309,7 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | s
     >>> pytensor.randperm(5)
     tensor([4, 0, 1, 3, 2])
     """
+    require_cpu(device, "randperm")
     n = operator.index(n)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")

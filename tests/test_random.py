@@ -462,6 +462,8 @@ def test_fork_while_another_thread_draws_does_not_deadlock():
     (lambda: pytensor.zeros(1).expand(3).uniform_(), RuntimeError, "single memory location"),
     (lambda: pytensor.ones(3, requires_grad=True).normal_(), RuntimeError, "leaf Variable"),
     (lambda: pytensor.frombuffer(b"\0" * 16, dtype=pytensor.float32).uniform_(), pytensor.ReadOnlyError, "read-only"),
+    (lambda: pytensor.randn(2**40, device="cuda"), pytensor.DeviceError, "CPU only"),
+    (lambda: pytensor.randint(0, 5, (2**40,), device="cuda"), pytensor.DeviceError, "CPU only"),
 ])
 def test_refusals(call, exc, match):
     with pytest.raises(exc, match=match):
