@@ -30,6 +30,10 @@ from ._factories import (  # noqa: F401
     empty, zeros, ones, full, arange, linspace, rand, randn, manual_seed, eye,
     empty_like, zeros_like, ones_like, full_like, rand_like, randn_like,
 )
+from ._factories import randint, randperm, randint_like  # noqa: F401
+from ._generator import (  # noqa: F401
+    Generator, default_generator, seed, initial_seed, get_rng_state, set_rng_state,
+)
 from .creation import tensor, as_tensor, asarray, from_numpy, frombuffer  # noqa: F401
 from ._layout import broadcast_shapes  # noqa: F401
 from ._ops import equal  # noqa: F401

@@ -139,3 +139,20 @@ lt_status lt_dlpack_export(void **out, lt_storage *storage, lt_dtype dtype, int3
 lt_status lt_dlpack_import(lt_storage **out, lt_dtype *out_dtype, int32_t *out_ndim, int64_t *out_shape,
                            int64_t *out_strides, int64_t *out_offset, void *managed, int versioned);
 
+
+/* random */
+typedef struct lt_generator lt_generator;
+#define LT_GENERATOR_STATE_NBYTES 5056
+lt_status lt_generator_new(lt_generator **out, uint64_t seed);
+void lt_generator_free(lt_generator *gen);
+void lt_generator_manual_seed(lt_generator *gen, uint64_t seed);
+uint64_t lt_generator_initial_seed(const lt_generator *gen);
+lt_status lt_generator_get_state(const lt_generator *gen, uint8_t *out, size_t nbytes);
+lt_status lt_generator_set_state(lt_generator *gen, const uint8_t *state, size_t nbytes);
+lt_status lt_random_uniform(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n,
+                            double from, double to);
+lt_status lt_random_normal(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n,
+                           double mean, double std, int contiguous);
+lt_status lt_random_int(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n,
+                        uint64_t range, int64_t low);
+lt_status lt_random_perm(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n);

@@ -1,32 +1,25 @@
 """Factories: tensors in new memory (empty, zeros, ones, full, arange,
-linspace, rand, randn and their *_like forms). None of them shares memory."""
+linspace, rand, randn, randint, randperm and their *_like forms). None of
+them shares memory. The random ones draw from _generator's generators."""
 from __future__ import annotations
 
 import math
 import operator
-import random as _random
 import struct
+import warnings
 from collections.abc import Sequence
 
 from . import dtypes as _dt
-from ._convert import list_to_tensor
 from ._core import Tensor, TensorBase, empty as _core_empty, shape_args as _shape_args
 from ._device import device as _device, require_cpu
 from ._ffi import lib, shim
+from ._generator import Generator, fill_int, fill_normal, fill_perm, fill_uniform, manual_seed
 from ._provenance import OP
 from .errors import check
 
-__all__ = ["empty", "zeros", "ones", "full", "arange", "linspace", "rand", "randn", "manual_seed",
-           "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "eye"]
-
-_rng = _random.Random(0)
-
-
-def manual_seed(seed: int) -> _random.Random:
-    """Seed the generator behind rand() and randn() (pytensor's own; values differ from torch's)."""
-    _rng.seed(operator.index(seed))
-    return _rng
-
+__all__ = ["empty", "zeros", "ones", "full", "arange", "linspace", "rand", "randn", "randint", "randperm",
+           "manual_seed", "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like",
+           "randint_like", "eye"]
 
 _note = shim.prov_note
 _P_FACTORY = OP["factory"]
@@ -147,63 +140,191 @@ def full_like(input: Tensor, fill_value: complex, *, dtype: _dt.dtype | str | No
     return full(shape, fill_value, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def rand_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
-              **_ignored) -> Tensor:
+def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: _dt.dtype | str | None = None,
+              device: str | _device | None = None, requires_grad: bool = False, **_ignored) -> Tensor:
+    """New uniform samples from [0, 1) shaped like ``input`` (never shares)."""
     shape, dt = _like(input, dtype)
-    return rand(shape, dtype=dt, device=device, requires_grad=requires_grad)
+    return rand(shape, generator=generator, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def randn_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
-               **_ignored) -> Tensor:
+def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: _dt.dtype | str | None = None,
+               device: str | _device | None = None, requires_grad: bool = False, **_ignored) -> Tensor:
+    """New standard normal samples shaped like ``input`` (never shares)."""
     shape, dt = _like(input, dtype)
-    return randn(shape, dtype=dt, device=device, requires_grad=requires_grad)
+    return randn(shape, generator=generator, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-# Samples are drawn this many at a time, so a large tensor costs its own
-# memory plus one chunk of Python numbers (1-4 MiB), not a Python list of
-# every sample (8 to 15 times the tensor).
-_SAMPLE_CHUNK = 1 << 15
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, generator: Generator | None = None,
+                 dtype: _dt.dtype | str | None = None, device: str | _device | None = None,
+                 requires_grad: bool = False, **_ignored) -> Tensor:
+    """New integers from [low, high) shaped like ``input``, in its dtype (never shares)."""
+    if high is None:
+        low, high = 0, low
+    shape, dt = _like(input, dtype)
+    return randint(low, high, shape, generator=generator, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def _random_fill(size, dtype, draw, name):
+_SAMPLED = frozenset(("float16", "bfloat16", "float32", "float64", "complex64", "complex128"))
+
+
+def _random_tensor(size, dtype, name):
+    """New memory of ``size`` in ``dtype`` (the default dtype when None), for a
+    float sampler: torch's NotImplementedError names the kernel for others."""
     size = _check_size(_shape_args(size))
     dt = _dt.dtype_arg(name, dtype) or _dt.get_default_dtype()
-    if not (dt.is_floating_point or dt.is_complex):
-        raise NotImplementedError(f"\"{name}\" not implemented for '{dt.name}'")
-    def samples(count):
-        if dt.is_complex:
-            return list_to_tensor([complex(draw(), draw()) for _ in range(count)], dt)
-        return list_to_tensor([draw() for _ in range(count)], dt)
-
-    n = math.prod(size)
-    if n <= _SAMPLE_CHUNK:
-        return samples(n).view(size)
-    out = _core_empty(size, dt)
-    flat = out.view(-1)
-    for first in range(0, n, _SAMPLE_CHUNK):
-        count = min(_SAMPLE_CHUNK, n - first)
-        flat[first:first + count].copy_(samples(count))
-    return out
+    if dt.name not in _SAMPLED:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dt.name}': random samples come in "
+                                  "float16, bfloat16, float32, float64, complex64 and complex128")
+    return _core_empty(size, dt)
 
 
-def rand(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
-         generator: _random.Random | None = None, **_ignored) -> Tensor:
-    """New memory filled with uniform samples from [0, 1).
+def rand(*size: int, generator: Generator | None = None, dtype: _dt.dtype | str | None = None,
+         device: str | _device | None = None, requires_grad: bool = False, **_ignored) -> Tensor:
+    """New memory filled with uniform samples from [0, 1), torch's numbers for the same seed.
 
     >>> import pytensor
     >>> _ = pytensor.manual_seed(0)
-    >>> v = pytensor.rand(100).tolist(); 0 <= min(v) and max(v) < 1
-    True
+    >>> pytensor.rand(3)
+    tensor([0.4963, 0.7682, 0.0885])
     """
-    t = _random_fill(size, dtype, _rng.random, "check_uniform_bounds")
+    require_cpu(device, "rand")  # before any memory is filled
+    t = _random_tensor(size, dtype, "check_uniform_bounds")
+    fill_uniform(t, 0.0, 1.0, generator, "rand")
     return _finish(t, device, requires_grad, "rand", size)
 
 
-def randn(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
-          generator: _random.Random | None = None, **_ignored) -> Tensor:
-    """New memory filled with standard normal samples."""
-    t = _random_fill(size, dtype, lambda: _rng.gauss(0.0, 1.0), "normal_kernel_cpu")
+def randn(*size: int, generator: Generator | None = None, dtype: _dt.dtype | str | None = None,
+          device: str | _device | None = None, requires_grad: bool = False, **_ignored) -> Tensor:
+    """New memory filled with standard normal samples, torch's numbers for the same seed.
+
+    >>> import pytensor
+    >>> _ = pytensor.manual_seed(0)
+    >>> pytensor.randn(2, dtype=pytensor.float64)
+    tensor([ 1.5410, -0.2934], dtype=pytensor.float64)
+    """
+    require_cpu(device, "randn")  # before any memory is filled
+    t = _random_tensor(size, dtype, "normal_kernel_cpu")
+    fill_normal(t, 0.0, 1.0, generator, "randn")
     return _finish(t, device, requires_grad, "randn", size)
+
+
+_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+
+
+def _round_to_digits(v, digits):
+    """The int v rounded to ``digits`` significant bits, ties to even (a
+    conversion of an int64 to a float of that precision, range aside)."""
+    a = abs(v)
+    drop = a.bit_length() - digits
+    if drop <= 0:
+        return v
+    q, r = divmod(a, 1 << drop)
+    half = 1 << (drop - 1)
+    if r > half or (r == half and q & 1):
+        q += 1
+    return (q << drop) * (1 if v >= 0 else -1)
+
+
+def _float_ends(low, high, digits):
+    """torch's update_from/update_to: an end whose neighbour (low + 1,
+    high - 1) rounds past it in the float dtype moves inward by one unit of
+    that neighbour's last place, so every drawn integer rounds inside [low, high)."""
+    up = _round_to_digits(low + 1, digits)
+    if up < low:
+        low = up + (1 << (abs(low + 1).bit_length() - 1 - digits + 1))
+    down = _round_to_digits(high - 1, digits)
+    if down >= high:
+        high = down - (1 << (abs(high - 1).bit_length() - 1 - digits + 1))
+    return low, high
+
+
+def _int_bounds(dt, low, high, fn):
+    """(low, high) as ints, checked as torch checks them: low < high, both in
+    int64, and low and high - 1 representable in ``dt``."""
+    low, high = operator.index(low), operator.index(high)
+    if low >= high:
+        raise RuntimeError(f"{fn}: expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if not (-2**63 <= low and high <= 2**63 - 1):
+        raise RuntimeError(f"{fn}: the bounds from={low}, to={high} must fit int64")
+    if dt.is_floating_point:
+        # torch warns past 2**digits (integers there are not all representable)
+        # and refuses only what overflows the dtype: float16 stops at 65504
+        digits = _DIGITS[dt.name]
+        low, high = _float_ends(low, high, digits)
+        if low >= high:
+            raise RuntimeError(f"{fn}: expects 'from' to be less than 'to', but got from={low} >= to={high} once "
+                               f"both are rounded to {dt.name}")
+        for name, v in (("from", low), ("to - 1", high - 1)):
+            if abs(v) > 2**digits:
+                warnings.warn(f"{fn}: {name} = {v} is out of bounds [-(2^{digits}), 2^{digits}]: {dt.name} holds "
+                              "every integer only within this range", UserWarning, stacklevel=3)
+        lo, hi = (-65504, 65504) if dt is _dt.float16 else (-2**63, 2**63 - 1)
+    elif dt is _dt.bool:
+        lo, hi = 0, 1
+    else:
+        bits = dt.itemsize * 8
+        lo, hi = (0, 2**bits - 1) if dt.name.startswith("uint") else (-(2**(bits - 1)), 2**(bits - 1) - 1)
+    if not lo <= low <= hi:
+        raise RuntimeError(f"{fn}: from={low} is out of bounds for {dt.name} ([{lo}, {hi}])")
+    if not lo <= high - 1 <= hi:
+        raise RuntimeError(f"{fn}: to - 1 = {high - 1} is out of bounds for {dt.name} ([{lo}, {hi}])")
+    return low, high
+
+
+def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = None, *,
+            generator: Generator | None = None, dtype: _dt.dtype | str | None = None,
+            device: str | _device | None = None, requires_grad: bool = False, **_ignored) -> Tensor:
+    """New memory filled with integers drawn uniformly from [low, high) (int64 unless ``dtype``):
+    ``randint(high, size)`` or ``randint(low, high, size)``, torch's numbers for the same seed.
+
+    >>> import pytensor
+    >>> _ = pytensor.manual_seed(0)
+    >>> pytensor.randint(10, (5,))
+    tensor([4, 9, 3, 0, 3])
+    """
+    if size is None:  # randint(high, size)
+        if high is None:
+            raise TypeError("randint() missing the size argument: randint(high, size) or randint(low, high, size)")
+        low, high, size = 0, low, high
+    if high is None:
+        raise TypeError("randint() missing the high argument")
+    dt = _dt.dtype_arg("randint", dtype) or _dt.int64
+    if dt.is_complex or dt.kind in ("float8", "float4"):
+        raise RuntimeError(f"randint: check_random_bounds handles only integral, floating-point and boolean "
+                           f"types, not {dt.name}")
+    require_cpu(device, "randint")
+    low, high = _int_bounds(dt, low, high, "randint")
+    size = _check_size(_shape_args((size,)))
+    t = _core_empty(size, dt)
+    fill_int(t, low, high, generator, "randint")
+    return _finish(t, device, requires_grad, "randint", (low, high, size))
+
+
+def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | str | None = None,
+             device: str | _device | None = None, requires_grad: bool = False, **_ignored) -> Tensor:
+    """A random permutation of 0 .. n-1 in new memory (int64 unless ``dtype``), torch's for the same seed.
+
+    >>> import pytensor
+    >>> _ = pytensor.manual_seed(0)
+    >>> pytensor.randperm(5)
+    tensor([4, 0, 1, 3, 2])
+    """
+    require_cpu(device, "randperm")
+    n = operator.index(n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dt = _dt.dtype_arg("randperm", dtype) or _dt.int64
+    if dt.is_complex or dt is _dt.bool or dt.name in ("uint16", "uint32", "uint64") or dt.kind in ("float8", "float4"):
+        raise NotImplementedError(f"\"randperm\" not implemented for '{dt.name}'")
+    if dt.is_floating_point:
+        limit = 2**_DIGITS[dt.name] + 1
+    else:
+        limit = 2**(dt.itemsize * 8 - (0 if dt.name.startswith("uint") else 1))
+    if n > limit:
+        raise RuntimeError(f"randperm: n cannot be greater than {limit} for {dt.name}, got {n}")
+    t = _core_empty((n,), dt)
+    fill_perm(t, generator, "randperm")
+    return _finish(t, device, requires_grad, "randperm", (n,))
 
 
 def arange(start: float, end: float | None = None, step: float = 1, *, dtype: _dt.dtype | str | None = None,

@@ -3,8 +3,9 @@
 Every view and constructor records one step on the tensor it makes (in C,
 for a few nanoseconds: see ``_shim_prov.h``): an operation code, the
 argument the caller passed (an index key, a size tuple, the source's type)
-and its parent's *node*. A node is the tuple ``(op, arg, from_node)``; it
-holds no tensor, so a chain outlives its tensors and keeps none alive.
+and its parent's *node*. A node is the tuple ``(op, arg, from_node, depth)``
+(depth: the nodes in its chain, at most 255: longer chains are cut to 64);
+it holds no tensor, so a chain outlives its tensors and keeps none alive.
 Text is made here, only when someone asks.
 
 >>> import pytensor
@@ -36,7 +37,7 @@ _COPIES = {"contiguous": "not contiguous", "clone": "clone() always copies", "to
 _FRESH = {"", "factory"}
 MAX_INLINE = 48        # an unnamed parent longer than this is written "…" inside its child's text
 
-node = shim.prov_node            # node(t) -> (op, arg, from_node): made on first use, then cached on t
+node = shim.prov_node            # node(t) -> (op, arg, from_node, depth): made on first use, then cached on t
 _write_record = shim.last_write
 
 
@@ -54,9 +55,8 @@ def set_enabled(flag: bool) -> bool:
 
 
 def is_enabled() -> bool:
-    was = shim.prov_enable(True)
-    shim.prov_enable(was)
-    return was
+    """Whether recording is on (a pure read: it never touches the setting)."""
+    return shim.prov_is_enabled()
 
 
 def last_writer(storage):

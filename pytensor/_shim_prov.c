@@ -4,8 +4,9 @@
  * A tensor records its own step in three fields: prov_op (a PROV_* code),
  * prov_arg (the operation's argument as the caller passed it: an index key,
  * a size tuple, the source object's type; never a tensor or an array) and
- * prov_from (its parent's node). A node is the tuple (op, arg, from_node)
- * of one tensor, made the first time that tensor becomes a parent and then
+ * prov_from (its parent's node). A node is the tuple (op, arg, from_node,
+ * depth) of one tensor (depth: the nodes in its chain, itself included),
+ * made the first time that tensor becomes a parent and then
  * cached on it: x[1:] in a loop makes one node, and each view costs two
  * INCREFs and three stores. Nodes hold no tensor, so a chain outlives the
  * tensors it describes and keeps none of them (nor their storages) alive.
@@ -22,26 +23,94 @@
  * every recording site tests this one flag first. */
 int pyt_prov_on = 1;
 
+/* Nodes in the chain from node n: its depth element (0 for None or NULL). */
+static long depth_of(PyObject *n)
+{
+    if (!n || n == Py_None)
+        return 0;
+    PyObject *d = PyTuple_GetItem(n, 3);
+    return d ? PyLong_AsLong(d) : 0;
+}
+
+/* A new node (op, arg, from, depth) (a new reference; arg and from borrowed,
+ * None when NULL; depth = 1 + from's depth, a cached small int), or NULL
+ * with an exception. */
+static PyObject *new_node(PyObject *op, PyObject *arg, PyObject *from)
+{
+    PyObject *node = PyTuple_New(4);
+    PyObject *depth = node ? PyLong_FromLong(1 + depth_of(from)) : NULL;
+    if (!depth) {
+        Py_XDECREF(node);
+        return NULL;
+    }
+    arg = arg ? arg : Py_None;
+    from = from ? from : Py_None;
+    Py_INCREF(op);
+    Py_INCREF(arg);
+    Py_INCREF(from);
+    PyTuple_SetItem(node, 0, op);
+    PyTuple_SetItem(node, 1, arg);
+    PyTuple_SetItem(node, 2, from);
+    PyTuple_SetItem(node, 3, depth);
+    return node;
+}
+
+/* Chains are bounded: nothing reads more than PROV_KEEP steps (chain()'s
+ * limit), yet a loop that rebinds a tensor to a view or copy of itself
+ * (h = h.detach(), x = x[0:]) would grow its chain by a node a step, for
+ * ever. A node whose chain would reach PROV_CUT nodes instead gets a copy of
+ * its parent's newest PROV_KEEP - 1 nodes, the last of them without a parent:
+ * its chain is PROV_KEEP long, and the old tail is freed when nothing else
+ * holds it. Each node carries its chain's length, so the test is O(1), and
+ * copying 63 nodes once every 193 steps keeps a step O(1) on average; the
+ * nodes of other tensors are never changed. */
+#define PROV_KEEP 64
+#define PROV_CUT (4 * PROV_KEEP) /* depths stay below 256: cached small ints */
+
+/* A copy of the newest keep nodes of the chain from n, the oldest copy
+ * without a parent (a new reference), or NULL with an exception. */
+static PyObject *copy_chain(PyObject *n, int keep)
+{
+    PyObject *src[PROV_KEEP];
+    int count = 0;
+    for (; n && n != Py_None && count < keep; n = PyTuple_GetItem(n, 2))
+        src[count++] = n;
+    PyObject *from = NULL;
+    for (int i = count - 1; i >= 0; i--) {
+        PyObject *copy = new_node(PyTuple_GetItem(src[i], 0), PyTuple_GetItem(src[i], 1), from);
+        Py_XDECREF(from);
+        if (!copy)
+            return NULL;
+        from = copy;
+    }
+    return from;
+}
+
 /* t's node (a new reference), made and cached on first use; NULL with an
- * exception only when the tuple cannot be allocated. */
+ * exception only when a tuple cannot be allocated. */
 PyObject *pyt_prov_node_of(TensorObject *t)
 {
     if (t->prov_node) {
         Py_INCREF(t->prov_node);
         return t->prov_node;
     }
-    PyObject *node = PyTuple_New(3);
-    PyObject *op = node ? PyLong_FromLong(t->prov_op) : NULL; /* a cached small int: no allocation */
-    if (!op) {
-        Py_XDECREF(node);
+    PyObject *op = PyLong_FromLong(t->prov_op); /* a cached small int: no allocation */
+    if (!op)
         return NULL;
+    if (depth_of(t->prov_from) >= PROV_CUT - 1) {
+        PyObject *cut = copy_chain(t->prov_from, PROV_KEEP - 1);
+        if (!cut) {
+            Py_DECREF(op);
+            return NULL;
+        }
+        PyObject *old = t->prov_from;
+        t->prov_from = cut;
+        Py_DECREF(old);
     }
-    PyObject *arg = t->prov_arg ? t->prov_arg : Py_None, *from = t->prov_from ? t->prov_from : Py_None;
-    Py_INCREF(arg);
-    Py_INCREF(from);
-    PyTuple_SetItem(node, 0, op);
-    PyTuple_SetItem(node, 1, arg);
-    PyTuple_SetItem(node, 2, from);
+    PyObject *node = new_node(op, t->prov_arg, t->prov_from);
+    Py_DECREF(op);
+    if (!node)
+        return NULL;
     Py_INCREF(node);
     t->prov_node = node;
     return node;
@@ -92,7 +161,7 @@ static PyObject *prov_note(PyObject *self, PyObject *const *args, Py_ssize_t nar
     return args[0];
 }
 
-/* prov_node(t) -> t's node (op, arg, from_node), made on first use. */
+/* prov_node(t) -> t's node (op, arg, from_node, depth), made on first use. */
 static PyObject *prov_node_py(PyObject *self, PyObject *t)
 {
     (void)self;
@@ -113,6 +182,16 @@ static PyObject *prov_enable(PyObject *self, PyObject *flag)
     int was = pyt_prov_on;
     pyt_prov_on = on;
     return PyBool_FromLong(was);
+}
+
+/* prov_is_enabled() -> the setting (bool). Reading never writes the flag: a
+ * read made by switching it on and back would undo a set_enabled(False)
+ * made by another thread in between. */
+static PyObject *prov_is_enabled(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyBool_FromLong(pyt_prov_on);
 }
 
 /* note_write(t): t's storage was written through t. Bumps the storage's
@@ -181,6 +260,7 @@ PyMethodDef pyt_prov_methods[] = {
     {"prov_note", (PyCFunction)(void (*)(void))prov_note, METH_FASTCALL, "Record how a tensor was made."},
     {"prov_node", prov_node_py, METH_O, "A tensor's provenance node."},
     {"prov_enable", prov_enable, METH_O, "Turn provenance recording on or off."},
+    {"prov_is_enabled", prov_is_enabled, METH_NOARGS, "Whether provenance is being recorded."},
     {"note_write", note_write, METH_O, "Bump the version and record the writer."},
     {"last_write", last_write, METH_O, "The storage's last recorded writer."},
     {NULL, NULL, 0, NULL},

@@ -81,8 +81,16 @@ class Conversion:
         return to_numpy(self, force)
 
     def __array__(self, dtype=None, copy=None):
+        """NumPy 2's protocol: an array over this tensor's memory when it can be
+        one; ``copy=True`` always copies, ``copy=None`` copies only for a dtype
+        conversion, and ``copy=False`` refuses (ValueError) what needs a copy,
+        so that writes through the result always reach the tensor."""
         arr = to_numpy(self)  # refuses a tensor that requires grad, as torch's __array__ (its numpy())
         if dtype is not None and arr.dtype != dtype:
+            if copy is False:
+                raise ValueError(f"Unable to avoid copy while creating an array as requested: the tensor is "
+                                 f"{self.dtype.name} ({arr.dtype}) and dtype={dtype!r} needs a converted copy, "
+                                 "which copy=False forbids")
             return arr.astype(dtype)
         if copy:
             return arr.copy()

@@ -15,6 +15,7 @@ its own module (one job each):
 ``_tensor_indexing``        Indexing: t[index], t[index] = value
 ``_tensor_copies``          Copies: contiguous, clone, to, type, float/double/..., new_tensor
 ``_tensor_writes``          Writes: fill_, zero_, copy_, resize_
+``_tensor_random``          Random: uniform_, normal_
 ``_tensor_conversion``      Conversion: tolist, item, int/float/bool, numpy, __array__
 ``_tensor_dlpack``          DLPackExport: __dlpack__, __dlpack_device__
 ``_tensor_formatting``      Formatting: repr, describe
@@ -44,13 +45,14 @@ from ._tensor_reductions import Reductions
 from ._tensor_sharing import Sharing
 from ._tensor_views import Views
 from ._tensor_writes import Writes
+from ._tensor_random import Random
 from .errors import error_for
 
 __all__ = ["Tensor", "device", "Size", "get_default_device", "set_default_device"]
 
 
 class Tensor(Differentiable, Views, Arithmetic, Reductions, Indexing, Copies, Writes, Conversion, DLPackExport,
-             Formatting, Sharing, Fields, TensorBase):
+             Formatting, Sharing, Fields, Random, TensorBase):
     """A strided view of an :class:`UntypedStorage`.
 
     >>> import pytensor

@@ -636,6 +636,72 @@ lt_status lt_dlpack_export(void **out, lt_storage *storage, lt_dtype dtype, int3
 lt_status lt_dlpack_import(lt_storage **out, lt_dtype *out_dtype, int32_t *out_ndim, int64_t *out_shape,
                            int64_t *out_strides, int64_t *out_offset, void *managed, int versioned);
 
+/* ---------------------------------------------------------------- random */
+
+/* A random number generator: torch's CPU generator (mt19937, its state
+ * layout, its sampling rules), so that the same seed gives torch 2.13's
+ * numbers (see random.c for what each sampler does). Every call on a
+ * generator is serialised by one internal lock, so generators may be used
+ * from any thread; a process that forks while a thread draws gets a child
+ * whose lock is free. Draws happen on the calling thread, so results never
+ * depend on lt_set_num_threads. */
+typedef struct lt_generator lt_generator;
+
+/* Bytes of an exported state: torch's CPUGeneratorImplState, byte for byte. */
+#define LT_GENERATOR_STATE_NBYTES 5056
+
+/* A new generator seeded with seed (only its low 32 bits seed the engine;
+ * initial_seed returns all 64). Returns a new generator in *out, owned by
+ * the caller: free it with lt_generator_free. Fails with LT_ENOMEM. */
+lt_status lt_generator_new(lt_generator **out, uint64_t seed);
+
+/* Frees a generator; NULL is a no-op. Takes ownership. */
+void lt_generator_free(lt_generator *gen);
+
+/* Reseeds: the stream restarts and the cached normal sample is dropped. Borrows gen. */
+void lt_generator_manual_seed(lt_generator *gen, uint64_t seed);
+
+/* The seed last given to lt_generator_new or lt_generator_manual_seed (or
+ * carried by a state set with lt_generator_set_state). Borrows gen. */
+uint64_t lt_generator_initial_seed(const lt_generator *gen);
+
+/* Writes the whole state (engine words, position, cached normal) into out,
+ * which holds nbytes == LT_GENERATOR_STATE_NBYTES bytes, in torch's layout.
+ * Fails with LT_EINVAL for another size. Borrows both. */
+lt_status lt_generator_get_state(const lt_generator *gen, uint8_t *out, size_t nbytes);
+
+/* Replaces gen's state with one from lt_generator_get_state (or torch's
+ * get_rng_state). Fails with LT_EINVAL, changing nothing, for another size
+ * or an impossible position. Borrows both. */
+lt_status lt_generator_set_state(lt_generator *gen, const uint8_t *state, size_t nbytes);
+
+/* The fills below write n elements of dtype starting at element offset of
+ * storage (contiguous), bump its write version, and fail with LT_EREADONLY,
+ * LT_EDEVICE, LT_ERANGE (the elements do not fit), LT_EDTYPE or LT_EINVAL.
+ * Complex dtypes are filled as 2n reals. Borrow gen and storage. */
+
+/* Uniform samples in [from, to): k / 2^d for the dtype's d significant bits
+ * (11 float16, 8 bfloat16, 24 float32, 53 float64), times (to - from), plus
+ * from; with from 0 and to 1 every value is below 1. Floating dtypes only. */
+lt_status lt_random_uniform(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n,
+                            double from, double to);
+
+/* Normal samples of mean and std (std >= 0; complex parts get std/sqrt(2)).
+ * contiguous != 0 says the n elements are the whole tensor in order, and
+ * n >= 16 then uses torch's 16-element Box-Muller blocks; otherwise each
+ * sample is one half of a double Box-Muller pair, the other half cached in
+ * the generator. Floating dtypes only. */
+lt_status lt_random_normal(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n,
+                           double mean, double std, int contiguous);
+
+/* Integers low + (draw mod range), range >= 1, as int64 converted to dtype
+ * (any real dtype); the draw is 64-bit when range >= 2^28, else 32-bit. */
+lt_status lt_random_int(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n,
+                        uint64_t range, int64_t low);
+
+/* A random permutation of 0 .. n-1 (Fisher-Yates), in any real dtype but bool. */
+lt_status lt_random_perm(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n);
+
 #ifdef __cplusplus
 }
 #endif

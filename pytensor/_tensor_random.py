@@ -1,0 +1,77 @@
+"""The Tensor part that fills a tensor with random samples in place: uniform_() and normal_().
+
+A contiguous tensor is filled where it lies, in one libtensor call. Any
+other view is filled in memory order (the order torch's iterator visits it
+in) through a contiguous temporary, then copied in, so the samples land
+where torch puts them for the common views (a transpose, a column).
+"""
+from __future__ import annotations
+
+from ._autograd_ops import _inplace_guard
+from ._core import empty as _core_empty
+from ._generator import fill_normal, fill_uniform
+
+
+def _memory_order(t):
+    """The permutation of t's dimensions from outermost to innermost in memory
+    (descending stride, ties in dimension order)."""
+    return sorted(range(t.dim()), key=lambda d: (-abs(t._strides[d]), d))
+
+
+def _fill_view(t, fill):
+    """Runs fill(contiguous tensor) on t itself or on a temporary copied into t."""
+    t._check_write()
+    if t.is_contiguous():
+        fill(t, True)
+    else:
+        order = _memory_order(t)
+        view = t.permute(*order)
+        tmp = _core_empty(tuple(view.shape), t._dtype)
+        fill(tmp, False)
+        view.copy_(tmp)
+    t._version_bump()
+    return t
+
+
+class Random:
+    """uniform_, normal_."""
+
+    __slots__ = ()
+
+    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator=None, **kwargs):
+        """Fill in place with uniform samples from [from, to) (torch's numbers for the same seed).
+
+        >>> import pytensor
+        >>> _ = pytensor.manual_seed(0)
+        >>> pytensor.empty(2).uniform_(-1, 1)
+        tensor([-0.0075, 0.5364])
+        """
+        from_ = kwargs.pop("from", from_)
+        if kwargs:
+            raise TypeError(f"uniform_() got an unexpected keyword argument {next(iter(kwargs))!r}")
+        _float_dtype(self, "check_uniform_bounds")
+        if not from_ <= to:
+            raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
+        return _fill_view(self, lambda t, _contiguous: fill_uniform(t, from_, to, generator, "uniform_"))
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None):
+        """Fill in place with normal samples of ``mean`` and ``std`` (torch's numbers for the same seed).
+
+        >>> import pytensor
+        >>> _ = pytensor.manual_seed(0)
+        >>> pytensor.empty(2, dtype=pytensor.float64).normal_(10, 2)
+        tensor([13.0820,  9.4131], dtype=pytensor.float64)
+        """
+        _float_dtype(self, "normal_kernel_cpu")
+        if not std >= 0.0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        return _fill_view(self, lambda t, contiguous: fill_normal(t, mean, std, generator, "normal_", contiguous))
+
+    # a leaf that requires grad, or a tensor inside a graph, is refused as for every in-place write
+    uniform_, normal_ = _inplace_guard(uniform_), _inplace_guard(normal_)
+
+
+def _float_dtype(t, kernel):
+    if not (t._dtype.is_floating_point or t._dtype.is_complex) or t._dtype.kind in ("float8", "float4"):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{t._dtype.name}': random samples come in "
+                                  "float16, bfloat16, float32, float64, complex64 and complex128")
