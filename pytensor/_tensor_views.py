@@ -16,7 +16,7 @@ from typing import Self
 from . import dtypes as _dt
 from ._core import check_int64, int64_arg, make, shape_args, wrap_dim
 from ._ffi import lib, shim
-from ._layout import infer_shape
+from ._layout import infer_shape, numel
 from ._provenance import OP
 from .errors import check
 
@@ -155,7 +155,7 @@ class Views:
         if m < n:
             raise RuntimeError(f"expand: the number of sizes provided ({m}) must be greater or equal to the "
                                f"number of dimensions in the tensor ({n})")
-        shape, strides = [], []
+        shape, strides, grew = [], [], m > n
         for i, want in enumerate(sizes):
             j = i - (m - n)
             have, st = (self._shape[j], self._strides[j]) if j >= 0 else (1, 0)
@@ -171,9 +171,11 @@ class Views:
                                        f"Tensor sizes: {list(self._shape)}")
                 if want < 0:
                     raise RuntimeError(f"expand: size {want} at dimension {i} is negative")
-                st = 0
+                st, grew = 0, True
             shape.append(want)
             strides.append(st)
+        if grew:
+            numel(shape)  # the one numel rule: (2**62, 2**62, 0) is refused here as torch refuses it
         return self._view(shape, strides, None, _P_EXPAND, tuple(sizes))
 
     def expand_as(self, other):
