@@ -374,8 +374,23 @@ static int fork_child(const char *path, int k)
     return lt_storage_trim() > 0 ? 0 : 6; /* 6: the cache's flag came locked across the fork */
 }
 
+/* Valgrind preloads its tool library into the process it runs. */
+static int under_valgrind(void)
+{
+    const char *preload = getenv("LD_PRELOAD");
+    return preload && strstr(preload, "vgpreload");
+}
+
 static void test_fork_while_threads_hold_locks(void)
 {
+    if (under_valgrind()) {
+        /* Its leak check runs in every child too, where the blocks of the
+         * threads fork did not copy are lost by design; and its serialised
+         * threads could not show the race. The plain and sanitizer builds
+         * run this test. */
+        fprintf(stderr, "test_fork_while_threads_hold_locks: not run under valgrind\n");
+        return;
+    }
     const char *path = path_in_dir("fork.bin");
     unsigned char bytes[16384];
     for (size_t i = 0; i < sizeof bytes; i++)
