@@ -24,6 +24,8 @@ import sys
 import tempfile
 import textwrap
 
+import pytest
+
 FORKS = 100
 
 REPRODUCER = r"""
@@ -113,6 +115,10 @@ print(f"forks={forks} done={done} hangs={hangs} failures={failures} threads_ran=
 """
 
 
+# GCC's AddressSanitizer runtime does not take its allocator's locks around fork, so under the sanitized
+# suite a child of busy threads can hang inside ASan's own malloc; the plain suite runs this test.
+@pytest.mark.skipif(bool(os.environ.get("PYTENSOR_UNDER_SANITIZER")),
+                    reason="ASan's allocator is not fork-safe with allocating threads")
 def test_fork_from_busy_threads_never_hangs_the_child(tmp_path):
     script = tmp_path / "fork_reproducer.py"
     script.write_text(REPRODUCER)
