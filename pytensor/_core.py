@@ -61,7 +61,7 @@ def empty(shape, dtype, zero=False):
     other constructor refuses, such as ``(2**62, 2**62, 0)``, is refused
     here too, with ``LayoutError`` (a ``RuntimeError``, as torch raises)."""
     shape = tuple(shape)
-    strides = contiguous_strides(shape)  # torch checks the strides first: "Stride calculation overflowed"
+    strides = contiguous_strides(shape)  # refuses strides past int64, as torch's "Stride calculation overflowed"
     storage = shim.storage_new(nbytes(shape, dtype.itemsize), zero)  # an UntypedStorage (the shim's class)
     return make(storage, dtype, shape, strides, 0)
 

@@ -91,7 +91,7 @@ class Writes:
             raise RuntimeError("cannot resize variables that require grad")
         if sizes == self._shape:
             return self
-        strides = contiguous_strides(sizes)  # torch's order: the strides, then the element count
+        strides = contiguous_strides(sizes)  # refuses strides past int64, as torch does
         numel = _numel(sizes)  # libtensor's one rule: (2**62, 2**62, 0) is refused here as everywhere
         nbytes = (self._offset + numel) * self._dtype.itemsize if numel else 0
         if nbytes > MAX_NBYTES:
