@@ -96,6 +96,7 @@ int64_t lt_shm_region_count(void);
 
 /* layout */
 lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape);
+lt_status lt_layout_nbytes(int64_t *out, int32_t ndim, const int64_t *shape, size_t itemsize);
 lt_status lt_layout_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
                            const int64_t *strides, int64_t offset, size_t itemsize);
 lt_status lt_layout_byte_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim, const int64_t *shape,
@@ -103,6 +104,7 @@ lt_status lt_layout_byte_extent(int64_t *lo_byte, int64_t *hi_byte, int32_t ndim
 lt_status lt_layout_check(int32_t ndim, const int64_t *shape, const int64_t *strides, int64_t offset,
                           size_t itemsize, size_t storage_nbytes);
 int lt_layout_is_contiguous(int32_t ndim, const int64_t *shape, const int64_t *strides);
+int lt_layout_has_internal_overlap(int32_t ndim, const int64_t *shape, const int64_t *strides);
 lt_status lt_layout_contiguous_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape);
 lt_status lt_layout_infer_shape(int64_t *out_shape, int32_t ndim, const int64_t *shape, int64_t numel);
 lt_status lt_layout_view_strides(int64_t *out_strides, int *out_viewable, int32_t old_ndim, const int64_t *old_shape,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
 from ._ffi import lib, shim
-from ._layout import contiguous_strides
+from ._layout import contiguous_strides, nbytes
 from .errors import check
 
 __all__ = ["TensorBase", "Tensor", "Size", "make", "empty", "contiguous_strides", "wrap_dim", "int64_arg", "shape_args",
@@ -57,14 +57,15 @@ class Size(tuple):
 
 
 def empty(shape, dtype, zero=False):
-    """A new contiguous tensor of ``shape`` over new memory (zeroed when ``zero``)."""
-    numel = math.prod(shape)
-    if numel * dtype.itemsize > MAX_NBYTES:
-        # torch's check and exception type; the C side would refuse too, but
-        # cffi could not even pass a size this large.
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
-    storage = shim.storage_new(numel * dtype.itemsize, zero)  # an UntypedStorage (the class the shim registered)
-    return make(storage, dtype, tuple(shape), contiguous_strides(shape), 0)
+    """A new contiguous tensor of ``shape`` over new memory (zeroed when ``zero``).
+
+    Sized by libtensor's one rule (``lt_layout_nbytes``), so a shape every
+    other constructor refuses, such as ``(2**62, 2**62, 0)``, is refused
+    here too, with ``LayoutError`` (a ``RuntimeError``, as torch raises)."""
+    shape = tuple(shape)
+    strides = contiguous_strides(shape)  # refuses strides past int64, as torch's "Stride calculation overflowed"
+    storage = shim.storage_new(nbytes(shape, dtype.itemsize), zero)  # an UntypedStorage (the shim's class)
+    return make(storage, dtype, shape, strides, 0)
 
 
 def wrap_dim(dim, ndim):

@@ -19,7 +19,7 @@ from ._ffi import ffi, lib
 from .errors import check
 
 __all__ = ["numel", "extent", "byte_extent", "is_contiguous", "contiguous_strides", "infer_shape",
-           "view_strides", "broadcast_shapes"]
+           "view_strides", "broadcast_shapes", "nbytes", "has_internal_overlap"]
 
 
 class _Scratch(threading.local):
@@ -144,3 +144,32 @@ def broadcast_shapes(*shapes):
     out, out_ndim = sc.out, sc.ndim
     check(lib.lt_layout_broadcast_shapes(out, out_ndim, len(shapes), [len(s) for s in shapes], arrays))
     return tuple(ffi.unpack(out, out_ndim[0]))
+
+
+def nbytes(shape, itemsize):
+    """The bytes of a dense tensor of ``shape``: ``numel * itemsize``, by
+    torch's numel rule (an overflowing product of sizes is refused even when
+    a size is 0), refused past int64 (``LayoutError``, a ``RuntimeError``).
+
+    >>> nbytes((2, 3), 4), nbytes((3, 2**62, 0), 8)
+    (24, 0)
+    """
+    return _nbytes(tuple(shape), itemsize)
+
+
+# Asked by every new tensor, like the strides above.
+@functools.lru_cache(maxsize=1024)
+def _nbytes(shape, itemsize):
+    out = _scratch.out
+    check(lib.lt_layout_nbytes(out, len(shape), shape, itemsize))
+    return out[0]
+
+
+def has_internal_overlap(shape, strides):
+    """True when a write through the view would store to one location twice
+    (a stride 0 along a size above 1); False for a view with no elements.
+
+    >>> has_internal_overlap((3, 2), (0, 1)), has_internal_overlap((0, 3), (0, 0))
+    (True, False)
+    """
+    return bool(lib.lt_layout_has_internal_overlap(len(shape), shape, strides))

@@ -71,8 +71,7 @@ static int ex_allocator(DLTensor *prototype, DLManagedTensorVersioned **out, voi
 {
     char why[160];
     lt_dtype dtype;
-    int64_t strides[LT_MAX_NDIM], numel = 1;
-    size_t nbytes;
+    int64_t strides[LT_MAX_NDIM], nbytes = 0;
     lt_storage *s = NULL;
     void *managed = NULL;
     if (!prototype || !out) {
@@ -92,14 +91,15 @@ static int ex_allocator(DLTensor *prototype, DLManagedTensorVersioned **out, voi
         return -1;
     }
     lt_status rc = lt_dtype_from_dlpack(&dtype, prototype->dtype.code, prototype->dtype.bits, prototype->dtype.lanes);
-    if (rc == LT_OK)
-        rc = lt_layout_numel(&numel, prototype->ndim, prototype->shape);
-    if (rc == LT_OK && __builtin_mul_overflow((size_t)numel, lt_dtype_itemsize(dtype), &nbytes))
-        rc = LT_EOVERFLOW;
+    /* Every step that fails writes its own lt_last_error, so the message
+     * handed to set_error is always this call's. The sizes follow libtensor's
+     * one rule for new memory (lt_layout_nbytes), as pytensor.empty's do. */
     if (rc == LT_OK)
         rc = lt_layout_contiguous_strides(strides, prototype->ndim, prototype->shape);
     if (rc == LT_OK)
-        rc = lt_storage_new(&s, nbytes, 1);
+        rc = lt_layout_nbytes(&nbytes, prototype->ndim, prototype->shape, lt_dtype_itemsize(dtype));
+    if (rc == LT_OK)
+        rc = lt_storage_new(&s, (size_t)nbytes, 1);
     if (rc == LT_OK) {
         rc = lt_dlpack_export(&managed, s, dtype, prototype->ndim, prototype->shape, strides, 0, LT_EXPORT_VERSIONED);
         lt_storage_release(s); /* the export holds its own reference */

@@ -15,7 +15,7 @@ from . import dtypes as _dt
 from ._core import Size, TensorBase, empty, make, wrap_dim
 from ._device import CPU, device  # noqa: F401  (device: the annotation of the property named device)
 from ._ffi import ffi, shim
-from ._layout import extent, is_contiguous
+from ._layout import extent, has_internal_overlap, is_contiguous
 from ._provenance import OP
 from ._storage import TypedStorage, UntypedStorage
 
@@ -211,13 +211,12 @@ class Fields:
         self._storage._check_writable()
         if not refuse_overlap:
             return  # fill_: torch writes one value through every alias, so overlap is harmless
-        for n, st in zip(self._shape, self._strides):
-            if st == 0 and n > 1:
-                # torch's rule: a write where several elements are one memory
-                # location (an expand) has no single meaning, so it is refused.
-                raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
-                                   "refers to a single memory location. Please clone() the tensor before "
-                                   "performing the operation.")
+        if has_internal_overlap(self._shape, self._strides):
+            # torch's rule (libtensor's layout.c): a write where several elements are one memory location (an
+            # expand) has no single meaning, so it is refused; a view with no elements writes nothing.
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                               "refers to a single memory location. Please clone() the tensor before "
+                               "performing the operation.")
 
     # ================================================================ storage
     def storage(self) -> Any:

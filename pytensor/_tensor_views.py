@@ -18,7 +18,7 @@ from . import dtypes as _dt
 from ._convert import as_tensor_operand
 from ._core import TensorBase, check_int64, int64_arg, make, shape_args, user_stacklevel, wrap_dim
 from ._ffi import lib, shim
-from ._layout import infer_shape
+from ._layout import infer_shape, numel
 from ._provenance import OP
 from .errors import check
 
@@ -281,7 +281,7 @@ class Views:
         if m < n:
             raise RuntimeError(f"expand: the number of sizes provided ({m}) must be greater or equal to the "
                                f"number of dimensions in the tensor ({n})")
-        shape, strides = [], []
+        shape, strides, grew = [], [], m > n
         for i, want in enumerate(sizes):
             j = i - (m - n)
             have, st = (self._shape[j], self._strides[j]) if j >= 0 else (1, 0)
@@ -297,9 +297,11 @@ class Views:
                                        f"Tensor sizes: {list(self._shape)}")
                 if want < 0:
                     raise RuntimeError(f"expand: size {want} at dimension {i} is negative")
-                st = 0
+                st, grew = 0, True
             shape.append(want)
             strides.append(st)
+        if grew:
+            numel(shape)  # the one numel rule: (2**62, 2**62, 0) is refused here as torch refuses it
         return self._view(shape, strides, None, _P_EXPAND, tuple(sizes))
 
     def expand_as(self, other):

@@ -13,7 +13,7 @@ from typing import Self
 from ._convert import as_tensor_operand
 from ._core import MAX_NBYTES, TensorBase, copy_into, shape_args
 from ._ffi import lib, shim
-from ._layout import contiguous_strides
+from ._layout import contiguous_strides, numel as _numel
 from .errors import check
 
 
@@ -91,7 +91,8 @@ class Writes:
             raise RuntimeError("cannot resize variables that require grad")
         if sizes == self._shape:
             return self
-        numel = math.prod(sizes)
+        strides = contiguous_strides(sizes)  # refuses strides past int64, as torch does
+        numel = _numel(sizes)  # libtensor's one rule: (2**62, 2**62, 0) is refused here as everywhere
         nbytes = (self._offset + numel) * self._dtype.itemsize if numel else 0
         if nbytes > MAX_NBYTES:
             raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)}")
@@ -101,7 +102,7 @@ class Writes:
                 raise RuntimeError(f"Trying to resize storage that is not resizable: its bytes belong to the "
                                    f"{provenance} it wraps ({self._storage.label}); resize a copy (.clone())")
             shim.grow_storage(self, nbytes)  # refused while anything else uses the address
-        self._shape, self._strides = sizes, contiguous_strides(sizes)
+        self._shape, self._strides = sizes, strides
         return self
 
     def resize_as_(self, other: Self, memory_format: object = None) -> Self:

@@ -97,6 +97,23 @@ def test_the_allocator_makes_zeroed_row_major_host_tensors(consumer):
         consumer.alloc(pytensor.Tensor, (2, -2), (2, 32, 1), 1)
 
 
+@pytest.mark.parametrize("shape, code, bits, why", [
+    ((2**62,), 2, 64, "4611686018427387904 elements of 8 bytes exceed int64 bytes"),    # numel fits, bytes do not
+    ((2**61, 2), 2, 32, "4611686018427387904 elements of 4 bytes exceed int64 bytes"),
+    ((2**62, 2**62, 0), 0, 8, "the product of the sizes leaves int64"),                  # a 0 excuses nothing
+])
+def test_the_allocator_names_an_overflowing_size_in_a_fresh_message(consumer, shape, code, bits, why):
+    # A refusal just before leaves its message behind; the overflow must write its own, not reuse that one.
+    with pytest.raises(RuntimeError, match="DLPack dtype \\(code 99"):
+        consumer.alloc(pytensor.Tensor, (2,), (99, 32, 1), 1)
+    with pytest.raises(RuntimeError) as info:
+        consumer.alloc(pytensor.Tensor, shape, (code, bits, 1), 1)
+    sizes = ", ".join(map(str, shape))
+    assert str(info.value) == f"RuntimeError: Storage size calculation overflowed with sizes=[{sizes}]: {why}"
+    with pytest.raises(RuntimeError, match="overflowed"):                # torch refuses each, too
+        torch.empty(shape, dtype={8: torch.int8, 32: torch.float32, 64: torch.float64}[bits])
+
+
 def test_the_cpu_stream_is_null(consumer):
     assert consumer.stream(pytensor.Tensor) == (0, True)
 

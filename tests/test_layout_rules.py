@@ -47,14 +47,15 @@ def indices(shape):
 
 
 def oracle_numel(shape):
-    """The element count; "overflow" when a prefix product leaves int64
-    (libtensor multiplies left to right, so (INT64_MAX, 2, 0) is refused)."""
+    """The element count; "overflow" as torch's numel rule has it: a prefix
+    product beyond uint64, or a product beyond int64 (so (2**62, 2**62, 0)
+    is refused, while (INT64_MAX, 2, 0) holds 0 elements)."""
     n = 1
     for s in shape:
         n *= s
-        if not fits(n):
+        if n >= 2**64:
             return "overflow"
-    return n
+    return n if fits(n) else "overflow"
 
 
 def oracle_byte_extent(shape, byte_strides, byte_offset, itemsize):

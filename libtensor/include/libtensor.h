@@ -423,8 +423,17 @@ int64_t lt_shm_region_count(void);
 /* ---------------------------------------------------------------- layout */
 
 /* Number of elements of a shape, refusing negative extents and overflow
- * (LT_EINVAL, LT_EOVERFLOW). ndim 0 is a scalar: 1 element. */
+ * (LT_EINVAL, LT_EOVERFLOW). ndim 0 is a scalar: 1 element. The rule is
+ * torch's: the running product of the extents, left to right, must stay
+ * within uint64 and end within int64, even when an extent is 0 (so
+ * (2^62, 2^62, 0) is refused and (3, 2^62, 0) holds 0 elements). Every
+ * tensor's shape passes it. */
 lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape);
+
+/* The bytes of a dense tensor of shape: numel * itemsize, by the numel rule
+ * above, refused with LT_EOVERFLOW (and a message naming both numbers) past
+ * int64. Every constructor of new memory sizes it with this. */
+lt_status lt_layout_nbytes(int64_t *out, int32_t ndim, const int64_t *shape, size_t itemsize);
 
 /* The half-open byte range [*lo_byte, *hi_byte) that a view can touch,
  * relative to the storage's start:
@@ -462,6 +471,12 @@ lt_status lt_layout_check(int32_t ndim, const int64_t *shape, const int64_t *str
  * passes a valid shape (ndim entries each, NULL allowed for ndim 0).
  * Borrows both arrays. */
 int lt_layout_is_contiguous(int32_t ndim, const int64_t *shape, const int64_t *strides);
+
+/* 1 when a write through the view would store to one location twice: a
+ * stride of 0 along an extent above 1 (torch's has_internal_overlap, the
+ * cheap test it refuses writes by). 0 for a view with no elements, whatever
+ * its strides, since nothing is written. Never fails; borrows both arrays. */
+int lt_layout_has_internal_overlap(int32_t ndim, const int64_t *shape, const int64_t *strides);
 
 /* Writes the row-major (C-contiguous) strides of shape, in elements, into
  * out_strides[0..ndim), as torch computes them:

@@ -27,16 +27,61 @@ lt_status lt__check_shape(int32_t ndim, const int64_t *shape)
     return LT_OK;
 }
 
+/* Appends Python's repr of a list of ints ("[2, -1]") to buf at *len. */
+static void format_list(char *buf, size_t cap, size_t *len, int32_t n, const int64_t *v)
+{
+    *len += (size_t)snprintf(buf + *len, *len < cap ? cap - *len : 0, "[");
+    for (int32_t i = 0; i < n; i++)
+        *len += (size_t)snprintf(buf + *len, *len < cap ? cap - *len : 0, "%s%" PRId64, i ? ", " : "", v[i]);
+    *len += (size_t)snprintf(buf + *len, *len < cap ? cap - *len : 0, "]");
+}
+
+/* torch's numel rule (TensorImpl's safe_compute_numel), the one every shape
+ * of every tensor passes: the extents are multiplied left to right in
+ * uint64, and the shape is refused when a step overflows uint64 or the
+ * product exceeds int64, even where a later extent is 0. So
+ * (2^62, 2^62, 0) is refused, as torch and NumPy refuse it, while
+ * (3, 2^62, 0) and (INT64_MAX, 2, 0) hold 0 elements, as in torch. A rule
+ * that ignored every product once a 0 appears would accept shapes whose
+ * other dimensions no loop can count. */
 lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape)
 {
     lt_status rc = lt__check_shape(ndim, shape);
     if (rc != LT_OK)
         return rc;
-    int64_t n = 1;
+    uint64_t n = 1;
     for (int32_t i = 0; i < ndim; i++)
-        if (lt__mul_overflow(n, shape[i], &n))
+        if (__builtin_mul_overflow(n, (uint64_t)shape[i], &n))
             return lt__fail(LT_EOVERFLOW, "the product of the shape overflows int64 at dimension %d", (int)i);
-    *out = n;
+    if (n > (uint64_t)INT64_MAX)
+        return lt__fail(LT_EOVERFLOW, "the product of the shape, %" PRIu64 ", overflows int64", n);
+    *out = (int64_t)n;
+    return LT_OK;
+}
+
+/* The refusal of lt_layout_nbytes: torch's words, then the sizes, then why. */
+static lt_status storage_overflow(int32_t ndim, const int64_t *shape, const char *why, int64_t numel, size_t itemsize)
+{
+    char list[LT_MAX_NDIM * 22 + 3];
+    size_t len = 0;
+    format_list(list, sizeof list, &len, ndim, shape);
+    if (why)
+        return lt__fail(LT_EOVERFLOW, "Storage size calculation overflowed with sizes=%s: %s", list, why);
+    return lt__fail(LT_EOVERFLOW, "Storage size calculation overflowed with sizes=%s: %" PRId64 " elements of %zu "
+                    "bytes exceed int64 bytes", list, numel, itemsize);
+}
+
+lt_status lt_layout_nbytes(int64_t *out, int32_t ndim, const int64_t *shape, size_t itemsize)
+{
+    int64_t numel = 0, nbytes = 0; /* nbytes = numel * itemsize */
+    lt_status rc = lt_layout_numel(&numel, ndim, shape);
+    if (rc == LT_EOVERFLOW)
+        return storage_overflow(ndim, shape, "the product of the sizes leaves int64", 0, itemsize);
+    if (rc != LT_OK)
+        return rc;
+    if (itemsize > INT64_MAX || lt__mul_overflow(numel, (int64_t)itemsize, &nbytes))
+        return storage_overflow(ndim, shape, NULL, numel, itemsize);
+    *out = nbytes;
     return LT_OK;
 }
 
@@ -129,6 +174,17 @@ int lt_layout_is_contiguous(int32_t ndim, const int64_t *shape, const int64_t *s
     return 1;
 }
 
+int lt_layout_has_internal_overlap(int32_t ndim, const int64_t *shape, const int64_t *strides)
+{
+    int repeats = 0; /* a stride 0 over more than one element: those elements are one location */
+    for (int32_t i = 0; i < ndim; i++) {
+        if (shape[i] == 0)
+            return 0; /* no elements: nothing can be written twice */
+        repeats |= strides[i] == 0 && shape[i] > 1;
+    }
+    return repeats;
+}
+
 lt_status lt_layout_contiguous_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape)
 {
     lt_status rc = lt__check_shape(ndim, shape);
@@ -145,15 +201,6 @@ lt_status lt_layout_contiguous_strides(int64_t *out_strides, int32_t ndim, const
 }
 
 /* ------------------------------------------------------------ view and reshape */
-
-/* Appends Python's repr of a list of ints ("[2, -1]") to buf at *len. */
-static void format_list(char *buf, size_t cap, size_t *len, int32_t n, const int64_t *v)
-{
-    *len += (size_t)snprintf(buf + *len, *len < cap ? cap - *len : 0, "[");
-    for (int32_t i = 0; i < n; i++)
-        *len += (size_t)snprintf(buf + *len, *len < cap ? cap - *len : 0, "%s%" PRId64, i ? ", " : "", v[i]);
-    *len += (size_t)snprintf(buf + *len, *len < cap ? cap - *len : 0, "]");
-}
 
 static lt_status invalid_for_size(int32_t ndim, const int64_t *shape, int64_t numel)
 {
@@ -189,7 +236,10 @@ lt_status lt_layout_infer_shape(int64_t *out_shape, int32_t ndim, const int64_t 
      * and exceeds numel: only numel == 0 with an inferred size survives it. */
     if (infer >= 0 && (rest == 0 || (rest_overflows ? numel != 0 : numel % rest != 0)))
         return invalid_for_size(ndim, shape, numel);
-    if (infer < 0 && (rest_overflows || rest != numel))
+    /* No size to infer: the sizes must hold numel elements by the numel
+     * rule itself, so (3, 2^62, 0) holds 0 elements here as everywhere. */
+    int64_t holds = 0;
+    if (infer < 0 && (lt_layout_numel(&holds, ndim, shape) != LT_OK || holds != numel))
         return invalid_for_size(ndim, shape, numel);
     if (ndim > 0) /* memmove's pointers must be valid even for 0 bytes */
         memmove(out_shape, shape, (size_t)ndim * sizeof *shape);

@@ -2,6 +2,8 @@
  * memory we wrap are the same object; the only difference is who frees the
  * bytes, and that is decided once, at creation. */
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -71,8 +73,9 @@ static lt_storage *storage_alloc(void)
  *
  * Locking: one atomic_flag, taken by test-and-set and never waited on. A
  * thread that finds it taken bypasses the cache (maps or unmaps directly),
- * so nothing blocks, and a child forked while another thread held the flag
- * merely runs without the cache instead of deadlocking. */
+ * so nothing blocks. Only fork waits for it (below), so that a child never
+ * inherits it taken (which would leave the child without a cache for good)
+ * nor the slots half-updated. */
 
 #define CACHE_SLOTS 4
 #define CACHE_MAX_BYTES ((size_t)256 << 20)
@@ -91,6 +94,23 @@ static atomic_flag cache_lock = ATOMIC_FLAG_INIT;
 
 static int cache_try_lock(void) { return !atomic_flag_test_and_set_explicit(&cache_lock, memory_order_acquire); }
 static void cache_unlock(void) { atomic_flag_clear_explicit(&cache_lock, memory_order_release); }
+
+/* fork() copies one thread, so the forking thread takes the flag first (a
+ * holder keeps it for a few loads and stores, never across a system call)
+ * and both processes clear it after: the child's slots are consistent, and
+ * its cache works. The cached blocks are private anonymous memory, so each
+ * process owns its copy. Registered when the library is loaded. */
+static void cache_before_fork(void)
+{
+    while (!cache_try_lock())
+        sched_yield();
+}
+
+__attribute__((constructor)) static void cache_register_fork_handlers(void)
+{
+    /* Fails only without memory for the handler record, at load time. */
+    LT__ASSERT(pthread_atfork(cache_before_fork, cache_unlock, cache_unlock) == 0);
+}
 
 /* Takes the smallest cached mapping of at least map_nbytes that wastes at
  * most a quarter of the request (a 256 MiB block should not serve 4 MiB),

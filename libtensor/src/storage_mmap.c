@@ -33,6 +33,26 @@ typedef struct mapping {
 static mapping *live_maps;
 static pthread_mutex_t live_maps_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* fork() copies one thread: a child forked while another thread held
+ * live_maps_lock (a page query holds it with the GIL released) would inherit
+ * it locked with no thread left to unlock it, and its first map_file or
+ * unmap would wait forever. So the forking thread takes the lock before
+ * fork, which also means the list is whole when copied, and parent and
+ * child each let go of it after. The child re-initialises its copy rather
+ * than unlocking it: the thread that locked it is not the child's. Holders
+ * only walk or splice the list (no allocation, no system call, no Python),
+ * so prepare waits microseconds at most. Registered when the library is
+ * loaded, before any thread can take the lock. */
+static void maps_before_fork(void) { pthread_mutex_lock(&live_maps_lock); }
+static void maps_after_fork_parent(void) { pthread_mutex_unlock(&live_maps_lock); }
+static void maps_after_fork_child(void) { pthread_mutex_init(&live_maps_lock, NULL); }
+
+__attribute__((constructor)) static void maps_register_fork_handlers(void)
+{
+    /* Fails only without memory for the handler record, at load time. */
+    LT__ASSERT(pthread_atfork(maps_before_fork, maps_after_fork_parent, maps_after_fork_child) == 0);
+}
+
 static void list_add(mapping *m)
 {
     pthread_mutex_lock(&live_maps_lock);

@@ -375,8 +375,34 @@ int main(void)
     CHECK_INT(n, INT64_MAX);
     CHECK_INT(lt_layout_numel(&n, 2, max2), LT_OK);
     CHECK_INT(lt_layout_numel(&n, 2, two62), LT_EOVERFLOW);         /* 2 * 2^62 = 2^63 wraps to INT64_MIN */
-    int64_t three_max[3] = {INT64_MAX, 2, 0};
-    CHECK_INT(lt_layout_numel(&n, 3, three_max), LT_EOVERFLOW);     /* the prefix overflows before the 0 */
+    /* torch's numel rule: prefix products in uint64, the result in int64, a 0 excusing neither */
+    int64_t three_max[3] = {INT64_MAX, 2, 0}, big_zero[3] = {INT64_C(1) << 62, INT64_C(1) << 62, 0};
+    int64_t three_62[3] = {3, INT64_C(1) << 62, 0}, u64_edge[2] = {INT64_C(1) << 62, 4};
+    CHECK_INT(lt_layout_numel(&n, 3, three_max), LT_OK);            /* 2^64 - 2 fits uint64, then 0 */
+    CHECK_INT(n, 0);
+    CHECK_INT(lt_layout_numel(&n, 3, three_62), LT_OK);
+    CHECK_INT(n, 0);
+    CHECK_INT(lt_layout_numel(&n, 3, big_zero), LT_EOVERFLOW);      /* 2^124 before the 0 */
+    CHECK_STR(lt_last_error(), "the product of the shape overflows int64 at dimension 1");
+    CHECK_INT(lt_layout_numel(&n, 2, u64_edge), LT_EOVERFLOW);      /* 2^64: past uint64 too */
+    int64_t past_int64[2] = {INT64_C(1) << 62, 3};
+    CHECK_INT(lt_layout_numel(&n, 2, past_int64), LT_EOVERFLOW);    /* 3 * 2^62 fits uint64, not int64 */
+    CHECK_STR(lt_last_error(), "the product of the shape, 13835058055282163712, overflows int64");
+    /* nbytes: the numel rule, then numel * itemsize within int64 */
+    int64_t nb = -1, s_half[1] = {INT64_C(1) << 61};
+    CHECK_INT(lt_layout_nbytes(&nb, 2, s23, 4), LT_OK);
+    CHECK_INT(nb, 24);
+    CHECK_INT(lt_layout_nbytes(&nb, 3, three_62, 8), LT_OK);
+    CHECK_INT(nb, 0);
+    CHECK_INT(lt_layout_nbytes(&nb, 0, NULL, 8), LT_OK);
+    CHECK_INT(nb, 8);
+    CHECK_INT(lt_layout_nbytes(&nb, 1, s_half, 3), LT_OK);          /* 3 * 2^61 < 2^63 */
+    CHECK_INT(lt_layout_nbytes(&nb, 1, s_half, 4), LT_EOVERFLOW);   /* 2^63 bytes */
+    CHECK_STR(lt_last_error(), "Storage size calculation overflowed with sizes=[2305843009213693952]: "
+                               "2305843009213693952 elements of 4 bytes exceed int64 bytes");
+    CHECK_INT(lt_layout_nbytes(&nb, 3, big_zero, 1), LT_EOVERFLOW);
+    CHECK_STR(lt_last_error(), "Storage size calculation overflowed with sizes=[4611686018427387904, "
+                               "4611686018427387904, 0]: the product of the sizes leaves int64");
     int64_t one[1] = {1}, two[1] = {2}, unit[1] = {1}, smin[1] = {INT64_MIN}, smax[1] = {INT64_MAX};
     /* hi = offset + 1 overflows for a one-element view at offset INT64_MAX */
     CHECK_INT(lt_layout_extent(&lo, &hi, 1, one, unit, INT64_MAX, 1), LT_EOVERFLOW);
@@ -408,5 +434,18 @@ int main(void)
     int64_t s03[2] = {0, 3}, junk[2] = {5, 7};
     CHECK_INT(lt_layout_is_contiguous(2, s03, junk), 1);          /* no elements */
     CHECK_INT(lt_layout_is_contiguous(0, NULL, NULL), 1);
+
+    /* internal overlap: a stride 0 over more than one element, unless there are no elements */
+    int64_t s32[2] = {3, 2}, z1[2] = {0, 1}, zz[2] = {0, 0}, s30[2] = {3, 0}, s31[2] = {3, 1}, b10[2] = {1, 0};
+    CHECK_INT(lt_layout_has_internal_overlap(2, s32, z1), 1);
+    CHECK_INT(lt_layout_has_internal_overlap(2, s32, c23), 0);
+    CHECK_INT(lt_layout_has_internal_overlap(2, s03, zz), 0);        /* NumPy's np.empty((0, 3)) with strides 0 */
+    CHECK_INT(lt_layout_has_internal_overlap(2, s30, zz), 0);
+    CHECK_INT(lt_layout_has_internal_overlap(2, s03, b10), 0);       /* (0, 1) broadcast to (0, 3) */
+    CHECK_INT(lt_layout_has_internal_overlap(2, s31, zz), 1);
+    CHECK_INT(lt_layout_has_internal_overlap(2, s13, zz), 1);        /* extent 3 along stride 0 */
+    int64_t s11[2] = {1, 1};
+    CHECK_INT(lt_layout_has_internal_overlap(2, s11, zz), 0);        /* one element */
+    CHECK_INT(lt_layout_has_internal_overlap(0, NULL, NULL), 0);
     MT_DONE();
 }
