@@ -102,7 +102,7 @@ def test_the_allocator_makes_zeroed_row_major_host_tensors(consumer):
     ((2**61, 2), 2, 32, "4611686018427387904 elements of 4 bytes exceed int64 bytes"),
     ((2**62, 2**62, 0), 0, 8, "the product of the sizes leaves int64"),                  # a 0 excuses nothing
 ])
-def test_the_allocator_names_an_overflowing_size_in_a_fresh_message(consumer, shape, code, bits, why):
+def test_the_allocator_names_an_overflowing_size_in_a_fresh_message(consumer, torch, shape, code, bits, why):
     # A refusal just before leaves its message behind; the overflow must write its own, not reuse that one.
     with pytest.raises(RuntimeError, match="DLPack dtype \\(code 99"):
         consumer.alloc(pytensor.Tensor, (2,), (99, 32, 1), 1)
