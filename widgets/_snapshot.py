@@ -33,6 +33,7 @@ only inside the spans of sources that are alive while the snapshot is taken.
 """
 from __future__ import annotations
 
+import bisect
 import ctypes
 import functools
 import sys
@@ -40,6 +41,7 @@ import sys
 from pytensor._layout import byte_extent, is_contiguous, numel
 
 from ._files import file_info, in_region
+from ._pairs import MAX_PAIRS, Work, listed_prefix, meeting_pairs
 
 __all__ = [
     "PREVIEW_BYTES", "snapshot", "resolve", "build", "footprint", "elements_in_window", "layout_stats",
@@ -94,6 +96,8 @@ REGION_KEYS = {
     "version": "sum of its storages' write counters", "preview": "{start, length, pos, known}: the bytes sent",
     "union_bytes": "distinct bytes all its views read", "union_note": "why union_bytes is None",
     "touched_sum": "the views' touched_bytes added up",
+    "overlaps_total": "pairs of its views whose footprints meet (overlaps lists at most MAX_PAIRS of them)",
+    "overlaps_note": "'' when overlaps lists every pair; else which pairs it lists",
 }
 OVERLAP_KEYS = {
     "region": "region id", "a": "view id", "b": "view id (inspected after a)",
@@ -129,8 +133,10 @@ def _extents(shape, bstrides):
 
 
 class Elements(list):
-    """``(index, byte_start)`` pairs; ``truncated`` is True when a limit stopped the walk early."""
+    """``(index, byte_start)`` pairs; ``truncated`` is True when a limit stopped the walk early;
+    ``visited`` counts the index nodes the walk visited (its work, as in the JS twin)."""
     truncated = False
+    visited = 0
 
 
 def elements_in_window(shape, bstrides, itemsize, base, lo, hi, limit=1 << 16, budget=1 << 20):
@@ -194,6 +200,7 @@ def elements_in_window(shape, bstrides, itemsize, base, lo, hi, limit=1 << 16, b
             walk(d + 1, off + i * s)
 
     walk(0, base)
+    out.visited = budget - left[0]
     return out
 
 
@@ -268,14 +275,18 @@ def _is_row_major(shape, bstrides, itemsize):
 
 
 def idiom_tags(shape, bstrides, itemsize, max_hits):
-    """The stride idioms a view matches, after ezyang's checklist.
+    """The stride idioms a view matches, after ezyang's checklist (a new list each call).
 
     >>> idiom_tags((3, 2), (4, 12), 4, 1)
     ['transposed']
     >>> idiom_tags((3, 4), (0, 4), 4, 3)
     ['broadcast', 'overlapping']
     """
-    shape, bstrides = tuple(shape), tuple(bstrides)
+    return list(_idiom_tags(tuple(shape), tuple(bstrides), itemsize, max_hits))
+
+
+@functools.lru_cache(maxsize=512)      # ten thousand views of one buffer have a few layouts
+def _idiom_tags(shape, bstrides, itemsize, max_hits):
     if numel(shape) == 0:
         return ["empty"]
     if not shape:
@@ -312,11 +323,16 @@ def _dense(shape, bstrides, itemsize):
     return exact and hits == 1 and touched == hi - lo
 
 
-def shared_bytes(a, b):
+_COSTLY = object()       # shared_bytes(count=False): the rules do not settle it, counting would
+
+
+def shared_bytes(a, b, count=True):
     """Exact count of bytes both views touch, or None when too costly to count.
 
     ``a`` and ``b`` are view dicts (``shape``, ``bstrides``, ``itemsize``,
     ``byte_offset``, ``footprint``, ``touched_bytes``) in the same region.
+    With ``count=False`` it answers only what layout rules settle and returns
+    ``_COSTLY`` where it would walk the elements.
     """
     lo = max(a["footprint"][0], b["footprint"][0])
     hi = min(a["footprint"][1], b["footprint"][1])
@@ -331,6 +347,8 @@ def shared_bytes(a, b):
         return hi - lo
     if max(a["numel"], b["numel"]) > EXACT_LIMIT or hi - lo > MASK_LIMIT:
         return None
+    if not count:
+        return _COSTLY
     import numpy as np
     masks = []
     for v in (a, b):
@@ -390,8 +408,25 @@ def _sweep(intervals):
     return int(seg[count > 0].sum()), [int(x) for x in excl]
 
 
-def _groups(views, overlaps):
-    """Views joined by pairs whose footprints meet and whose shared count is not 0, as lists."""
+def _groups(views, overlaps, complete=True):
+    """Views joined by pairs whose footprints meet and whose shared count is not 0, as lists.
+
+    When ``overlaps`` does not list every pair (``complete`` False), views are joined by their
+    footprints alone: a run of meeting footprints is one group (a sweep, no pair visited).
+    """
+    if not complete:
+        out, cur, end = [], None, None
+        for v in sorted(views, key=lambda v: v["footprint"][0]):
+            lo, hi = v["footprint"]
+            if hi <= lo:
+                out.append([v])             # an empty view shares nothing
+            elif cur is not None and lo < end:
+                cur.append(v)
+                end = max(end, hi)
+            else:
+                cur, end = [v], hi
+                out.append(cur)
+        return out
     parent = {v["id"]: v["id"] for v in views}
 
     def root(x):
@@ -412,6 +447,34 @@ def _inside(v, d):
     return d["footprint"][0] <= v["footprint"][0] and v["footprint"][1] <= d["footprint"][1]
 
 
+def _inside_another_dense(group):
+    """Per view of ``group``, whether the footprint of a dense view other than itself contains it.
+
+    Dense views sorted by start; for a view, the dense ones starting at or before it are a prefix,
+    and it lies inside one of them exactly when the prefix's widest reach (the greatest end, or the
+    second greatest where the greatest is the view itself) reaches its end.
+    """
+    dense = sorted((d for d in group if d["dense"]), key=lambda d: d["footprint"][0])
+    starts = [d["footprint"][0] for d in dense]
+    best = []           # per prefix: the two greatest (end, position) pairs
+    top = ((-1, -1), (-1, -1))
+    for k, d in enumerate(dense):
+        e = (d["footprint"][1], k)
+        top = (e, top[0]) if e > top[0] else (top[0], max(top[1], e))
+        best.append(top)
+    where = {id(d): k for k, d in enumerate(dense)}
+    out = []
+    for v in group:
+        n = bisect.bisect_right(starts, v["footprint"][0])
+        if n == 0:
+            out.append(False)
+            continue
+        first, second = best[n - 1]
+        reach = second[0] if where.get(id(v), -2) == first[1] else first[0]
+        out.append(reach >= v["footprint"][1])
+    return out
+
+
 def _account_group(group, pair):
     """Exclusive bytes of each view in ``group`` and the group's union: ``(union, note)``."""
     if len(group) == 1:
@@ -422,9 +485,9 @@ def _account_group(group, pair):
     hi = max(v["footprint"][1] for v in group)
     dense = [v for v in group if v["dense"]]
     union = next((hi - lo for d in dense if d["footprint"] == [lo, hi]), None)
-    for v in group:
+    for v, inside in zip(group, _inside_another_dense(group)):
         # every byte of a view inside another dense view's footprint is read by that view too
-        v["exclusive_bytes"] = 0 if any(d is not v and _inside(v, d) for d in dense) else None
+        v["exclusive_bytes"] = 0 if inside else None
     if len(group) == 2:
         a, b = group
         n = pair.get((a["id"], b["id"]))
@@ -470,11 +533,12 @@ def _meets(a, b):
     return a["footprint"][0] < b["footprint"][1] and b["footprint"][0] < a["footprint"][1]
 
 
-def account_bytes(region, views, overlaps):
+def account_bytes(region, views, overlaps, complete=True):
     """Fill in who owns what: per view ``exclusive_bytes`` (touched by no other view of this picture),
     ``shared_bytes`` (touched by at least one other) and ``ownership_note`` (why a number is None);
     per region ``union_bytes`` (distinct bytes all views touch), ``union_note`` and ``touched_sum``
-    (the double-counting total: each view's touched bytes added up).
+    (the double-counting total: each view's touched bytes added up). ``complete`` False: ``overlaps``
+    lists only some of the pairs (see ``_pairs``), so views are grouped by their footprints.
 
     >>> vs = [{"id": "a", "name": "a", "footprint": [0, 16], "touched_bytes": 16, "dense": True, "numel": 4},
     ...       {"id": "b", "name": "b", "footprint": [8, 24], "touched_bytes": 16, "dense": True, "numel": 4}]
@@ -489,7 +553,7 @@ def account_bytes(region, views, overlaps):
     union, notes = 0, []
     for v in views:
         v["ownership_note"] = ""
-    for group in _groups(views, overlaps):
+    for group in _groups(views, overlaps, complete):
         n, note = _account_group(group, pair)
         union = None if n is None or union is None else union + n
         if note and note not in notes:
@@ -541,7 +605,7 @@ def _device_str(dev):
     return _HOST if s in ("cpu", "cpu:0") else s
 
 
-def resolve(obj, holds=None):
+def resolve(obj, holds=None, work=None):
     """Describe one tensor, ndarray or buffer as a plain dict (the dict keeps no references).
 
     The dict has the view's layout in bytes (``addr0``, ``bstrides``), its
@@ -552,23 +616,27 @@ def resolve(obj, holds=None):
     of it (a ``bytearray`` can be resized and an ``mmap`` closed the moment
     nobody does). ``holds``, a list, receives the exports made here: keep it
     until the bytes have been read, and they cannot move meanwhile.
+    ``work`` (a ``_pairs.Work``, one per picture) bounds and remembers the
+    residency questions asked of mapped files.
     """
     if holds is None:
         holds = []
+    if work is None:
+        work = Work()
     if _tensor_base(obj) is not None:
-        return _resolve_tensor(obj)
+        return _resolve_tensor(obj, work)
     np = sys.modules.get("numpy")
     if np is None:
         import numpy as np
     if isinstance(obj, np.ndarray):
-        return _resolve_ndarray(obj, "ndarray", holds)
+        return _resolve_ndarray(obj, "ndarray", holds, work=work)
     try:
         arr = _buffer_array(obj)
     except (TypeError, ValueError, BufferError) as e:
         raise TypeError(f"the inspector draws pytensor tensors, NumPy arrays and buffer objects "
                         f"(bytes, bytearray, memoryview, array.array, mmap), not {type(obj).__name__}: {e}") from None
     holds.append(arr)
-    d = _resolve_ndarray(arr, "buffer", holds, owner=_exporter(obj))
+    d = _resolve_ndarray(arr, "buffer", holds, owner=_exporter(obj), work=work)
     d["type"] = type(obj).__name__
     return d
 
@@ -585,7 +653,7 @@ def _dtype_name(dt):
     return name.rsplit(".", 1)[-1]
 
 
-def _resolve_tensor(t):
+def _resolve_tensor(t, work):
     base = _tensor_base(t)
     st = base.untyped_storage(t)
     dt = base.dtype.__get__(t)
@@ -611,7 +679,7 @@ def _resolve_tensor(t):
     }
     nbytes = int(st.nbytes())
     # read before build() reads any preview bytes, so the picture shows what the program pulled in
-    src["file"] = file_info(st, s_addr, s_addr + nbytes)
+    src["file"] = file_info(st, s_addr, s_addr + nbytes, work)
     # how it was made: its provenance node (a tuple holding no tensor; see pytensor/_provenance.py)
     lineage_src = {"node": sys.modules["pytensor"]._provenance.node(t), "id": id(t)} if _is_pytensor(t) else None
     return {
@@ -674,7 +742,7 @@ def _exporter(obj):
     return obj
 
 
-def _resolve_ndarray(arr, kind, holds, owner=None):
+def _resolve_ndarray(arr, kind, holds, owner=None, work=None):
     given = arr
     named_root, base_owner = _owner_of(arr)
     arr, root = _plain(arr), _plain(named_root)
@@ -688,7 +756,7 @@ def _resolve_ndarray(arr, kind, holds, owner=None):
         owner = base_owner
     src = None
     if owner is not None and _is_pytensor(owner):
-        inner = _resolve_tensor(owner)
+        inner = _resolve_tensor(owner, work)
         src, lo, hi = inner["source"], inner["span_lo"], inner["span_hi"]
     elif owner is not None:
         try:
@@ -866,14 +934,16 @@ def _union(iv):
     return out
 
 
-def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
+def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=(), work=None):
     """Turn resolved items into ``(snapshot dict, previews bytes)``.
 
     ``items`` are ``(view_id, name, resolved_dict)`` triples (``resolve``'s
     output); ``windows`` maps a region id to the first byte of its preview
-    window; ``gone`` lists ``{"name", "note"}`` dicts for views that died.
+    window; ``gone`` lists ``{"name", "note"}`` dicts for views that died;
+    ``work`` (a ``_pairs.Work``) receives counts of the work done.
     """
     windows = windows or {}
+    work = work if work is not None else Work()
     spans = []
     for i, (_, _, it) in enumerate(items):
         lo, hi = footprint(it["shape"], it["bstrides"], it["itemsize"], it["addr0"])
@@ -944,27 +1014,13 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
     vmap = {v["id"]: v for v in views}
     overlaps = []
     for r in regions:
-        # a sweep by footprint start: a view meets only those that start before it ends, so disjoint
-        # views cost nothing (the pairs are put back in the inspected order below)
-        rank = {i: k for k, i in enumerate(r["views"])}
-        ordered = sorted((vmap[i] for i in r["views"]), key=lambda v: v["footprint"][0])
-        found = []
-        for x, p in enumerate(ordered):
-            for q in ordered[x + 1:]:
-                if q["footprint"][0] >= p["footprint"][1]:
-                    break
-                a, b = (p, q) if rank[p["id"]] < rank[q["id"]] else (q, p)
-                lo, hi = max(a["footprint"][0], b["footprint"][0]), min(a["footprint"][1], b["footprint"][1])
-                if hi > lo:
-                    found.append((rank[a["id"]], rank[b["id"]], {"region": r["id"], "a": a["id"], "b": b["id"],
-                                                                 "lo": lo, "hi": hi, "shared_bytes": _shared(a, b)}))
-        found.sort(key=lambda f: f[:2])
-        overlaps.extend(f[2] for f in found)
+        overlaps.extend(_region_overlaps(r, vmap, order, work))
     by_region = {}
     for o in overlaps:
         by_region.setdefault(o["region"], []).append(o)
     for r in regions:
-        account_bytes(r, [vmap[i] for i in r["views"]], by_region.get(r["id"], []))
+        account_bytes(r, [vmap[i] for i in r["views"]], by_region.get(r["id"], []),
+                      complete=r["overlaps_total"] == len(by_region.get(r["id"], [])))
     # with whom each view shares, in picture order (how many bytes: the pair's entry in overlaps)
     partners = {v["id"]: [] for v in views}
     for o in overlaps:
@@ -976,6 +1032,31 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=()):
     snap = {"version": SNAPSHOT_VERSION, "byteorder": sys.byteorder, "regions": regions, "views": views,
             "overlaps": overlaps, "gone": list(gone), "preview_bytes": preview_bytes}
     return snap, bytes(blob)
+
+
+def _region_overlaps(r, vmap, order, work):
+    """The overlap dicts of region ``r``, and its ``overlaps_total``/``overlaps_note``.
+
+    Every pair is counted (by sorting footprints, no pair visited); pairs are listed only
+    among the region's first views in the inspected order, as many as ``MAX_PAIRS`` allows, and
+    their shared bytes counted element by element only while ``work`` allows it.
+    """
+    views = sorted((vmap[i] for i in r["views"]), key=lambda v: order[v["id"]])
+    k, total = listed_prefix([tuple(v["footprint"]) for v in views], MAX_PAIRS - work.pairs_listed)
+    rank = {i: n for n, i in enumerate(r["views"])}
+    found = []
+    for p, q in meeting_pairs(views[:k], work):
+        a, b = (p, q) if rank[p["id"]] < rank[q["id"]] else (q, p)
+        lo, hi = max(a["footprint"][0], b["footprint"][0]), min(a["footprint"][1], b["footprint"][1])
+        found.append((rank[a["id"]], rank[b["id"]], {"region": r["id"], "a": a["id"], "b": b["id"],
+                                                     "lo": lo, "hi": hi, "shared_bytes": _shared(a, b, work)}))
+    found.sort(key=lambda f: f[:2])
+    work.pairs_listed += len(found)
+    r["overlaps_total"] = total
+    r["overlaps_note"] = "" if len(found) == total else (
+        f"too many overlapping pairs to list: showing {len(found):,} of {total:,} "
+        f"(those among its first {k:,} of {len(views):,} views)")
+    return [f[2] for f in found]
 
 
 # ====================================================================== lineage: how each view was made
@@ -1024,8 +1105,7 @@ def _tensor_lineage(name, it, node, node_names, addr_names):
         nodes.pop()
     if not nodes:
         return [], None
-    names = dict(node_names)
-    names[id(nodes[0])] = name
+    names = _Named(node_names, id(nodes[0]), name)
     root = nodes[-1]
     source = None   # the inspected object the oldest step read, by the address of its first byte
     if root[2] is None:
@@ -1036,6 +1116,23 @@ def _tensor_lineage(name, it, node, node_names, addr_names):
     texts = prov.inline_refs(nodes, names, source)
     steps = [{"name": name if i == 0 else names.get(id(n)), "expr": texts[i]} for i, n in enumerate(nodes)]
     return steps, _tensor_origin(prov, nodes, texts, names, source)
+
+
+class _Named:
+    """``names`` with one more entry, ``key: name``, without copying ``names`` (10^4 views, 10^4 names):
+    what provenance's text functions read of a names dict (``in``, ``[]``) and ``get``."""
+
+    def __init__(self, names, key, name):
+        self._names, self._key, self._name = names, key, name
+
+    def get(self, k, default=None):
+        return self._name if k == self._key else self._names.get(k, default)
+
+    def __getitem__(self, k):
+        return self._name if k == self._key else self._names[k]
+
+    def __contains__(self, k):
+        return k == self._key or k in self._names
 
 
 def _tensor_origin(prov, nodes, texts, names, source):
@@ -1133,15 +1230,25 @@ def lineage_text(steps, limit=LINEAGE_TEXT_MAX):
 
 @functools.lru_cache(maxsize=1 << 16)  # 500 views of one buffer make ~6,000 overlapping pairs
 def _shared_cached(sa, sb):
-    a = dict(zip(("shape", "bstrides", "itemsize", "byte_offset", "footprint", "touched_bytes", "dense", "numel"), sa))
-    b = dict(zip(("shape", "bstrides", "itemsize", "byte_offset", "footprint", "touched_bytes", "dense", "numel"), sb))
+    a = dict(zip(_SHARED_KEYS, sa))
+    b = dict(zip(_SHARED_KEYS, sb))
     return shared_bytes(a, b)
 
 
-def _shared(a, b):
+_SHARED_KEYS = ("shape", "bstrides", "itemsize", "byte_offset", "footprint", "touched_bytes", "dense", "numel")
+
+
+def _shared(a, b, work):
+    """``shared_bytes`` of two view dicts, counted element by element only while ``work`` allows."""
     def key(v):
         return (tuple(v["shape"]), tuple(v["bstrides"]), v["itemsize"], v["byte_offset"], tuple(v["footprint"]),
                 v["touched_bytes"], v["dense"], v["numel"])
+    n = shared_bytes(a, b, count=False)
+    if n is not _COSTLY:
+        return n
+    lo, hi = max(a["footprint"][0], b["footprint"][0]), min(a["footprint"][1], b["footprint"][1])
+    if not work.may_count(a["numel"] * a["itemsize"] + b["numel"] * b["itemsize"] + 2 * (hi - lo)):
+        return None
     return _shared_cached(key(a), key(b))
 
 
@@ -1172,11 +1279,13 @@ def _view_dict(vid, name, it, r_lo, rid):
     }
 
 
-def snapshot(*objs, names=None, windows=None, preview_bytes=PREVIEW_BYTES):
-    """One-shot model of ``objs``: ``(snapshot dict, previews bytes)``; keeps no reference."""
+def snapshot(*objs, names=None, windows=None, preview_bytes=PREVIEW_BYTES, work=None):
+    """One-shot model of ``objs``: ``(snapshot dict, previews bytes)``; keeps no reference.
+    ``work`` (a ``_pairs.Work``) receives counts of the work done, for tests and benchmarks."""
     names = list(names) if names is not None else [f"#{i}" for i in range(len(objs))]
     if len(names) != len(objs):
         raise ValueError(f"got {len(objs)} objects but {len(names)} names")
     holds = []      # buffer exports, held until build() has read the bytes
-    items = [(f"v{i}", names[i], resolve(o, holds)) for i, o in enumerate(objs)]
-    return build(items, windows=windows, preview_bytes=preview_bytes)
+    work = work if work is not None else Work()
+    items = [(f"v{i}", names[i], resolve(o, holds, work)) for i, o in enumerate(objs)]
+    return build(items, windows=windows, preview_bytes=preview_bytes, work=work)

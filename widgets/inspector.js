@@ -693,6 +693,12 @@ function regionSvg(state, r, k, ui, y0, width, frame) {
       `of this buffer, not drawn (more than ${LIMITS.lanes} lanes in one picture); hovering a byte still lists them</text>`);
     y += 20;
   }
+  if (r.overlaps_note) {
+    // the model lists only some of the overlapping pairs (see widgets/_pairs.py): say which
+    parts.push(`<text class="pti-dim pti-pairs" x="${PAD}" y="${y + 12}">` +
+      `${esc(clip(r.overlaps_note, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
+    y += 20;
+  }
   if (tableShown(ui, r)) {
     const [svg, next] = tableSvg(state, r, views, y + 4, width, frame);
     parts.push(svg);

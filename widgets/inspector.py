@@ -49,6 +49,7 @@ from ._export import asset, to_html, to_text
 from ._files import file_info
 from ._lifetime import Watch, module_of, owners, span_of
 from ._names import guess_names
+from ._pairs import Work
 from ._snapshot import PREVIEW_BYTES, build, elements_in_window, footprint, read_memory, resolve
 from ._snapshot import _lifetime_badges
 
@@ -389,8 +390,8 @@ class Inspector(_Base):
             raise ValueError(f"got {len(objs)} objects but {len(names)} names")
         module = module_of(_namespace if _namespace is not None else frame.f_globals)
         del frame
-        holds = []
-        descs = [resolve(obj, holds) for obj in objs]  # TypeError for what we cannot draw, before anything is kept
+        holds, work = [], Work()
+        descs = [resolve(obj, holds, work) for obj in objs]  # TypeError for what we cannot draw, before anything is kept
         for obj, name, desc in zip(objs, names, descs):
             e = _Entry(f"v{len(self._entries)}", str(name), obj, module)
             e.record = desc
@@ -400,10 +401,10 @@ class Inspector(_Base):
             self._entries.append(e)
         self._note_anchors()
         # objs are still held here, so this first picture shows every one of them as live
-        self.refresh(self._resolve_live(holds))
+        self.refresh(self._resolve_live(holds, work), _work=work)
         return self
 
-    def _resolve_live(self, holds):
+    def _resolve_live(self, holds, work):
         """``(vid, name, description)`` of every entry whose bytes still exist; marks the rest gone.
 
         Strong references to the objects and exports that keep those bytes
@@ -416,7 +417,7 @@ class Inspector(_Base):
             obj = e.me.get()
             if obj is not None:
                 try:
-                    d = resolve(obj, holds)
+                    d = resolve(obj, holds, work)
                 except TypeError:           # alive but no longer readable: a closed mmap
                     e.state, e.note = "gone", f"was {_describe(e.record)}; its memory was closed"
                     self._dirty = True
@@ -427,7 +428,7 @@ class Inspector(_Base):
                 e.record, state, note = d, "live", ""
                 del obj
             else:
-                d, note = self._from_owner(e, holds)
+                d, note = self._from_owner(e, holds, work)
                 state = "temporary"
                 if d is None:
                     orphans.append(e)
@@ -453,7 +454,7 @@ class Inspector(_Base):
         return mod
 
     @staticmethod
-    def _from_owner(e, holds):
+    def _from_owner(e, holds, work):
         """The entry's layout record, if an owner of its bytes is alive and still spans them."""
         rec = e.record
         lo, hi = footprint(rec["shape"], rec["bstrides"], rec["itemsize"], rec["addr0"])
@@ -468,7 +469,7 @@ class Inspector(_Base):
             d = dict(rec, span_lo=span[1], span_hi=span[2])
             if hasattr(owner, "refcount") and hasattr(owner, "version"):   # a pytensor storage: fresh counters
                 d["source"] = dict(rec["source"], refcount=owner.refcount, version=owner.version,
-                                   file=file_info(owner, span[1], span[2]))
+                                   file=file_info(owner, span[1], span[2], work))
                 d["version"] = owner.version
             return d, f"temporary: the view object is gone, its memory ({_kind_of(owner)}) is alive"
         return None, ""
@@ -517,12 +518,12 @@ class Inspector(_Base):
         """The current snapshot dict (``base`` with ``checkpoint`` and ``delta`` applied)."""
         return self._snap
 
-    def refresh(self, _items=None, _record=True):
+    def refresh(self, _items=None, _record=True, _work=None):
         """Rebuild the snapshot now and send it to every view of this widget."""
-        holds = []
-        items = self._resolve_live(holds) if _items is None else _items
+        holds, work = [], _work if _work is not None else Work()
+        items = self._resolve_live(holds, work) if _items is None else _items
         gone = [{"name": e.name, "note": e.note} for e in self._entries if e.state == "gone"]
-        snap, blob = build(items, windows=self._windows, preview_bytes=self._preview_bytes, gone=gone)
+        snap, blob = build(items, windows=self._windows, preview_bytes=self._preview_bytes, gone=gone, work=work)
         del holds
         self._publish(snap, blob, _signature(items), record=_record)
         return self
@@ -536,17 +537,17 @@ class Inspector(_Base):
         snapshot; a change of bytes or counters only is read into a copy of
         the last one.
         """
-        holds = []
-        items = self._resolve_live(holds)
+        holds, work = [], Work()
+        items = self._resolve_live(holds, work)
         sig = _signature(items)
         if self._dirty or self._sig is None or sig[0] != self._sig[0]:
-            self.refresh(items)
+            self.refresh(items, _work=work)
             return True
         blob = self._reread_previews()
         if sig == self._sig and blob == self.previews:
             return False
         if any(r.get("file") for r in self._snap["regions"]):
-            self.refresh(items)            # a mapped file's resident and copied pages move with its writes
+            self.refresh(items, _work=work)            # a mapped file's resident and copied pages move with its writes
         else:
             self._publish(self._recount(items), blob, sig)
         return True
