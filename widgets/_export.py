@@ -116,7 +116,7 @@ def _decode(chunk, dtype, endian, count):
 
 def _values(view, region, previews, count=6):
     """The first few element values of ``view`` that lie inside the region's preview window."""
-    from ._snapshot import elements_in_window
+    from ._geometry import elements_in_window
     p = region["preview"]
     els = elements_in_window(view["shape"], view["bstrides"], view["itemsize"], view["byte_offset"],
                              p["start"], p["start"] + p["length"], limit=256)
@@ -137,7 +137,7 @@ def _values(view, region, previews, count=6):
 
 def _bar(view, nbytes):
     """One text lane: '#' touched, '.' inside the footprint but skipped, ' ' outside, '~' too costly to tell."""
-    from ._snapshot import elements_in_window
+    from ._geometry import elements_in_window
     chars = []
     width = min(BAR, max(1, nbytes))
     lo, hi = view["footprint"]

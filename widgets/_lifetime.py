@@ -25,7 +25,8 @@ from __future__ import annotations
 import sys
 import weakref
 
-from ._snapshot import _buffer_array, _exporter, _is_pytensor, _owner_of, _plain, _tensor_base, footprint
+from ._geometry import footprint
+from ._objects import _buffer_array, _exporter, _is_pytensor, _owner_of, _plain, _tensor_base
 
 __all__ = ["owners", "span_of", "Watch", "module_of"]
 
