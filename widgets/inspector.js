@@ -1,4 +1,9 @@
-// pytensor memory inspector: the one front-end module.
+// Built by widgets/_bundle.py from widgets/js/{geometry,values,state,describe,region,lane,order,table,picture,dom,entry}.mjs:
+// edit those, then run `python widgets/_bundle.py`.
+
+// ---- geometry.mjs
+// pytensor memory inspector, the front end. Written as ES modules by job (widgets/js/*.mjs) and
+// joined into the one module widgets/inspector.js by widgets/_bundle.py.
 //
 // renderSvg(state, ui) is pure (a string in, a string out) so that three
 // outputs share it: the live anywidget view (default export `render`), the
@@ -11,6 +16,8 @@
 // budget, and a lane whose walk would cost too much is drawn as an overview
 // of its footprint instead. A layout can make the walk visit many indices
 // that yield nothing, so work proportional to the answer is not enough.
+//
+// geometry: layout arithmetic in bytes (footprints, the elements in a byte window) and the frame's limits.
 
 export const LIMITS = {
   detailBytes: 512, laneElems: 4096, hoverReaders: 32, buckets: 240,
@@ -24,9 +31,9 @@ export const LIMITS = {
   tablePartners: 6,        // names in one "shared with" cell before "and n more"
 };
 export const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
-const W_DEFAULT = 980, LABEL_W = 210, PAD = 10, CHAR_W = 6.2;
+export const W_DEFAULT = 980, LABEL_W = 210, PAD = 10, CHAR_W = 6.2;
 // With the order path on, a lane gains a row of indices above its cells and room for the path below.
-const LANE_H = 32, ORDER_ROW = 10, ORDER_BELOW = 16, IDX_CHAR_W = 5.2, ROW_H = 16;
+export const LANE_H = 32, ORDER_ROW = 10, ORDER_BELOW = 16, IDX_CHAR_W = 5.2, ROW_H = 16;
 
 // ------------------------------------------------------------------ layout arithmetic
 // The one rule for these lives in libtensor (lt_layout_byte_extent, lt_layout_contiguous_strides);
@@ -115,6 +122,8 @@ export function elementsInWindow(shape, bstrides, itemsize, base, lo, hi, limit 
   return out;
 }
 
+// ---- values.mjs
+// values: decoding element values from preview bytes, and how numbers and indices are written.
 // ------------------------------------------------------------------ values
 const F32 = new DataView(new ArrayBuffer(4));
 function half(bits) {
@@ -190,7 +199,7 @@ export function abbreviate(text, room) {
 }
 
 /** A cell's label in `room` characters; a repeated element keeps its "×n" while there is room for it. */
-function cellLabel(val, hits, room) {
+export function cellLabel(val, hits, room) {
   if (hits <= 1) return abbreviate(val, room);
   const suffix = `\u00d7${hits}`;
   return room >= suffix.length + 2 ? abbreviate(val, room - suffix.length) + suffix : abbreviate(val, room);
@@ -216,7 +225,10 @@ export function indicesText(idxs, room) {
   return head ? head + "\u2026" : "";
 }
 
-const idxList = (i) => `[${i.join(", ")}]`;
+export const idxList = (i) => `[${i.join(", ")}]`;
+
+// ---- state.mjs
+// state: the snapshot as the renderer holds it (deltas applied, previews attached) and small helpers over it.
 
 // ------------------------------------------------------------------ state helpers
 /**
@@ -279,7 +291,7 @@ export function byteAt(region, off) {
   return region.bytes[off - p.start];
 }
 
-function valueAt(region, v, start) {
+export function valueAt(region, v, start) {
   const p = region.preview;
   if (!p || start < p.start || start + v.itemsize > p.start + p.length) return null;
   if (!(p.known || []).some(([a, b]) => a <= start && start + v.itemsize <= b)) return null;
@@ -323,7 +335,7 @@ export function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
 
-const regionViews = (state, r) => (r.views || []).map((id) => state.viewById[id]).filter(Boolean);
+export const regionViews = (state, r) => (r.views || []).map((id) => state.viewById[id]).filter(Boolean);
 
 /** The visible byte range of a region: the user's zoom, else all of it. */
 export function visibleRange(region, ui = {}) {
@@ -332,12 +344,32 @@ export function visibleRange(region, ui = {}) {
   return [0, region.nbytes];
 }
 
-function shapeText(v) { return `${v.dtype}[${v.shape.join(", ")}]`; }
-const isTemporary = (v) => v.status === "temporary";
+export function shapeText(v) { return `${v.dtype}[${v.shape.join(", ")}]`; }
+export const isTemporary = (v) => v.status === "temporary";
 
 /** Whether a region shows its logical-order path (detail mode only) and its ownership table. */
 export const orderShown = (ui, r) => !(ui.order && ui.order[r.id] === false);
 export const tableShown = (ui, r) => (ui.table && r.id in ui.table ? ui.table[r.id] : ui.tableDefault !== false);
+
+
+// ------------------------------------------------------------------ lineage and origin
+/** "← grid ← base": the views this one was made from, nearest first, by name where they have one. */
+export function chainText(v) {
+  const steps = (v.lineage || []).slice(1);
+  return steps.length ? steps.map((s) => `\u2190 ${s.name || s.expr}`).join(" ") : "";
+}
+
+/** Whether the view's bytes were copied (not shared) from what it was made from. */
+export const isCopied = (v) => !!(v.origin && v.origin.shared === false);
+
+/** The table's "made by" cell: each step's expression, this view's first. */
+export const madeBy = (v) => (v.lineage && v.lineage.length ? v.lineage.map((s) => s.expr).join(" \u2190 ") : "\u2014");
+
+
+export function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
+
+// ---- describe.mjs
+// describe: what a hover says about a byte, an element or a view (pure: data in, data or HTML text out).
 
 // ------------------------------------------------------------------ hover descriptions (pure)
 /**
@@ -420,7 +452,7 @@ export function describeElement(state, vid, start) {
     indicesTruncated: mine.truncated, others, truncated };
 }
 
-function tipForByte(d) {
+export function tipForByte(d) {
   if (!d) return "";
   const rows = d.readers.map((x) => `<tr><td><b>${esc(x.name)}</b>[${x.index.join(", ")}]</td>` +
     `<td>${x.value == null ? "<i>not in preview</i>" : esc(x.value)}</td>` +
@@ -433,7 +465,7 @@ function tipForByte(d) {
 
 const MAX_TIP_OVERLAPS = 12, MAX_TIP_INDICES = 24;
 
-function tipForElement(d) {
+export function tipForElement(d) {
   if (!d) return "";
   const idx = d.indices.length ? d.indices : [[]];
   const shown = idx.slice(0, MAX_TIP_INDICES).map(idxList).join(", ") +
@@ -450,9 +482,9 @@ function tipForElement(d) {
 }
 
 // Exact below 10 KiB (what a learner counts by hand), rounded above.
-const bytesOrUnknown = (n) => (n == null ? "?" : n < 10240 ? `${n} B` : fmtBytes(n));
+export const bytesOrUnknown = (n) => (n == null ? "?" : n < 10240 ? `${n} B` : fmtBytes(n));
 
-function tipForView(d) {
+export function tipForView(d) {
   if (!d) return "";
   const strides = d.strides ? `(${d.strides.join(", ")}) elements = (${d.bstrides.join(", ")}) bytes`
     : `(${d.bstrides.join(", ")}) bytes`;
@@ -480,9 +512,12 @@ function tipForView(d) {
     (ov ? `<div>overlaps:</div><ul>${ov}</ul>` : "");
 }
 
+// ---- region.mjs
+// region: one buffer's picture: header, badges, byte strip or overview, mapped-file strip, its lanes.
+
 // ------------------------------------------------------------------ SVG drawing
 // A padlock drawn in SVG (emoji fonts are missing on many machines).
-function lockSvg(x, y) {
+export function lockSvg(x, y) {
   return `<g class="pti-lock" transform="translate(${x},${y})"><path d="M2.5 5 V3.5 a2.5 2.5 0 0 1 5 0 V5" />` +
     `<rect x="1" y="5" width="8" height="6.5" rx="1"/></g>`;
 }
@@ -541,7 +576,7 @@ export function tint(hex, a = 0.55) {
   return "#" + c.map((x) => Math.round(x * a + 255 * (1 - a)).toString(16).padStart(2, "0")).join("");
 }
 
-const SPENT = "this picture's work budget is spent";
+export const SPENT = "this picture's work budget is spent";
 
 /**
  * Count, per byte of [z0, z1), how many views touch it (detail mode).
@@ -596,7 +631,7 @@ function flashSet(ui, r) {
   return f && f.regions && f.regions[r.id] ? f.regions[r.id] : null;
 }
 
-function regionSvg(state, r, k, ui, y0, width, frame) {
+export function regionSvg(state, r, k, ui, y0, width, frame) {
   const parts = [], sx = LABEL_W + PAD, sw = width - sx - PAD;
   const [z0, z1] = visibleRange(r, ui);
   const span = Math.max(1, z1 - z0), detail = span <= LIMITS.detailBytes && r.host;
@@ -760,20 +795,10 @@ function fileSvg(r, z0, z1, sx, sw, y, width) {
   return [parts.join(""), y + 14];
 }
 
-// ------------------------------------------------------------------ lineage and origin
-/** "← grid ← base": the views this one was made from, nearest first, by name where they have one. */
-export function chainText(v) {
-  const steps = (v.lineage || []).slice(1);
-  return steps.length ? steps.map((s) => `\u2190 ${s.name || s.expr}`).join(" ") : "";
-}
+// ---- lane.mjs
+// lane: one view's lane: label, footprint, overlaps, element cells or an overview run.
 
-/** Whether the view's bytes were copied (not shared) from what it was made from. */
-const isCopied = (v) => !!(v.origin && v.origin.shared === false);
-
-/** The table's "made by" cell: each step's expression, this view's first. */
-const madeBy = (v) => (v.lineage && v.lineage.length ? v.lineage.map((s) => s.expr).join(" \u2190 ") : "\u2014");
-
-function laneSvg(state, r, v, o, frame) {
+export function laneSvg(state, r, v, o, frame) {
   const { z0, z1, sx, y, detail, scale } = o;
   const parts = [], temp = isTemporary(v), color = v.color || PALETTE[0];
   const tags = (v.tags || []).join(" \u00b7 ");
@@ -891,7 +916,11 @@ export function flatIndex(shape, index) {
  * in row-major index order (elementsInWindow's walk); equal steps are drawn once. Each step costs
  * one cell of the frame's drawing budget.
  */
-function orderSvg(v, els, cells, yb, cellW, frame) {
+
+// ---- order.mjs
+// order: the logical-order path under a lane zoomed to bytes (indices above, arcs below).
+
+export function orderSvg(v, els, cells, yb, cellW, frame) {
   const steps = new Map(), starts = [];
   let prev = null, prevFlat = 0;
   for (const e of els) {
@@ -941,7 +970,7 @@ function orderSvg(v, els, cells, yb, cellW, frame) {
 }
 
 /** A lane in overview mode: runs of touched bytes when they are few, else the footprint shaded by density. */
-function summaryLane(v, o, x, frame) {
+export function summaryLane(v, o, x, frame) {
   const { z0, z1, y } = o;
   const a = Math.max(z0, v.footprint[0]), b = Math.min(z1, v.footprint[1]);
   const color = v.color || PALETTE[0];
@@ -969,7 +998,7 @@ function summaryLane(v, o, x, frame) {
 }
 
 /** The footprint between bytes a and b, shaded by how much of it the view touches; its title says it is not exact. */
-function overviewRun(v, o, x, a, b, why) {
+export function overviewRun(v, o, x, a, b, why) {
   const fp = Math.max(1, v.footprint[1] - v.footprint[0]);
   const known = v.touched_bytes != null;
   const density = known ? Math.min(1, v.touched_bytes / fp) : 0.5;
@@ -978,6 +1007,9 @@ function overviewRun(v, o, x, a, b, why) {
     `height="18" fill="${v.color || PALETTE[0]}" opacity="${(0.25 + 0.75 * density).toFixed(2)}"><title>overview, not exact ` +
     `(${esc(why)}): ${share}; zoom in to see elements</title></rect>`;
 }
+
+// ---- table.mjs
+// table: who owns what, one row per view, and the legend.
 
 // ------------------------------------------------------------------ who owns what
 const tuple = (xs) => (xs == null ? "\u2014" : `(${xs.join(", ")}${xs.length === 1 ? "," : ""})`);
@@ -1035,7 +1067,7 @@ function fitColumns(cols, cells, room) {
  * their text (the full text is in the cell's title), and a picture narrower still leaves out the
  * columns the lanes already show (TABLE_DROP; the table's data-hidden names them).
  */
-function tableSvg(state, r, views, y0, width, frame) {
+export function tableSvg(state, r, views, y0, width, frame) {
   const rows = views.slice(0, LIMITS.tableRows);
   const all = rows.map((v) => TABLE_COLS.map(([key, , , f]) => String(key === "with" ? partnersText(state, v, frame) : f(v))));
   const chars = Math.floor((width - 2 * PAD - 14) / CHAR_W);
@@ -1089,11 +1121,10 @@ function totalText(r, n) {
     (r.union_bytes == null && r.union_note ? ` \u2014 ${r.union_note}` : "");
 }
 
-function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
 
 // Legend swatches are not bytes (class pti-key, not pti-byte), so `.pti-byte` selects the byte strip only.
 // Each entry is [its key drawn at (x, y), key width, text]; entries flow into rows that fit the picture.
-function legendSvg(y, width, ids, ordered, files) {
+export function legendSvg(y, width, ids, ordered, files) {
   const box = (cls, fill = "") => (x, t) => `<rect class="${cls}" x="${x}" y="${t}" width="12" height="12"${fill}/>`;
   const arc = (back) => (x, t) => `<g class="pti-order-key" transform="translate(${x},${t})">` +
     `<path class="pti-step${back}" d="M0 4 Q7 16 14 4"/><path class="pti-step-arrow${back}" ` +
@@ -1128,6 +1159,10 @@ function legendSvg(y, width, ids, ordered, files) {
  * (unique per mounted view, since ids are global to the page and a removed
  * SVG takes its patterns with it), the work left, and overlaps by view.
  */
+
+// ---- picture.mjs
+// picture: renderSvg, the whole picture as one SVG string (pure), and its shared defs.
+
 function frameOf(state, ui) {
   const uid = ui.uid == null ? "pti" : `pti-${String(ui.uid).replace(/[^A-Za-z0-9_-]/g, "_")}`;
   const ovByView = new Map();
@@ -1194,6 +1229,10 @@ function defs(ids) {
  * viewport: below-right of the pointer, shifted left at the right edge,
  * flipped above the pointer at the bottom edge, never outside the viewport.
  */
+
+// ---- dom.mjs
+// dom: the interactive view on a page: mounting, tooltips, zoom and history, patching the picture in place.
+
 export function tipPosition(mx, my, w, h, vw, vh, margin = 4) {
   let left = mx + 14, top = my + 16;
   if (left + w > vw - margin) left = vw - margin - w;
@@ -1245,7 +1284,7 @@ function patchChildren(old, fresh, depth) {
 const PAGE_TAG = Math.random().toString(36).slice(2, 8);
 let mounted = 0;
 
-function mount(el, opts) {
+export function mount(el, opts) {
   const root = document.createElement("div");
   root.className = opts.live ? "pti-root pti-live" : "pti-root";
   const bar = document.createElement("div");
@@ -1458,7 +1497,7 @@ export function mountFallback(el, snapshot, previewsBase64) {
   return view;
 }
 
-function dropFallbacks(el) {
+export function dropFallbacks(el) {
   const area = el.closest(OUTPUT_AREA);
   for (const n of area ? area.querySelectorAll(".pti-fallback .pti-static") : []) {
     if (n.ptiView) n.ptiView.destroy();
@@ -1473,7 +1512,11 @@ function dropFallbacks(el) {
  * `set(steps)` refreshes the stops, `mark(g)` shows which is drawn, `onPick(g | null)` is called
  * when the user moves it (null: back to live).
  */
-function historyBar() {
+
+// ---- entry.mjs
+// entry: the anywidget entry point (render) and the history slider.
+
+export function historyBar() {
   const el = document.createElement("div");
   el.className = "pti-history";
   el.hidden = true;

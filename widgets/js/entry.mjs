@@ -1,0 +1,119 @@
+// entry: the anywidget entry point (render) and the history slider.
+import { applyDelta } from "./state.mjs";
+import { dropFallbacks, mount } from "./dom.mjs";
+
+export function historyBar() {
+  const el = document.createElement("div");
+  el.className = "pti-history";
+  el.hidden = true;
+  const range = document.createElement("input");
+  range.type = "range";
+  range.min = "0";
+  range.className = "pti-history-range";
+  range.setAttribute("aria-label", "history: step back through the pictures");
+  const label = document.createElement("span");
+  label.className = "pti-history-what";
+  const live = document.createElement("button");
+  live.type = "button";
+  live.className = "pti-history-live";
+  live.textContent = "live";
+  el.append(range, live, label);
+  const h = { el, steps: [], shown: null, onPick: () => {} };
+  const describe = () => {
+    const k = h.shown == null ? h.steps.length - 1 : h.steps.findIndex((s) => s.generation === h.shown);
+    range.value = String(Math.max(0, k));
+    live.disabled = h.shown == null;
+    if (k < 0) { label.textContent = h.shown == null ? "" : "a past step, no longer kept"; return; }
+    const s = h.shown == null ? null : h.info;
+    const who = s && s.views && s.views.length ? `; read by ${s.views.join(", ")}${s.more_views ? ` and ${s.more_views} more` : ""}` : "";
+    label.textContent = `step ${k + 1} of ${h.steps.length}${h.shown == null ? " (live)" : `: ${s ? s.what : ""}${who}`}`;
+  };
+  h.set = (steps, shown) => {
+    h.steps = steps;
+    el.hidden = steps.length < 2 && shown == null;
+    range.max = String(Math.max(0, steps.length - 1));
+    describe();
+  };
+  h.mark = (g, info) => { h.shown = g; h.info = info || null; describe(); };
+  range.addEventListener("input", () => {
+    const k = +range.value, s = h.steps[k];
+    h.onPick(!s || k === h.steps.length - 1 ? null : s.generation);
+  });
+  live.addEventListener("click", () => h.onPick(null));
+  return h;
+}
+
+// anywidget entry point: redraw on every synced change, poll the kernel for foreign writes.
+function render({ model, el }) {
+  const view = mount(el, { live: true, send: (msg) => model.send(msg) });
+  dropFallbacks(el);
+  view.ui.lastTick = (model.get("changes") || {}).tick;   // a new view does not replay an old flash
+  const current = () => applyDelta(applyDelta(model.get("base"), model.get("checkpoint")), model.get("delta"));
+  // One update message changes several traits: redraw once, after all of them landed.
+  let pending = false;
+  const sync = () => {
+    if (pending) return;
+    pending = true;
+    Promise.resolve().then(() => {
+      pending = false;
+      view.setSteps(model.get("steps"));
+      view.update(current(), model.get("previews"), model.get("changes"));
+    });
+  };
+  view.setSteps(model.get("steps"));
+  view.update(current(), model.get("previews"), null);
+  const TRAITS = ["base", "checkpoint", "delta", "previews", "changes", "steps"];
+  for (const t of TRAITS) model.on(`change:${t}`, sync);
+  // Polling: one message in flight at a time, so a busy kernel never piles them up.
+  // After 20 quiet polls the interval relaxes to 1 s; a change or the mouse brings it back.
+  let inflight = 0, timer = null, quiet = 0;
+  const onMsg = (msg, buffers) => {
+    if (msg && msg.op === "step") {
+      if (msg.missing) { view.showStep(null); return; }
+      view.showStep(msg.generation, applyDelta(model.get("base"), msg.delta), buffers && buffers[0], msg.changes, msg.info);
+      return;
+    }
+    if (!msg || msg.op !== "pong") return;
+    inflight = 0;
+    quiet = msg.changed ? 0 : quiet + 1;
+  };
+  model.on("msg:custom", onMsg);
+  const wake = () => { quiet = 0; };
+  el.addEventListener("mouseover", wake);
+  const tick = () => {
+    const base = model.get("poll_ms") || 0;
+    const ms = base > 0 && quiet >= 20 ? Math.max(base, 1000) : base;
+    if (ms > 0 && (typeof document === "undefined" || document.visibilityState !== "hidden")) {
+      const now = Date.now();
+      if (!inflight || now - inflight > 5000) {
+        inflight = now;
+        try { model.send({ op: "poll" }); } catch { /* kernel gone: keep the last picture */ }
+      }
+    }
+    timer = setTimeout(tick, Math.max(100, ms || 1000));
+  };
+  timer = setTimeout(tick, Math.max(100, model.get("poll_ms") || 1000));
+  // Redraw when the output area changes width (the SVG is laid out for the width it gets).
+  let lastWidth = 0, frame = 0;
+  const onResize = () => {
+    const w = el.clientWidth;
+    if (w && Math.abs(w - lastWidth) > 8) {
+      lastWidth = w;
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => view.draw());
+    }
+  };
+  const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(onResize) : null;
+  if (ro) ro.observe(el);
+  return () => {
+    clearTimeout(timer);
+    for (const t of TRAITS) model.off(`change:${t}`, sync);
+    model.off("msg:custom", onMsg);
+    el.removeEventListener("mouseover", wake);
+    if (ro) ro.disconnect();
+    cancelAnimationFrame(frame);
+    view.destroy();
+  };
+}
+
+export default { render };
