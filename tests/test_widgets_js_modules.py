@@ -29,6 +29,8 @@ def load_bundler():
 B = load_bundler()
 DECL = re.compile(r"^(?:export\s+)?(?:async\s+)?(?:function\*?|class)\s+([A-Za-z_$][\w$]*)"
                   r"|^(?:export\s+)?(?:const|let|var)\s+(.*)$", re.M)
+MAX_FUNCTION_LINES = 60
+FUNCTION = re.compile(r"^(?:export\s+)?(?:async\s+)?function\*?\s+([\w$]+)|^(?:export\s+)?const\s+([\w$]+)\s*=.*=>\s*\{\s*$")
 PAGE = re.compile(r"(?<![\w$.])(document|window|globalThis)\s*[.\[]|\btypeof\s+(document|window)\b")
 
 
@@ -50,6 +52,20 @@ def top_level_names(text):
         else:
             names += re.findall(r"(?:^|,\s*)([A-Za-z_$][\w$]*)\s*=", m.group(2))
     return names
+
+
+def function_lengths(text):
+    """``{name: lines}`` of each top-level function (from its first line to the ``}`` that closes it at
+    column 0); what it nests counts as its own."""
+    lines, out, i = text.split("\n"), {}, 0
+    while i < len(lines):
+        m = FUNCTION.match(lines[i])
+        if m and lines[i].rstrip().endswith("{"):
+            j = next((k for k in range(i + 1, len(lines)) if lines[k] in ("}", "};")), len(lines) - 1)
+            out[m.group(1) or m.group(2)] = j - i + 1
+            i = j
+        i += 1
+    return out
 
 
 def page_uses(text):
@@ -88,3 +104,15 @@ def test_every_module_loads_on_its_own():
         proc = subprocess.run([node, "--input-type=module", "-e", f"await import('./widgets/js/{name}.mjs');"],
                               capture_output=True, text=True, timeout=60, cwd=ROOT)
         assert proc.returncode == 0, (name, proc.stderr[-2000:])
+
+
+def test_no_function_is_longer_than_sixty_lines():
+    body = "\n".join(f"  x += {k};" for k in range(MAX_FUNCTION_LINES - 1))
+    assert function_lengths(f"function long(x) {{\n{body}\n}}\nconst ok = (a) => {{\n  return a;\n}};\n") == \
+        {"long": MAX_FUNCTION_LINES + 1, "ok": 3}
+    lengths = {}
+    for name in B.MODULES:
+        for fn, n in function_lengths(B.module_text(name)).items():
+            lengths[f"{name}.mjs:{fn}"] = n
+    assert len(lengths) > 80 and "picture.mjs:renderSvg" in lengths and "dom.mjs:mount" in lengths
+    assert {k: n for k, n in lengths.items() if n > MAX_FUNCTION_LINES} == {}

@@ -632,115 +632,148 @@ function flashSet(ui, r) {
 }
 
 export function regionSvg(state, r, k, ui, y0, width, frame) {
-  const parts = [], sx = LABEL_W + PAD, sw = width - sx - PAD;
+  const sx = LABEL_W + PAD, sw = width - sx - PAD;
   const [z0, z1] = visibleRange(r, ui);
   const span = Math.max(1, z1 - z0), detail = span <= LIMITS.detailBytes && r.host;
   const views = regionViews(state, r);
   const drawn = views.slice(0, Math.max(0, frame.work.lanes));
   frame.work.lanes -= drawn.length;
-  const isDrawn = new Set(drawn);
-  let y = y0;
-  parts.push(`<g class="pti-region${detail ? " pti-detail" : " pti-summary"}" data-region="${esc(r.id)}" ` +
-    `data-start="${z0}" data-end="${z1}" data-nbytes="${r.nbytes}">`);
-  const [buttons, bx0] = headerButtons(r, ui, detail, width, y);
+  const flash = flashSet(ui, r);
+  // one region's frame: what its parts share (y is where the next part starts)
+  const g = { state, r, ui, width, frame, sx, sw, z0, z1, span, detail, views, drawn, y: y0, scale: sw / span,
+    hit: (a, b) => flash && flash.some(([lo, hi]) => a < hi && lo < b),
+    // A flashing node carries its flash's tick, so the next flash is new markup and flashes again.
+    tickAttr: ` data-tick="${(ui.flash && ui.flash.tick) || 0}"` };
+  const parts = [`<g class="pti-region${detail ? " pti-detail" : " pti-summary"}" data-region="${esc(r.id)}" ` +
+    `data-start="${z0}" data-end="${z1}" data-nbytes="${r.nbytes}">`];
+  parts.push(regionHeader(g, k));
+  if (r.file) {
+    const [svg, next] = fileSvg(r, z0, z1, sx, sw, g.y, width);
+    parts.push(svg);
+    g.y = next;
+    frame.files = true;
+  }
+  parts.push(minimapSvg(g), byteStrip(g), regionLanes(g));
+  if (tableShown(ui, r)) {
+    const [svg, next] = tableSvg(state, r, views, g.y + 4, width, frame);
+    parts.push(svg);
+    g.y = next;
+  }
+  parts.push(`</g>`);
+  return [parts.join(""), g.y + 10];
+}
+
+/** The region's title, zoom buttons, badges and (stepping through history) who wrote it. */
+function regionHeader(g, k) {
+  const { r, ui, width, detail } = g, parts = [];
+  const [buttons, bx0] = headerButtons(r, ui, detail, width, g.y);
   const title = `buffer ${k + 1} \u00b7 ${fmtBytes(r.nbytes)} at ${r.addr}${r.host ? "" : ` on ${r.device} (no host access)`}`;
-  parts.push(`<text class="pti-title" x="${PAD}" y="${y + 13}">${esc(clip(title, Math.floor((bx0 - PAD) / 7.4)))}</text>`);
+  parts.push(`<text class="pti-title" x="${PAD}" y="${g.y + 13}">${esc(clip(title, Math.floor((bx0 - PAD) / 7.4)))}</text>`);
   parts.push(buttons);
-  y += 20;
+  g.y += 20;
   let bx = PAD;
   for (const b of r.badges || []) {
     const w = badgeSvg(b, 0, 0)[1];
-    if (bx + w > width - PAD && bx > PAD) { y += 20; bx = PAD; }
-    parts.push(badgeSvg(b, bx, y)[0]);
+    if (bx + w > width - PAD && bx > PAD) { g.y += 20; bx = PAD; }
+    parts.push(badgeSvg(b, bx, g.y)[0]);
     bx += w + 6;
   }
-  y += 24;
+  g.y += 24;
   const writer = ui.past && ui.flash && ui.flash.writers && ui.flash.writers[r.id];
   if (writer) {
-    parts.push(`<text class="pti-writer" data-region="${esc(r.id)}" x="${PAD}" y="${y + 9}">` +
+    parts.push(`<text class="pti-writer" data-region="${esc(r.id)}" x="${PAD}" y="${g.y + 9}">` +
       `${esc(clip(`this step: ${writer}`, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
-    y += 16;
+    g.y += 16;
   }
-  if (r.file) {
-    const [svg, next] = fileSvg(r, z0, z1, sx, sw, y, width);
-    parts.push(svg);
-    y = next;
-    frame.files = true;
-  }
-  // minimap: the whole buffer, footprints, and where the zoom window is
-  if (z0 > 0 || z1 < r.nbytes) {
-    const s = sw / Math.max(1, r.nbytes);
-    parts.push(`<g class="pti-minimap" data-region="${esc(r.id)}"><rect class="pti-mm-bg" x="${sx}" y="${y}" width="${sw}" height="8"/>`);
-    drawn.forEach((v) => parts.push(`<rect x="${(sx + v.footprint[0] * s).toFixed(1)}" y="${y + 2}" ` +
-      `width="${Math.max(1, (v.footprint[1] - v.footprint[0]) * s).toFixed(1)}" height="4" fill="${v.color}" opacity="0.7"/>`));
-    parts.push(`<rect class="pti-mm-win" x="${(sx + z0 * s).toFixed(1)}" y="${y - 1}" width="${Math.max(2, span * s).toFixed(1)}" height="10"/></g>`);
-    y += 14;
-  }
-  parts.push(ticks(z0, z1, sx, sw, y + 9));
-  parts.push(`<text class="pti-lbl pti-dim" x="${PAD}" y="${y + 9}">${detail ? "bytes (hex)" : "bytes (overview)"}</text>`);
-  y += 13;
-  const flash = flashSet(ui, r);
-  const hit = (a, b) => flash && flash.some(([lo, hi]) => a < hi && lo < b);
-  // A flashing node carries its flash's tick, so the next flash is new markup and flashes again.
-  const tickAttr = ` data-tick="${(ui.flash && ui.flash.tick) || 0}"`;
-  let perView = {};
-  const scale = sw / span;
-  if (detail) {
-    const cov = coverage(views, (v) => isDrawn.has(v), z0, z1, frame.work);
-    perView = cov.perView;
-    const showHex = scale >= 13.5;
-    for (let off = z0; off < z1; off++) {
-      const c = cov.count[off - z0], b = byteAt(r, off);
-      const cls = ["pti-byte", b == null ? "pti-unknown" : "", c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0",
-        hit(off, off + 1) ? "pti-flash" : ""].filter(Boolean).join(" ");
-      const x = sx + (off - z0) * scale;
-      parts.push(`<rect class="${cls}" data-region="${esc(r.id)}" data-off="${off}" x="${x.toFixed(2)}" y="${y}" ` +
-        `width="${Math.max(0.5, scale - (scale > 4 ? 1 : 0)).toFixed(2)}" height="22"` +
-        `${b == null ? ` fill="url(#${frame.ids.unk})"` : ""}${hit(off, off + 1) ? tickAttr : ""}/>`);
-      if (showHex && b != null) {
-        parts.push(`<text class="pti-hex" data-region="${esc(r.id)}" data-off="${off}" x="${(x + scale / 2).toFixed(2)}" ` +
-          `y="${y + 15}" text-anchor="middle">${b.toString(16).padStart(2, "0")}</text>`);
-      }
+  return parts.join("");
+}
+
+/** Zoomed in: the whole buffer, the drawn footprints, and where the zoom window is. */
+function minimapSvg(g) {
+  const { r, sx, sw, z0, z1, span, drawn } = g;
+  if (!(z0 > 0 || z1 < r.nbytes)) return "";
+  const s = sw / Math.max(1, r.nbytes), y = g.y, parts = [];
+  parts.push(`<g class="pti-minimap" data-region="${esc(r.id)}"><rect class="pti-mm-bg" x="${sx}" y="${y}" width="${sw}" height="8"/>`);
+  drawn.forEach((v) => parts.push(`<rect x="${(sx + v.footprint[0] * s).toFixed(1)}" y="${y + 2}" ` +
+    `width="${Math.max(1, (v.footprint[1] - v.footprint[0]) * s).toFixed(1)}" height="4" fill="${v.color}" opacity="0.7"/>`));
+  parts.push(`<rect class="pti-mm-win" x="${(sx + z0 * s).toFixed(1)}" y="${y - 1}" width="${Math.max(2, span * s).toFixed(1)}" height="10"/></g>`);
+  g.y += 14;
+  return parts.join("");
+}
+
+/** The byte axis and the strip above the lanes: each byte (hex) zoomed in, buckets of bytes otherwise. */
+function byteStrip(g) {
+  const { sx, sw, z0, z1, detail } = g;
+  const parts = [ticks(z0, z1, sx, sw, g.y + 9),
+    `<text class="pti-lbl pti-dim" x="${PAD}" y="${g.y + 9}">${detail ? "bytes (hex)" : "bytes (overview)"}</text>`];
+  g.y += 13;
+  g.perView = {};
+  parts.push(detail ? byteCells(g) : bucketStrip(g));
+  return parts.join("");
+}
+
+function byteCells(g) {
+  const { r, views, drawn, z0, z1, sx, scale, hit, tickAttr, frame } = g, y = g.y, parts = [];
+  const isDrawn = new Set(drawn);
+  const cov = coverage(views, (v) => isDrawn.has(v), z0, z1, frame.work);
+  g.perView = cov.perView;
+  const showHex = scale >= 13.5;
+  for (let off = z0; off < z1; off++) {
+    const c = cov.count[off - z0], b = byteAt(r, off);
+    const cls = ["pti-byte", b == null ? "pti-unknown" : "", c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0",
+      hit(off, off + 1) ? "pti-flash" : ""].filter(Boolean).join(" ");
+    const x = sx + (off - z0) * scale;
+    parts.push(`<rect class="${cls}" data-region="${esc(r.id)}" data-off="${off}" x="${x.toFixed(2)}" y="${y}" ` +
+      `width="${Math.max(0.5, scale - (scale > 4 ? 1 : 0)).toFixed(2)}" height="22"` +
+      `${b == null ? ` fill="url(#${frame.ids.unk})"` : ""}${hit(off, off + 1) ? tickAttr : ""}/>`);
+    if (showHex && b != null) {
+      parts.push(`<text class="pti-hex" data-region="${esc(r.id)}" data-off="${off}" x="${(x + scale / 2).toFixed(2)}" ` +
+        `y="${y + 15}" text-anchor="middle">${b.toString(16).padStart(2, "0")}</text>`);
     }
-    y += 26;
-  } else {
-    const nb = Math.max(1, Math.min(LIMITS.buckets, span));
-    const bw = sw / nb;
-    bucketCounts(views, z0, span, nb).forEach(([a, b, c], k2) => {
-      parts.push(`<rect class="pti-bucket ${c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0"}${hit(a, b) ? " pti-flash" : ""}" ` +
-        `data-region="${esc(r.id)}" data-off="${a}" data-end="${b}" x="${(sx + k2 * bw).toFixed(2)}" y="${y}" ` +
-        `width="${Math.max(0.5, bw).toFixed(2)}" height="16"${hit(a, b) ? tickAttr : ""}/>`);
-    });
-    y += 20;
   }
-  // one lane per view; with the order path on, each lane has a row of indices above and the path below
+  g.y += 26;
+  return parts.join("");
+}
+
+function bucketStrip(g) {
+  const { r, views, z0, span, sx, sw, hit, tickAttr } = g, y = g.y, parts = [];
+  const nb = Math.max(1, Math.min(LIMITS.buckets, span));
+  const bw = sw / nb;
+  bucketCounts(views, z0, span, nb).forEach(([a, b, c], k2) => {
+    parts.push(`<rect class="pti-bucket ${c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0"}${hit(a, b) ? " pti-flash" : ""}" ` +
+      `data-region="${esc(r.id)}" data-off="${a}" data-end="${b}" x="${(sx + k2 * bw).toFixed(2)}" y="${y}" ` +
+      `width="${Math.max(0.5, bw).toFixed(2)}" height="16"${hit(a, b) ? tickAttr : ""}/>`);
+  });
+  g.y += 20;
+  return parts.join("");
+}
+
+/** One lane per drawn view (with the order path on, a row of indices above and the path below), then
+ * what was left out: lanes past the limit, pairs the model did not list. */
+function regionLanes(g) {
+  const { state, r, ui, views, drawn, detail, frame, width } = g, parts = [];
   const order = detail && orderShown(ui, r);
   const laneH = LANE_H + (order ? ORDER_ROW + ORDER_BELOW : 0);
   for (const v of drawn) {
-    parts.push(laneSvg(state, r, v, { z0, z1, sx, sw, y: y + (order ? ORDER_ROW : 0), detail, order, scale,
-      els: perView[v.id], flash: frame.changedViews.has(v.id), hit, tickAttr }, frame));
-    y += laneH;
+    parts.push(laneSvg(state, r, v, { z0: g.z0, z1: g.z1, sx: g.sx, sw: g.sw, y: g.y + (order ? ORDER_ROW : 0), detail,
+      order, scale: g.scale, els: g.perView[v.id], flash: frame.changedViews.has(v.id), hit: g.hit, tickAttr: g.tickAttr },
+    frame));
+    g.y += laneH;
   }
   if (order) frame.ordered = true;
   if (drawn.length < views.length) {
     const more = views.length - drawn.length;
-    parts.push(`<text class="pti-dim pti-more" x="${PAD}" y="${y + 12}">and ${more} more view${more === 1 ? "" : "s"} ` +
+    parts.push(`<text class="pti-dim pti-more" x="${PAD}" y="${g.y + 12}">and ${more} more view${more === 1 ? "" : "s"} ` +
       `of this buffer, not drawn (more than ${LIMITS.lanes} lanes in one picture); hovering a byte still lists them</text>`);
-    y += 20;
+    g.y += 20;
   }
   if (r.overlaps_note) {
     // the model lists only some of the overlapping pairs (see widgets/_pairs.py): say which
-    parts.push(`<text class="pti-dim pti-pairs" x="${PAD}" y="${y + 12}">` +
+    parts.push(`<text class="pti-dim pti-pairs" x="${PAD}" y="${g.y + 12}">` +
       `${esc(clip(r.overlaps_note, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
-    y += 20;
+    g.y += 20;
   }
-  if (tableShown(ui, r)) {
-    const [svg, next] = tableSvg(state, r, views, y + 4, width, frame);
-    parts.push(svg);
-    y = next;
-  }
-  parts.push(`</g>`);
-  return [parts.join(""), y + 10];
+  return parts.join("");
 }
 
 // ------------------------------------------------------------------ mapped files
@@ -1285,6 +1318,42 @@ const PAGE_TAG = Math.random().toString(36).slice(2, 8);
 let mounted = 0;
 
 export function mount(el, opts) {
+  const v = mountDom(el, opts);
+  const onOver = (ev) => hover(v, ev), onMove = (ev) => { if (!v.tip.hidden) placeTip(v, ev); };
+  const onLeave = () => { clearHl(v); hideTip(v); }, onClick = (ev) => click(v, ev), onScroll = () => hideTip(v);
+  v.hist.onPick = (generation) => {
+    if (generation == null) showStep(v, null);
+    else if (opts.send) opts.send({ op: "step", generation });
+  };
+  v.holder.addEventListener("mouseover", onOver);
+  v.holder.addEventListener("mousemove", onMove);
+  v.holder.addEventListener("mouseleave", onLeave);
+  v.holder.addEventListener("click", onClick);
+  // A fixed tooltip would stay put while the page scrolls under it.
+  window.addEventListener("scroll", onScroll, { capture: true, passive: true });
+  return {
+    update: (snapshot, previews, changes) => update(v, snapshot, previews, changes),
+    draw: () => draw(v),
+    ui: v.ui,
+    // History: the slider picks a step; the live view asks Python for its picture (showStep answers).
+    setSteps: (steps) => v.hist.set(steps || [], v.past ? v.past.generation : null),
+    showStep: (generation, snapshot, previews, changes, info) => showStep(v, generation, snapshot, previews, changes, info),
+    destroy() {
+      clearTimeout(v.flashTimer);
+      v.holder.removeEventListener("mouseover", onOver);
+      v.holder.removeEventListener("mousemove", onMove);
+      v.holder.removeEventListener("mouseleave", onLeave);
+      v.holder.removeEventListener("click", onClick);
+      window.removeEventListener("scroll", onScroll, { capture: true });
+      v.layer.remove();
+      v.root.remove();
+    },
+  };
+}
+
+/** A view's elements under `el` and its state: `state` is the live picture, `past` a history step shown
+ * instead of it. */
+function mountDom(el, opts) {
   const root = document.createElement("div");
   root.className = opts.live ? "pti-root pti-live" : "pti-root";
   const bar = document.createElement("div");
@@ -1307,168 +1376,149 @@ export function mount(el, opts) {
   // widget (a notebook stacks many; its repr prints the same numbers): one click either way.
   const ui = { zoom: {}, order: {}, table: {}, tableDefault: !opts.live, flash: null, width: 0,
     uid: `${PAGE_TAG}${++mounted}` };
-  let state = null, flashTimer = null, past = null;     // past: a history step shown instead of `state`
+  return { opts, root, bar, hist, holder, layer, tip, ui, state: null, flashTimer: null, past: null };
+}
 
-  const draw = () => {
-    const shown = past ? past.state : state;
-    if (!shown) return;
-    ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
-    const flash = ui.flash;
-    if (past) { ui.flash = past.changes; ui.past = true; }
-    patchPicture(holder, renderSvg(shown, ui));
-    if (past) { ui.flash = flash; ui.past = false; }
-    bar.textContent = `${shown.views.length} view${shown.views.length === 1 ? "" : "s"} of ` +
-      `${shown.regions.length} buffer${shown.regions.length === 1 ? "" : "s"} \u00b7 ` +
-      (past ? "history: a past picture (live updates wait until you go back to live)" :
-        opts.live ? "live" : opts.saved ? "saved with the notebook (no kernel is drawing it; values are from when " +
-        "the cell ran)" : "static export (hover works; values are from the moment of export)");
-  };
-  const update = (snapshot, previews, changes) => {
-    state = attachPreviews(snapshot || {}, previews);
-    if (changes && changes.tick && changes.tick !== ui.lastTick) {
-      ui.flash = changes;
-      ui.lastTick = changes.tick;
-      clearTimeout(flashTimer);
-      flashTimer = setTimeout(() => { ui.flash = null; }, 1500);
-      root.dataset.flashes = String((+root.dataset.flashes || 0) + 1);
-    }
-    draw();
-  };
+const shownState = (v) => (v.past ? v.past.state : v.state);
 
-  // History: the slider picks a step; the live view asks Python for its picture (showStep answers).
-  const setSteps = (steps) => hist.set(steps || [], past ? past.generation : null);
-  const showStep = (generation, snapshot, previews, changes, info) => {
-    if (generation == null) past = null;
-    else past = { generation, state: attachPreviews(snapshot || {}, previews), changes: changes || null };
-    root.dataset.step = past ? String(generation) : "live";
-    hist.mark(past ? generation : null, info);
-    draw();
-  };
-  hist.onPick = (generation) => {
-    if (generation == null) showStep(null);
-    else if (opts.send) opts.send({ op: "step", generation });
-  };
+function draw(v) {
+  const { ui, opts, past, root, holder, bar } = v, shown = shownState(v);
+  if (!shown) return;
+  ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
+  const flash = ui.flash;
+  if (past) { ui.flash = past.changes; ui.past = true; }
+  patchPicture(holder, renderSvg(shown, ui));
+  if (past) { ui.flash = flash; ui.past = false; }
+  bar.textContent = `${shown.views.length} view${shown.views.length === 1 ? "" : "s"} of ` +
+    `${shown.regions.length} buffer${shown.regions.length === 1 ? "" : "s"} \u00b7 ` +
+    (past ? "history: a past picture (live updates wait until you go back to live)" :
+      opts.live ? "live" : opts.saved ? "saved with the notebook (no kernel is drawing it; values are from when " +
+      "the cell ran)" : "static export (hover works; values are from the moment of export)");
+}
 
-  const clearHl = () => holder.querySelectorAll(".pti-hl").forEach((n) => n.classList.remove("pti-hl"));
-  const hideTip = () => { tip.hidden = true; };
-  const placeTip = (ev) => {
-    const de = document.documentElement;
-    const vw = de.clientWidth || window.innerWidth, vh = de.clientHeight || window.innerHeight;
-    const box = tip.getBoundingClientRect();
-    const { left, top } = tipPosition(ev.clientX, ev.clientY, box.width, box.height, vw, vh);
-    tip.style.left = `${left}px`;
-    tip.style.top = `${top}px`;
-  };
-  const showTip = (html, ev) => {
-    if (!html) { hideTip(); return; }
-    tip.innerHTML = html;
-    tip.hidden = false;
-    placeTip(ev);
-  };
-  const onMove = (ev) => { if (!tip.hidden) placeTip(ev); };
-  const onOver = (ev) => {
-    const t = ev.target.closest("[data-off],[data-view]");
-    clearHl();
-    const shown = past ? past.state : state;
-    if (!t || !shown) { hideTip(); return; }
-    if (t.dataset.off !== undefined && t.dataset.region) {
-      const d = describeByte(shown, t.dataset.region, +t.dataset.off);
-      if (!d) { hideTip(); return; }
-      for (const rd of d.readers) {
-        holder.querySelectorAll(`.pti-el[data-view="${rd.view}"][data-start="${rd.start}"]`).forEach((n) => n.classList.add("pti-hl"));
-      }
-      holder.querySelectorAll(`.pti-byte[data-region="${t.dataset.region}"][data-off="${t.dataset.off}"]`).forEach((n) => n.classList.add("pti-hl"));
-      const extra = t.dataset.end ? `<div class="pti-dim">bytes ${t.dataset.off}\u2013${t.dataset.end}: click to zoom in</div>` : "";
-      showTip(tipForByte(d) + extra, ev);
-    } else if (t.dataset.view) {
-      const vid = t.dataset.view;
-      let html = tipForView(describeView(shown, vid));
-      if (t.dataset.start !== undefined && t.classList.contains("pti-el")) {
-        // an element: its bytes in the strip, and the cells of every other lane over the same bytes
-        const v = shown.viewById[vid], start = +t.dataset.start;
-        for (let b = start; b < start + v.itemsize; b++) {
-          holder.querySelectorAll(`.pti-byte[data-region="${v.region}"][data-off="${b}"]`).forEach((n) => n.classList.add("pti-hl"));
-        }
-        const d = describeElement(shown, vid, start);
-        t.classList.add("pti-hl");
-        for (const o of d ? d.others : []) {
-          holder.querySelectorAll(`.pti-el[data-view="${o.view}"][data-start="${o.start}"]`).forEach((n) => n.classList.add("pti-hl"));
-        }
-        html = tipForElement(d) + html;
-      }
-      holder.querySelectorAll(`.pti-lane[data-view="${vid}"]`).forEach((n) => n.classList.add("pti-hl"));
-      showTip(html, ev);
-    }
-  };
-  const setZoom = (r, z0, z1) => {
-    const span = Math.max(16, z1 - z0);
-    z0 = Math.max(0, Math.min(z0, r.nbytes - span));
-    z1 = Math.min(r.nbytes, z0 + span);
-    if (z0 <= 0 && z1 >= r.nbytes) delete ui.zoom[r.id]; else ui.zoom[r.id] = [z0, z1];
-    const p = r.preview || { start: 0, length: 0 };
-    if (opts.send && r.host && (z0 < p.start || Math.min(z1, z0 + LIMITS.detailBytes) > p.start + p.length)) {
-      opts.send({ op: "window", region: r.id, start: z0 });
-    }
-    draw();
-  };
-  const onClick = (ev) => {
-    const shown = past ? past.state : state;
-    if (!shown) return;
-    const toggle = ev.target.closest(".pti-toggle");
-    if (toggle) {
-      const key = toggle.dataset.act === "order" ? "order" : "table";
-      ui[key][toggle.dataset.region] = toggle.getAttribute("aria-pressed") !== "true";
-      draw();
-      return;
-    }
-    const z = ev.target.closest(".pti-zoom");
-    const bucket = ev.target.closest(".pti-bucket");
-    const mm = ev.target.closest(".pti-minimap");
-    const rid = (z || bucket || mm || {}).dataset?.region;
-    const r = rid && shown.regions.find((x) => x.id === rid);
-    if (!r) return;
-    const [z0, z1] = visibleRange(r, ui), span = z1 - z0, mid = (z0 + z1) / 2;
-    if (z) {
-      const act = z.dataset.act;
-      if (act === "in") setZoom(r, Math.floor(mid - span / 4), Math.ceil(mid + span / 4));
-      else if (act === "out") setZoom(r, Math.floor(mid - span), Math.ceil(mid + span));
-      else if (act === "left") setZoom(r, Math.floor(z0 - span / 2), Math.floor(z1 - span / 2));
-      else if (act === "right") setZoom(r, Math.ceil(z0 + span / 2), Math.ceil(z1 + span / 2));
-      else setZoom(r, 0, r.nbytes);
-    } else if (bucket) {
-      // straight to readable bytes: 64 of them, starting where the click landed
-      const a = Math.floor(+bucket.dataset.off / 16) * 16;
-      setZoom(r, a, a + Math.min(64, r.nbytes));
-    } else if (mm) {
-      const box = mm.getBoundingClientRect(), frac = (ev.clientX - box.left) / Math.max(1, box.width);
-      const c = Math.floor(frac * r.nbytes);
-      setZoom(r, Math.floor(c - span / 2), Math.floor(c - span / 2) + span);
-    }
-  };
-  const onLeave = () => { clearHl(); hideTip(); };
-  holder.addEventListener("mouseover", onOver);
-  holder.addEventListener("mousemove", onMove);
-  holder.addEventListener("mouseleave", onLeave);
-  holder.addEventListener("click", onClick);
-  // A fixed tooltip would stay put while the page scrolls under it.
-  window.addEventListener("scroll", hideTip, { capture: true, passive: true });
-  return {
-    update,
-    draw,
-    ui,
-    setSteps,
-    showStep,
-    destroy() {
-      clearTimeout(flashTimer);
-      holder.removeEventListener("mouseover", onOver);
-      holder.removeEventListener("mousemove", onMove);
-      holder.removeEventListener("mouseleave", onLeave);
-      holder.removeEventListener("click", onClick);
-      window.removeEventListener("scroll", hideTip, { capture: true });
-      layer.remove();
-      root.remove();
-    },
-  };
+function update(v, snapshot, previews, changes) {
+  const { ui, root } = v;
+  v.state = attachPreviews(snapshot || {}, previews);
+  if (changes && changes.tick && changes.tick !== ui.lastTick) {
+    ui.flash = changes;
+    ui.lastTick = changes.tick;
+    clearTimeout(v.flashTimer);
+    v.flashTimer = setTimeout(() => { ui.flash = null; }, 1500);
+    root.dataset.flashes = String((+root.dataset.flashes || 0) + 1);
+  }
+  draw(v);
+}
+
+function showStep(v, generation, snapshot, previews, changes, info) {
+  if (generation == null) v.past = null;
+  else v.past = { generation, state: attachPreviews(snapshot || {}, previews), changes: changes || null };
+  v.root.dataset.step = v.past ? String(generation) : "live";
+  v.hist.mark(v.past ? generation : null, info);
+  draw(v);
+}
+
+// ---- hover: the tooltip, and the same bytes lit in every lane
+const clearHl = (v) => v.holder.querySelectorAll(".pti-hl").forEach((n) => n.classList.remove("pti-hl"));
+const hideTip = (v) => { v.tip.hidden = true; };
+const light = (v, selector) => v.holder.querySelectorAll(selector).forEach((n) => n.classList.add("pti-hl"));
+
+function placeTip(v, ev) {
+  const de = document.documentElement;
+  const vw = de.clientWidth || window.innerWidth, vh = de.clientHeight || window.innerHeight;
+  const box = v.tip.getBoundingClientRect();
+  const { left, top } = tipPosition(ev.clientX, ev.clientY, box.width, box.height, vw, vh);
+  v.tip.style.left = `${left}px`;
+  v.tip.style.top = `${top}px`;
+}
+
+function showTip(v, html, ev) {
+  if (!html) { hideTip(v); return; }
+  v.tip.innerHTML = html;
+  v.tip.hidden = false;
+  placeTip(v, ev);
+}
+
+function hover(v, ev) {
+  const t = ev.target.closest("[data-off],[data-view]");
+  clearHl(v);
+  const shown = shownState(v);
+  if (!t || !shown) { hideTip(v); return; }
+  if (t.dataset.off !== undefined && t.dataset.region) hoverByte(v, shown, t, ev);
+  else if (t.dataset.view) hoverView(v, shown, t, ev);
+}
+
+function hoverByte(v, shown, t, ev) {
+  const d = describeByte(shown, t.dataset.region, +t.dataset.off);
+  if (!d) { hideTip(v); return; }
+  for (const rd of d.readers) light(v, `.pti-el[data-view="${rd.view}"][data-start="${rd.start}"]`);
+  light(v, `.pti-byte[data-region="${t.dataset.region}"][data-off="${t.dataset.off}"]`);
+  const extra = t.dataset.end ? `<div class="pti-dim">bytes ${t.dataset.off}\u2013${t.dataset.end}: click to zoom in</div>` : "";
+  showTip(v, tipForByte(d) + extra, ev);
+}
+
+function hoverView(v, shown, t, ev) {
+  const vid = t.dataset.view;
+  let html = tipForView(describeView(shown, vid));
+  if (t.dataset.start !== undefined && t.classList.contains("pti-el")) {
+    // an element: its bytes in the strip, and the cells of every other lane over the same bytes
+    const w = shown.viewById[vid], start = +t.dataset.start;
+    for (let b = start; b < start + w.itemsize; b++) light(v, `.pti-byte[data-region="${w.region}"][data-off="${b}"]`);
+    const d = describeElement(shown, vid, start);
+    t.classList.add("pti-hl");
+    for (const o of d ? d.others : []) light(v, `.pti-el[data-view="${o.view}"][data-start="${o.start}"]`);
+    html = tipForElement(d) + html;
+  }
+  light(v, `.pti-lane[data-view="${vid}"]`);
+  showTip(v, html, ev);
+}
+
+// ---- clicks: the order and table toggles, and zoom
+function setZoom(v, r, z0, z1) {
+  const { ui, opts } = v;
+  const span = Math.max(16, z1 - z0);
+  z0 = Math.max(0, Math.min(z0, r.nbytes - span));
+  z1 = Math.min(r.nbytes, z0 + span);
+  if (z0 <= 0 && z1 >= r.nbytes) delete ui.zoom[r.id]; else ui.zoom[r.id] = [z0, z1];
+  const p = r.preview || { start: 0, length: 0 };
+  if (opts.send && r.host && (z0 < p.start || Math.min(z1, z0 + LIMITS.detailBytes) > p.start + p.length)) {
+    opts.send({ op: "window", region: r.id, start: z0 });
+  }
+  draw(v);
+}
+
+function click(v, ev) {
+  const shown = shownState(v);
+  if (!shown) return;
+  const toggle = ev.target.closest(".pti-toggle");
+  if (toggle) {
+    const key = toggle.dataset.act === "order" ? "order" : "table";
+    v.ui[key][toggle.dataset.region] = toggle.getAttribute("aria-pressed") !== "true";
+    draw(v);
+    return;
+  }
+  const z = ev.target.closest(".pti-zoom");
+  const bucket = ev.target.closest(".pti-bucket");
+  const mm = ev.target.closest(".pti-minimap");
+  const rid = (z || bucket || mm || {}).dataset?.region;
+  const r = rid && shown.regions.find((x) => x.id === rid);
+  if (!r) return;
+  const [z0, z1] = visibleRange(r, v.ui), span = z1 - z0, mid = (z0 + z1) / 2;
+  if (z) {
+    const act = z.dataset.act;
+    if (act === "in") setZoom(v, r, Math.floor(mid - span / 4), Math.ceil(mid + span / 4));
+    else if (act === "out") setZoom(v, r, Math.floor(mid - span), Math.ceil(mid + span));
+    else if (act === "left") setZoom(v, r, Math.floor(z0 - span / 2), Math.floor(z1 - span / 2));
+    else if (act === "right") setZoom(v, r, Math.ceil(z0 + span / 2), Math.ceil(z1 + span / 2));
+    else setZoom(v, r, 0, r.nbytes);
+  } else if (bucket) {
+    // straight to readable bytes: 64 of them, starting where the click landed
+    const a = Math.floor(+bucket.dataset.off / 16) * 16;
+    setZoom(v, r, a, a + Math.min(64, r.nbytes));
+  } else if (mm) {
+    const box = mm.getBoundingClientRect(), frac = (ev.clientX - box.left) / Math.max(1, box.width);
+    const c = Math.floor(frac * r.nbytes);
+    setZoom(v, r, Math.floor(c - span / 2), Math.floor(c - span / 2) + span);
+  }
 }
 
 /** Static page entry point: no kernel, hover and zoom still work. */
@@ -1562,6 +1612,17 @@ function render({ model, el }) {
   const view = mount(el, { live: true, send: (msg) => model.send(msg) });
   dropFallbacks(el);
   view.ui.lastTick = (model.get("changes") || {}).tick;   // a new view does not replay an old flash
+  const stops = [followTraits(model, view), poll(model, view, el), followWidth(el, view)];
+  return () => {
+    for (const stop of stops) stop();
+    view.destroy();
+  };
+}
+
+const TRAITS = ["base", "checkpoint", "delta", "previews", "changes", "steps"];
+
+/** Draw the model's picture now and whenever its traits change; returns what stops it. */
+function followTraits(model, view) {
   const current = () => applyDelta(applyDelta(model.get("base"), model.get("checkpoint")), model.get("delta"));
   // One update message changes several traits: redraw once, after all of them landed.
   let pending = false;
@@ -1576,10 +1637,14 @@ function render({ model, el }) {
   };
   view.setSteps(model.get("steps"));
   view.update(current(), model.get("previews"), null);
-  const TRAITS = ["base", "checkpoint", "delta", "previews", "changes", "steps"];
   for (const t of TRAITS) model.on(`change:${t}`, sync);
-  // Polling: one message in flight at a time, so a busy kernel never piles them up.
-  // After 20 quiet polls the interval relaxes to 1 s; a change or the mouse brings it back.
+  return () => { for (const t of TRAITS) model.off(`change:${t}`, sync); };
+}
+
+/** Polling, and the answers to it and to the history slider's requests; returns what stops it.
+ * One poll in flight at a time, so a busy kernel never piles them up. After 20 quiet polls the
+ * interval relaxes to 1 s; a change or the mouse brings it back. */
+function poll(model, view, el) {
   let inflight = 0, timer = null, quiet = 0;
   const onMsg = (msg, buffers) => {
     if (msg && msg.op === "step") {
@@ -1607,7 +1672,15 @@ function render({ model, el }) {
     timer = setTimeout(tick, Math.max(100, ms || 1000));
   };
   timer = setTimeout(tick, Math.max(100, model.get("poll_ms") || 1000));
-  // Redraw when the output area changes width (the SVG is laid out for the width it gets).
+  return () => {
+    clearTimeout(timer);
+    model.off("msg:custom", onMsg);
+    el.removeEventListener("mouseover", wake);
+  };
+}
+
+/** Redraw when the output area changes width (the SVG is laid out for the width it gets). */
+function followWidth(el, view) {
   let lastWidth = 0, frame = 0;
   const onResize = () => {
     const w = el.clientWidth;
@@ -1620,13 +1693,8 @@ function render({ model, el }) {
   const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(onResize) : null;
   if (ro) ro.observe(el);
   return () => {
-    clearTimeout(timer);
-    for (const t of TRAITS) model.off(`change:${t}`, sync);
-    model.off("msg:custom", onMsg);
-    el.removeEventListener("mouseover", wake);
     if (ro) ro.disconnect();
     cancelAnimationFrame(frame);
-    view.destroy();
   };
 }
 

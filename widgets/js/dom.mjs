@@ -59,6 +59,42 @@ const PAGE_TAG = Math.random().toString(36).slice(2, 8);
 let mounted = 0;
 
 export function mount(el, opts) {
+  const v = mountDom(el, opts);
+  const onOver = (ev) => hover(v, ev), onMove = (ev) => { if (!v.tip.hidden) placeTip(v, ev); };
+  const onLeave = () => { clearHl(v); hideTip(v); }, onClick = (ev) => click(v, ev), onScroll = () => hideTip(v);
+  v.hist.onPick = (generation) => {
+    if (generation == null) showStep(v, null);
+    else if (opts.send) opts.send({ op: "step", generation });
+  };
+  v.holder.addEventListener("mouseover", onOver);
+  v.holder.addEventListener("mousemove", onMove);
+  v.holder.addEventListener("mouseleave", onLeave);
+  v.holder.addEventListener("click", onClick);
+  // A fixed tooltip would stay put while the page scrolls under it.
+  window.addEventListener("scroll", onScroll, { capture: true, passive: true });
+  return {
+    update: (snapshot, previews, changes) => update(v, snapshot, previews, changes),
+    draw: () => draw(v),
+    ui: v.ui,
+    // History: the slider picks a step; the live view asks Python for its picture (showStep answers).
+    setSteps: (steps) => v.hist.set(steps || [], v.past ? v.past.generation : null),
+    showStep: (generation, snapshot, previews, changes, info) => showStep(v, generation, snapshot, previews, changes, info),
+    destroy() {
+      clearTimeout(v.flashTimer);
+      v.holder.removeEventListener("mouseover", onOver);
+      v.holder.removeEventListener("mousemove", onMove);
+      v.holder.removeEventListener("mouseleave", onLeave);
+      v.holder.removeEventListener("click", onClick);
+      window.removeEventListener("scroll", onScroll, { capture: true });
+      v.layer.remove();
+      v.root.remove();
+    },
+  };
+}
+
+/** A view's elements under `el` and its state: `state` is the live picture, `past` a history step shown
+ * instead of it. */
+function mountDom(el, opts) {
   const root = document.createElement("div");
   root.className = opts.live ? "pti-root pti-live" : "pti-root";
   const bar = document.createElement("div");
@@ -81,168 +117,149 @@ export function mount(el, opts) {
   // widget (a notebook stacks many; its repr prints the same numbers): one click either way.
   const ui = { zoom: {}, order: {}, table: {}, tableDefault: !opts.live, flash: null, width: 0,
     uid: `${PAGE_TAG}${++mounted}` };
-  let state = null, flashTimer = null, past = null;     // past: a history step shown instead of `state`
+  return { opts, root, bar, hist, holder, layer, tip, ui, state: null, flashTimer: null, past: null };
+}
 
-  const draw = () => {
-    const shown = past ? past.state : state;
-    if (!shown) return;
-    ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
-    const flash = ui.flash;
-    if (past) { ui.flash = past.changes; ui.past = true; }
-    patchPicture(holder, renderSvg(shown, ui));
-    if (past) { ui.flash = flash; ui.past = false; }
-    bar.textContent = `${shown.views.length} view${shown.views.length === 1 ? "" : "s"} of ` +
-      `${shown.regions.length} buffer${shown.regions.length === 1 ? "" : "s"} \u00b7 ` +
-      (past ? "history: a past picture (live updates wait until you go back to live)" :
-        opts.live ? "live" : opts.saved ? "saved with the notebook (no kernel is drawing it; values are from when " +
-        "the cell ran)" : "static export (hover works; values are from the moment of export)");
-  };
-  const update = (snapshot, previews, changes) => {
-    state = attachPreviews(snapshot || {}, previews);
-    if (changes && changes.tick && changes.tick !== ui.lastTick) {
-      ui.flash = changes;
-      ui.lastTick = changes.tick;
-      clearTimeout(flashTimer);
-      flashTimer = setTimeout(() => { ui.flash = null; }, 1500);
-      root.dataset.flashes = String((+root.dataset.flashes || 0) + 1);
-    }
-    draw();
-  };
+const shownState = (v) => (v.past ? v.past.state : v.state);
 
-  // History: the slider picks a step; the live view asks Python for its picture (showStep answers).
-  const setSteps = (steps) => hist.set(steps || [], past ? past.generation : null);
-  const showStep = (generation, snapshot, previews, changes, info) => {
-    if (generation == null) past = null;
-    else past = { generation, state: attachPreviews(snapshot || {}, previews), changes: changes || null };
-    root.dataset.step = past ? String(generation) : "live";
-    hist.mark(past ? generation : null, info);
-    draw();
-  };
-  hist.onPick = (generation) => {
-    if (generation == null) showStep(null);
-    else if (opts.send) opts.send({ op: "step", generation });
-  };
+function draw(v) {
+  const { ui, opts, past, root, holder, bar } = v, shown = shownState(v);
+  if (!shown) return;
+  ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
+  const flash = ui.flash;
+  if (past) { ui.flash = past.changes; ui.past = true; }
+  patchPicture(holder, renderSvg(shown, ui));
+  if (past) { ui.flash = flash; ui.past = false; }
+  bar.textContent = `${shown.views.length} view${shown.views.length === 1 ? "" : "s"} of ` +
+    `${shown.regions.length} buffer${shown.regions.length === 1 ? "" : "s"} \u00b7 ` +
+    (past ? "history: a past picture (live updates wait until you go back to live)" :
+      opts.live ? "live" : opts.saved ? "saved with the notebook (no kernel is drawing it; values are from when " +
+      "the cell ran)" : "static export (hover works; values are from the moment of export)");
+}
 
-  const clearHl = () => holder.querySelectorAll(".pti-hl").forEach((n) => n.classList.remove("pti-hl"));
-  const hideTip = () => { tip.hidden = true; };
-  const placeTip = (ev) => {
-    const de = document.documentElement;
-    const vw = de.clientWidth || window.innerWidth, vh = de.clientHeight || window.innerHeight;
-    const box = tip.getBoundingClientRect();
-    const { left, top } = tipPosition(ev.clientX, ev.clientY, box.width, box.height, vw, vh);
-    tip.style.left = `${left}px`;
-    tip.style.top = `${top}px`;
-  };
-  const showTip = (html, ev) => {
-    if (!html) { hideTip(); return; }
-    tip.innerHTML = html;
-    tip.hidden = false;
-    placeTip(ev);
-  };
-  const onMove = (ev) => { if (!tip.hidden) placeTip(ev); };
-  const onOver = (ev) => {
-    const t = ev.target.closest("[data-off],[data-view]");
-    clearHl();
-    const shown = past ? past.state : state;
-    if (!t || !shown) { hideTip(); return; }
-    if (t.dataset.off !== undefined && t.dataset.region) {
-      const d = describeByte(shown, t.dataset.region, +t.dataset.off);
-      if (!d) { hideTip(); return; }
-      for (const rd of d.readers) {
-        holder.querySelectorAll(`.pti-el[data-view="${rd.view}"][data-start="${rd.start}"]`).forEach((n) => n.classList.add("pti-hl"));
-      }
-      holder.querySelectorAll(`.pti-byte[data-region="${t.dataset.region}"][data-off="${t.dataset.off}"]`).forEach((n) => n.classList.add("pti-hl"));
-      const extra = t.dataset.end ? `<div class="pti-dim">bytes ${t.dataset.off}\u2013${t.dataset.end}: click to zoom in</div>` : "";
-      showTip(tipForByte(d) + extra, ev);
-    } else if (t.dataset.view) {
-      const vid = t.dataset.view;
-      let html = tipForView(describeView(shown, vid));
-      if (t.dataset.start !== undefined && t.classList.contains("pti-el")) {
-        // an element: its bytes in the strip, and the cells of every other lane over the same bytes
-        const v = shown.viewById[vid], start = +t.dataset.start;
-        for (let b = start; b < start + v.itemsize; b++) {
-          holder.querySelectorAll(`.pti-byte[data-region="${v.region}"][data-off="${b}"]`).forEach((n) => n.classList.add("pti-hl"));
-        }
-        const d = describeElement(shown, vid, start);
-        t.classList.add("pti-hl");
-        for (const o of d ? d.others : []) {
-          holder.querySelectorAll(`.pti-el[data-view="${o.view}"][data-start="${o.start}"]`).forEach((n) => n.classList.add("pti-hl"));
-        }
-        html = tipForElement(d) + html;
-      }
-      holder.querySelectorAll(`.pti-lane[data-view="${vid}"]`).forEach((n) => n.classList.add("pti-hl"));
-      showTip(html, ev);
-    }
-  };
-  const setZoom = (r, z0, z1) => {
-    const span = Math.max(16, z1 - z0);
-    z0 = Math.max(0, Math.min(z0, r.nbytes - span));
-    z1 = Math.min(r.nbytes, z0 + span);
-    if (z0 <= 0 && z1 >= r.nbytes) delete ui.zoom[r.id]; else ui.zoom[r.id] = [z0, z1];
-    const p = r.preview || { start: 0, length: 0 };
-    if (opts.send && r.host && (z0 < p.start || Math.min(z1, z0 + LIMITS.detailBytes) > p.start + p.length)) {
-      opts.send({ op: "window", region: r.id, start: z0 });
-    }
-    draw();
-  };
-  const onClick = (ev) => {
-    const shown = past ? past.state : state;
-    if (!shown) return;
-    const toggle = ev.target.closest(".pti-toggle");
-    if (toggle) {
-      const key = toggle.dataset.act === "order" ? "order" : "table";
-      ui[key][toggle.dataset.region] = toggle.getAttribute("aria-pressed") !== "true";
-      draw();
-      return;
-    }
-    const z = ev.target.closest(".pti-zoom");
-    const bucket = ev.target.closest(".pti-bucket");
-    const mm = ev.target.closest(".pti-minimap");
-    const rid = (z || bucket || mm || {}).dataset?.region;
-    const r = rid && shown.regions.find((x) => x.id === rid);
-    if (!r) return;
-    const [z0, z1] = visibleRange(r, ui), span = z1 - z0, mid = (z0 + z1) / 2;
-    if (z) {
-      const act = z.dataset.act;
-      if (act === "in") setZoom(r, Math.floor(mid - span / 4), Math.ceil(mid + span / 4));
-      else if (act === "out") setZoom(r, Math.floor(mid - span), Math.ceil(mid + span));
-      else if (act === "left") setZoom(r, Math.floor(z0 - span / 2), Math.floor(z1 - span / 2));
-      else if (act === "right") setZoom(r, Math.ceil(z0 + span / 2), Math.ceil(z1 + span / 2));
-      else setZoom(r, 0, r.nbytes);
-    } else if (bucket) {
-      // straight to readable bytes: 64 of them, starting where the click landed
-      const a = Math.floor(+bucket.dataset.off / 16) * 16;
-      setZoom(r, a, a + Math.min(64, r.nbytes));
-    } else if (mm) {
-      const box = mm.getBoundingClientRect(), frac = (ev.clientX - box.left) / Math.max(1, box.width);
-      const c = Math.floor(frac * r.nbytes);
-      setZoom(r, Math.floor(c - span / 2), Math.floor(c - span / 2) + span);
-    }
-  };
-  const onLeave = () => { clearHl(); hideTip(); };
-  holder.addEventListener("mouseover", onOver);
-  holder.addEventListener("mousemove", onMove);
-  holder.addEventListener("mouseleave", onLeave);
-  holder.addEventListener("click", onClick);
-  // A fixed tooltip would stay put while the page scrolls under it.
-  window.addEventListener("scroll", hideTip, { capture: true, passive: true });
-  return {
-    update,
-    draw,
-    ui,
-    setSteps,
-    showStep,
-    destroy() {
-      clearTimeout(flashTimer);
-      holder.removeEventListener("mouseover", onOver);
-      holder.removeEventListener("mousemove", onMove);
-      holder.removeEventListener("mouseleave", onLeave);
-      holder.removeEventListener("click", onClick);
-      window.removeEventListener("scroll", hideTip, { capture: true });
-      layer.remove();
-      root.remove();
-    },
-  };
+function update(v, snapshot, previews, changes) {
+  const { ui, root } = v;
+  v.state = attachPreviews(snapshot || {}, previews);
+  if (changes && changes.tick && changes.tick !== ui.lastTick) {
+    ui.flash = changes;
+    ui.lastTick = changes.tick;
+    clearTimeout(v.flashTimer);
+    v.flashTimer = setTimeout(() => { ui.flash = null; }, 1500);
+    root.dataset.flashes = String((+root.dataset.flashes || 0) + 1);
+  }
+  draw(v);
+}
+
+function showStep(v, generation, snapshot, previews, changes, info) {
+  if (generation == null) v.past = null;
+  else v.past = { generation, state: attachPreviews(snapshot || {}, previews), changes: changes || null };
+  v.root.dataset.step = v.past ? String(generation) : "live";
+  v.hist.mark(v.past ? generation : null, info);
+  draw(v);
+}
+
+// ---- hover: the tooltip, and the same bytes lit in every lane
+const clearHl = (v) => v.holder.querySelectorAll(".pti-hl").forEach((n) => n.classList.remove("pti-hl"));
+const hideTip = (v) => { v.tip.hidden = true; };
+const light = (v, selector) => v.holder.querySelectorAll(selector).forEach((n) => n.classList.add("pti-hl"));
+
+function placeTip(v, ev) {
+  const de = document.documentElement;
+  const vw = de.clientWidth || window.innerWidth, vh = de.clientHeight || window.innerHeight;
+  const box = v.tip.getBoundingClientRect();
+  const { left, top } = tipPosition(ev.clientX, ev.clientY, box.width, box.height, vw, vh);
+  v.tip.style.left = `${left}px`;
+  v.tip.style.top = `${top}px`;
+}
+
+function showTip(v, html, ev) {
+  if (!html) { hideTip(v); return; }
+  v.tip.innerHTML = html;
+  v.tip.hidden = false;
+  placeTip(v, ev);
+}
+
+function hover(v, ev) {
+  const t = ev.target.closest("[data-off],[data-view]");
+  clearHl(v);
+  const shown = shownState(v);
+  if (!t || !shown) { hideTip(v); return; }
+  if (t.dataset.off !== undefined && t.dataset.region) hoverByte(v, shown, t, ev);
+  else if (t.dataset.view) hoverView(v, shown, t, ev);
+}
+
+function hoverByte(v, shown, t, ev) {
+  const d = describeByte(shown, t.dataset.region, +t.dataset.off);
+  if (!d) { hideTip(v); return; }
+  for (const rd of d.readers) light(v, `.pti-el[data-view="${rd.view}"][data-start="${rd.start}"]`);
+  light(v, `.pti-byte[data-region="${t.dataset.region}"][data-off="${t.dataset.off}"]`);
+  const extra = t.dataset.end ? `<div class="pti-dim">bytes ${t.dataset.off}\u2013${t.dataset.end}: click to zoom in</div>` : "";
+  showTip(v, tipForByte(d) + extra, ev);
+}
+
+function hoverView(v, shown, t, ev) {
+  const vid = t.dataset.view;
+  let html = tipForView(describeView(shown, vid));
+  if (t.dataset.start !== undefined && t.classList.contains("pti-el")) {
+    // an element: its bytes in the strip, and the cells of every other lane over the same bytes
+    const w = shown.viewById[vid], start = +t.dataset.start;
+    for (let b = start; b < start + w.itemsize; b++) light(v, `.pti-byte[data-region="${w.region}"][data-off="${b}"]`);
+    const d = describeElement(shown, vid, start);
+    t.classList.add("pti-hl");
+    for (const o of d ? d.others : []) light(v, `.pti-el[data-view="${o.view}"][data-start="${o.start}"]`);
+    html = tipForElement(d) + html;
+  }
+  light(v, `.pti-lane[data-view="${vid}"]`);
+  showTip(v, html, ev);
+}
+
+// ---- clicks: the order and table toggles, and zoom
+function setZoom(v, r, z0, z1) {
+  const { ui, opts } = v;
+  const span = Math.max(16, z1 - z0);
+  z0 = Math.max(0, Math.min(z0, r.nbytes - span));
+  z1 = Math.min(r.nbytes, z0 + span);
+  if (z0 <= 0 && z1 >= r.nbytes) delete ui.zoom[r.id]; else ui.zoom[r.id] = [z0, z1];
+  const p = r.preview || { start: 0, length: 0 };
+  if (opts.send && r.host && (z0 < p.start || Math.min(z1, z0 + LIMITS.detailBytes) > p.start + p.length)) {
+    opts.send({ op: "window", region: r.id, start: z0 });
+  }
+  draw(v);
+}
+
+function click(v, ev) {
+  const shown = shownState(v);
+  if (!shown) return;
+  const toggle = ev.target.closest(".pti-toggle");
+  if (toggle) {
+    const key = toggle.dataset.act === "order" ? "order" : "table";
+    v.ui[key][toggle.dataset.region] = toggle.getAttribute("aria-pressed") !== "true";
+    draw(v);
+    return;
+  }
+  const z = ev.target.closest(".pti-zoom");
+  const bucket = ev.target.closest(".pti-bucket");
+  const mm = ev.target.closest(".pti-minimap");
+  const rid = (z || bucket || mm || {}).dataset?.region;
+  const r = rid && shown.regions.find((x) => x.id === rid);
+  if (!r) return;
+  const [z0, z1] = visibleRange(r, v.ui), span = z1 - z0, mid = (z0 + z1) / 2;
+  if (z) {
+    const act = z.dataset.act;
+    if (act === "in") setZoom(v, r, Math.floor(mid - span / 4), Math.ceil(mid + span / 4));
+    else if (act === "out") setZoom(v, r, Math.floor(mid - span), Math.ceil(mid + span));
+    else if (act === "left") setZoom(v, r, Math.floor(z0 - span / 2), Math.floor(z1 - span / 2));
+    else if (act === "right") setZoom(v, r, Math.ceil(z0 + span / 2), Math.ceil(z1 + span / 2));
+    else setZoom(v, r, 0, r.nbytes);
+  } else if (bucket) {
+    // straight to readable bytes: 64 of them, starting where the click landed
+    const a = Math.floor(+bucket.dataset.off / 16) * 16;
+    setZoom(v, r, a, a + Math.min(64, r.nbytes));
+  } else if (mm) {
+    const box = mm.getBoundingClientRect(), frac = (ev.clientX - box.left) / Math.max(1, box.width);
+    const c = Math.floor(frac * r.nbytes);
+    setZoom(v, r, Math.floor(c - span / 2), Math.floor(c - span / 2) + span);
+  }
 }
 
 /** Static page entry point: no kernel, hover and zoom still work. */

@@ -48,6 +48,17 @@ function render({ model, el }) {
   const view = mount(el, { live: true, send: (msg) => model.send(msg) });
   dropFallbacks(el);
   view.ui.lastTick = (model.get("changes") || {}).tick;   // a new view does not replay an old flash
+  const stops = [followTraits(model, view), poll(model, view, el), followWidth(el, view)];
+  return () => {
+    for (const stop of stops) stop();
+    view.destroy();
+  };
+}
+
+const TRAITS = ["base", "checkpoint", "delta", "previews", "changes", "steps"];
+
+/** Draw the model's picture now and whenever its traits change; returns what stops it. */
+function followTraits(model, view) {
   const current = () => applyDelta(applyDelta(model.get("base"), model.get("checkpoint")), model.get("delta"));
   // One update message changes several traits: redraw once, after all of them landed.
   let pending = false;
@@ -62,10 +73,14 @@ function render({ model, el }) {
   };
   view.setSteps(model.get("steps"));
   view.update(current(), model.get("previews"), null);
-  const TRAITS = ["base", "checkpoint", "delta", "previews", "changes", "steps"];
   for (const t of TRAITS) model.on(`change:${t}`, sync);
-  // Polling: one message in flight at a time, so a busy kernel never piles them up.
-  // After 20 quiet polls the interval relaxes to 1 s; a change or the mouse brings it back.
+  return () => { for (const t of TRAITS) model.off(`change:${t}`, sync); };
+}
+
+/** Polling, and the answers to it and to the history slider's requests; returns what stops it.
+ * One poll in flight at a time, so a busy kernel never piles them up. After 20 quiet polls the
+ * interval relaxes to 1 s; a change or the mouse brings it back. */
+function poll(model, view, el) {
   let inflight = 0, timer = null, quiet = 0;
   const onMsg = (msg, buffers) => {
     if (msg && msg.op === "step") {
@@ -93,7 +108,15 @@ function render({ model, el }) {
     timer = setTimeout(tick, Math.max(100, ms || 1000));
   };
   timer = setTimeout(tick, Math.max(100, model.get("poll_ms") || 1000));
-  // Redraw when the output area changes width (the SVG is laid out for the width it gets).
+  return () => {
+    clearTimeout(timer);
+    model.off("msg:custom", onMsg);
+    el.removeEventListener("mouseover", wake);
+  };
+}
+
+/** Redraw when the output area changes width (the SVG is laid out for the width it gets). */
+function followWidth(el, view) {
   let lastWidth = 0, frame = 0;
   const onResize = () => {
     const w = el.clientWidth;
@@ -106,13 +129,8 @@ function render({ model, el }) {
   const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(onResize) : null;
   if (ro) ro.observe(el);
   return () => {
-    clearTimeout(timer);
-    for (const t of TRAITS) model.off(`change:${t}`, sync);
-    model.off("msg:custom", onMsg);
-    el.removeEventListener("mouseover", wake);
     if (ro) ro.disconnect();
     cancelAnimationFrame(frame);
-    view.destroy();
   };
 }
 

@@ -125,115 +125,148 @@ function flashSet(ui, r) {
 }
 
 export function regionSvg(state, r, k, ui, y0, width, frame) {
-  const parts = [], sx = LABEL_W + PAD, sw = width - sx - PAD;
+  const sx = LABEL_W + PAD, sw = width - sx - PAD;
   const [z0, z1] = visibleRange(r, ui);
   const span = Math.max(1, z1 - z0), detail = span <= LIMITS.detailBytes && r.host;
   const views = regionViews(state, r);
   const drawn = views.slice(0, Math.max(0, frame.work.lanes));
   frame.work.lanes -= drawn.length;
-  const isDrawn = new Set(drawn);
-  let y = y0;
-  parts.push(`<g class="pti-region${detail ? " pti-detail" : " pti-summary"}" data-region="${esc(r.id)}" ` +
-    `data-start="${z0}" data-end="${z1}" data-nbytes="${r.nbytes}">`);
-  const [buttons, bx0] = headerButtons(r, ui, detail, width, y);
+  const flash = flashSet(ui, r);
+  // one region's frame: what its parts share (y is where the next part starts)
+  const g = { state, r, ui, width, frame, sx, sw, z0, z1, span, detail, views, drawn, y: y0, scale: sw / span,
+    hit: (a, b) => flash && flash.some(([lo, hi]) => a < hi && lo < b),
+    // A flashing node carries its flash's tick, so the next flash is new markup and flashes again.
+    tickAttr: ` data-tick="${(ui.flash && ui.flash.tick) || 0}"` };
+  const parts = [`<g class="pti-region${detail ? " pti-detail" : " pti-summary"}" data-region="${esc(r.id)}" ` +
+    `data-start="${z0}" data-end="${z1}" data-nbytes="${r.nbytes}">`];
+  parts.push(regionHeader(g, k));
+  if (r.file) {
+    const [svg, next] = fileSvg(r, z0, z1, sx, sw, g.y, width);
+    parts.push(svg);
+    g.y = next;
+    frame.files = true;
+  }
+  parts.push(minimapSvg(g), byteStrip(g), regionLanes(g));
+  if (tableShown(ui, r)) {
+    const [svg, next] = tableSvg(state, r, views, g.y + 4, width, frame);
+    parts.push(svg);
+    g.y = next;
+  }
+  parts.push(`</g>`);
+  return [parts.join(""), g.y + 10];
+}
+
+/** The region's title, zoom buttons, badges and (stepping through history) who wrote it. */
+function regionHeader(g, k) {
+  const { r, ui, width, detail } = g, parts = [];
+  const [buttons, bx0] = headerButtons(r, ui, detail, width, g.y);
   const title = `buffer ${k + 1} \u00b7 ${fmtBytes(r.nbytes)} at ${r.addr}${r.host ? "" : ` on ${r.device} (no host access)`}`;
-  parts.push(`<text class="pti-title" x="${PAD}" y="${y + 13}">${esc(clip(title, Math.floor((bx0 - PAD) / 7.4)))}</text>`);
+  parts.push(`<text class="pti-title" x="${PAD}" y="${g.y + 13}">${esc(clip(title, Math.floor((bx0 - PAD) / 7.4)))}</text>`);
   parts.push(buttons);
-  y += 20;
+  g.y += 20;
   let bx = PAD;
   for (const b of r.badges || []) {
     const w = badgeSvg(b, 0, 0)[1];
-    if (bx + w > width - PAD && bx > PAD) { y += 20; bx = PAD; }
-    parts.push(badgeSvg(b, bx, y)[0]);
+    if (bx + w > width - PAD && bx > PAD) { g.y += 20; bx = PAD; }
+    parts.push(badgeSvg(b, bx, g.y)[0]);
     bx += w + 6;
   }
-  y += 24;
+  g.y += 24;
   const writer = ui.past && ui.flash && ui.flash.writers && ui.flash.writers[r.id];
   if (writer) {
-    parts.push(`<text class="pti-writer" data-region="${esc(r.id)}" x="${PAD}" y="${y + 9}">` +
+    parts.push(`<text class="pti-writer" data-region="${esc(r.id)}" x="${PAD}" y="${g.y + 9}">` +
       `${esc(clip(`this step: ${writer}`, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
-    y += 16;
+    g.y += 16;
   }
-  if (r.file) {
-    const [svg, next] = fileSvg(r, z0, z1, sx, sw, y, width);
-    parts.push(svg);
-    y = next;
-    frame.files = true;
-  }
-  // minimap: the whole buffer, footprints, and where the zoom window is
-  if (z0 > 0 || z1 < r.nbytes) {
-    const s = sw / Math.max(1, r.nbytes);
-    parts.push(`<g class="pti-minimap" data-region="${esc(r.id)}"><rect class="pti-mm-bg" x="${sx}" y="${y}" width="${sw}" height="8"/>`);
-    drawn.forEach((v) => parts.push(`<rect x="${(sx + v.footprint[0] * s).toFixed(1)}" y="${y + 2}" ` +
-      `width="${Math.max(1, (v.footprint[1] - v.footprint[0]) * s).toFixed(1)}" height="4" fill="${v.color}" opacity="0.7"/>`));
-    parts.push(`<rect class="pti-mm-win" x="${(sx + z0 * s).toFixed(1)}" y="${y - 1}" width="${Math.max(2, span * s).toFixed(1)}" height="10"/></g>`);
-    y += 14;
-  }
-  parts.push(ticks(z0, z1, sx, sw, y + 9));
-  parts.push(`<text class="pti-lbl pti-dim" x="${PAD}" y="${y + 9}">${detail ? "bytes (hex)" : "bytes (overview)"}</text>`);
-  y += 13;
-  const flash = flashSet(ui, r);
-  const hit = (a, b) => flash && flash.some(([lo, hi]) => a < hi && lo < b);
-  // A flashing node carries its flash's tick, so the next flash is new markup and flashes again.
-  const tickAttr = ` data-tick="${(ui.flash && ui.flash.tick) || 0}"`;
-  let perView = {};
-  const scale = sw / span;
-  if (detail) {
-    const cov = coverage(views, (v) => isDrawn.has(v), z0, z1, frame.work);
-    perView = cov.perView;
-    const showHex = scale >= 13.5;
-    for (let off = z0; off < z1; off++) {
-      const c = cov.count[off - z0], b = byteAt(r, off);
-      const cls = ["pti-byte", b == null ? "pti-unknown" : "", c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0",
-        hit(off, off + 1) ? "pti-flash" : ""].filter(Boolean).join(" ");
-      const x = sx + (off - z0) * scale;
-      parts.push(`<rect class="${cls}" data-region="${esc(r.id)}" data-off="${off}" x="${x.toFixed(2)}" y="${y}" ` +
-        `width="${Math.max(0.5, scale - (scale > 4 ? 1 : 0)).toFixed(2)}" height="22"` +
-        `${b == null ? ` fill="url(#${frame.ids.unk})"` : ""}${hit(off, off + 1) ? tickAttr : ""}/>`);
-      if (showHex && b != null) {
-        parts.push(`<text class="pti-hex" data-region="${esc(r.id)}" data-off="${off}" x="${(x + scale / 2).toFixed(2)}" ` +
-          `y="${y + 15}" text-anchor="middle">${b.toString(16).padStart(2, "0")}</text>`);
-      }
+  return parts.join("");
+}
+
+/** Zoomed in: the whole buffer, the drawn footprints, and where the zoom window is. */
+function minimapSvg(g) {
+  const { r, sx, sw, z0, z1, span, drawn } = g;
+  if (!(z0 > 0 || z1 < r.nbytes)) return "";
+  const s = sw / Math.max(1, r.nbytes), y = g.y, parts = [];
+  parts.push(`<g class="pti-minimap" data-region="${esc(r.id)}"><rect class="pti-mm-bg" x="${sx}" y="${y}" width="${sw}" height="8"/>`);
+  drawn.forEach((v) => parts.push(`<rect x="${(sx + v.footprint[0] * s).toFixed(1)}" y="${y + 2}" ` +
+    `width="${Math.max(1, (v.footprint[1] - v.footprint[0]) * s).toFixed(1)}" height="4" fill="${v.color}" opacity="0.7"/>`));
+  parts.push(`<rect class="pti-mm-win" x="${(sx + z0 * s).toFixed(1)}" y="${y - 1}" width="${Math.max(2, span * s).toFixed(1)}" height="10"/></g>`);
+  g.y += 14;
+  return parts.join("");
+}
+
+/** The byte axis and the strip above the lanes: each byte (hex) zoomed in, buckets of bytes otherwise. */
+function byteStrip(g) {
+  const { sx, sw, z0, z1, detail } = g;
+  const parts = [ticks(z0, z1, sx, sw, g.y + 9),
+    `<text class="pti-lbl pti-dim" x="${PAD}" y="${g.y + 9}">${detail ? "bytes (hex)" : "bytes (overview)"}</text>`];
+  g.y += 13;
+  g.perView = {};
+  parts.push(detail ? byteCells(g) : bucketStrip(g));
+  return parts.join("");
+}
+
+function byteCells(g) {
+  const { r, views, drawn, z0, z1, sx, scale, hit, tickAttr, frame } = g, y = g.y, parts = [];
+  const isDrawn = new Set(drawn);
+  const cov = coverage(views, (v) => isDrawn.has(v), z0, z1, frame.work);
+  g.perView = cov.perView;
+  const showHex = scale >= 13.5;
+  for (let off = z0; off < z1; off++) {
+    const c = cov.count[off - z0], b = byteAt(r, off);
+    const cls = ["pti-byte", b == null ? "pti-unknown" : "", c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0",
+      hit(off, off + 1) ? "pti-flash" : ""].filter(Boolean).join(" ");
+    const x = sx + (off - z0) * scale;
+    parts.push(`<rect class="${cls}" data-region="${esc(r.id)}" data-off="${off}" x="${x.toFixed(2)}" y="${y}" ` +
+      `width="${Math.max(0.5, scale - (scale > 4 ? 1 : 0)).toFixed(2)}" height="22"` +
+      `${b == null ? ` fill="url(#${frame.ids.unk})"` : ""}${hit(off, off + 1) ? tickAttr : ""}/>`);
+    if (showHex && b != null) {
+      parts.push(`<text class="pti-hex" data-region="${esc(r.id)}" data-off="${off}" x="${(x + scale / 2).toFixed(2)}" ` +
+        `y="${y + 15}" text-anchor="middle">${b.toString(16).padStart(2, "0")}</text>`);
     }
-    y += 26;
-  } else {
-    const nb = Math.max(1, Math.min(LIMITS.buckets, span));
-    const bw = sw / nb;
-    bucketCounts(views, z0, span, nb).forEach(([a, b, c], k2) => {
-      parts.push(`<rect class="pti-bucket ${c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0"}${hit(a, b) ? " pti-flash" : ""}" ` +
-        `data-region="${esc(r.id)}" data-off="${a}" data-end="${b}" x="${(sx + k2 * bw).toFixed(2)}" y="${y}" ` +
-        `width="${Math.max(0.5, bw).toFixed(2)}" height="16"${hit(a, b) ? tickAttr : ""}/>`);
-    });
-    y += 20;
   }
-  // one lane per view; with the order path on, each lane has a row of indices above and the path below
+  g.y += 26;
+  return parts.join("");
+}
+
+function bucketStrip(g) {
+  const { r, views, z0, span, sx, sw, hit, tickAttr } = g, y = g.y, parts = [];
+  const nb = Math.max(1, Math.min(LIMITS.buckets, span));
+  const bw = sw / nb;
+  bucketCounts(views, z0, span, nb).forEach(([a, b, c], k2) => {
+    parts.push(`<rect class="pti-bucket ${c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0"}${hit(a, b) ? " pti-flash" : ""}" ` +
+      `data-region="${esc(r.id)}" data-off="${a}" data-end="${b}" x="${(sx + k2 * bw).toFixed(2)}" y="${y}" ` +
+      `width="${Math.max(0.5, bw).toFixed(2)}" height="16"${hit(a, b) ? tickAttr : ""}/>`);
+  });
+  g.y += 20;
+  return parts.join("");
+}
+
+/** One lane per drawn view (with the order path on, a row of indices above and the path below), then
+ * what was left out: lanes past the limit, pairs the model did not list. */
+function regionLanes(g) {
+  const { state, r, ui, views, drawn, detail, frame, width } = g, parts = [];
   const order = detail && orderShown(ui, r);
   const laneH = LANE_H + (order ? ORDER_ROW + ORDER_BELOW : 0);
   for (const v of drawn) {
-    parts.push(laneSvg(state, r, v, { z0, z1, sx, sw, y: y + (order ? ORDER_ROW : 0), detail, order, scale,
-      els: perView[v.id], flash: frame.changedViews.has(v.id), hit, tickAttr }, frame));
-    y += laneH;
+    parts.push(laneSvg(state, r, v, { z0: g.z0, z1: g.z1, sx: g.sx, sw: g.sw, y: g.y + (order ? ORDER_ROW : 0), detail,
+      order, scale: g.scale, els: g.perView[v.id], flash: frame.changedViews.has(v.id), hit: g.hit, tickAttr: g.tickAttr },
+    frame));
+    g.y += laneH;
   }
   if (order) frame.ordered = true;
   if (drawn.length < views.length) {
     const more = views.length - drawn.length;
-    parts.push(`<text class="pti-dim pti-more" x="${PAD}" y="${y + 12}">and ${more} more view${more === 1 ? "" : "s"} ` +
+    parts.push(`<text class="pti-dim pti-more" x="${PAD}" y="${g.y + 12}">and ${more} more view${more === 1 ? "" : "s"} ` +
       `of this buffer, not drawn (more than ${LIMITS.lanes} lanes in one picture); hovering a byte still lists them</text>`);
-    y += 20;
+    g.y += 20;
   }
   if (r.overlaps_note) {
     // the model lists only some of the overlapping pairs (see widgets/_pairs.py): say which
-    parts.push(`<text class="pti-dim pti-pairs" x="${PAD}" y="${y + 12}">` +
+    parts.push(`<text class="pti-dim pti-pairs" x="${PAD}" y="${g.y + 12}">` +
       `${esc(clip(r.overlaps_note, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
-    y += 20;
+    g.y += 20;
   }
-  if (tableShown(ui, r)) {
-    const [svg, next] = tableSvg(state, r, views, y + 4, width, frame);
-    parts.push(svg);
-    y = next;
-  }
-  parts.push(`</g>`);
-  return [parts.join(""), y + 10];
+  return parts.join("");
 }
 
 // ------------------------------------------------------------------ mapped files
