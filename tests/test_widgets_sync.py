@@ -32,7 +32,9 @@ def test_a_write_changes_bytes_the_views_that_read_them_and_names_the_writer():
     assert ch["tick"] == 7 and ch["generation"] == 2
     assert ch["regions"] == {rid: [[12, 16]]}                       # element 3, 3 -> -1: all four bytes
     assert ch["views"] == ["v0", "v2"]                               # base and odds read them; evens does not
-    assert ch["writers"][rid] == "pytensor wrote here, through odds (write counter 0 \u2192 1)"
+    before, after = old["regions"][0]["version"], new["regions"][0]["version"]
+    assert after == before + 1
+    assert ch["writers"][rid] == f"pytensor wrote here, through odds (write counter {before} \u2192 {after})"
     assert Y.changes(new, blob, new, blob, 8, lambda r, s: None) is None
 
 
