@@ -232,7 +232,7 @@ def _dense(shape, bstrides, itemsize):
     return exact and hits == 1 and touched == hi - lo
 
 
-_COSTLY = object()       # shared_bytes(count=False): the rules do not settle it, counting would
+COSTLY = object()       # shared_bytes(count=False): the rules do not settle it, counting would
 
 
 def shared_bytes(a, b, count=True):
@@ -241,7 +241,7 @@ def shared_bytes(a, b, count=True):
     ``a`` and ``b`` are view dicts (``shape``, ``bstrides``, ``itemsize``,
     ``byte_offset``, ``footprint``, ``touched_bytes``) in the same region.
     With ``count=False`` it answers only what layout rules settle and returns
-    ``_COSTLY`` where it would walk the elements.
+    ``COSTLY`` where it would walk the elements.
     """
     lo = max(a["footprint"][0], b["footprint"][0])
     hi = min(a["footprint"][1], b["footprint"][1])
@@ -257,7 +257,7 @@ def shared_bytes(a, b, count=True):
     if max(a["numel"], b["numel"]) > EXACT_LIMIT or hi - lo > MASK_LIMIT:
         return None
     if not count:
-        return _COSTLY
+        return COSTLY
     import numpy as np
     masks = []
     for v in (a, b):

@@ -17,7 +17,8 @@ from ._lineage import MAX_STEPS
 from ._pairs import Work
 from ._schema import HOST
 
-__all__ = ["resolve", "read_memory"]
+__all__ = ["resolve", "read_memory", "tensor_base", "is_pytensor", "buffer_array", "exporter", "owner_of",
+           "plain_array"]
 
 def read_memory(addr, n):
     """``n`` bytes at ``addr``. The caller guarantees the memory is alive (a live owner spans it)."""
@@ -30,18 +31,18 @@ def read_memory(addr, n):
 _NP_NAMES = {"b1": "bool"}
 
 
-def _is_pytensor(obj):
+def is_pytensor(obj):
     pt = sys.modules.get("pytensor")
     return pt is not None and isinstance(obj, pt.Tensor)
 
 
-def _tensor_base(obj):
+def tensor_base(obj):
     """The class whose own methods read ``obj``'s layout: pytensor's Tensor, or
     torch's C tensor base for torch tensors (a subclass may override
     ``untyped_storage``, ``stride`` or ``shape`` and describe memory it does
     not hold, and the snapshot reads the bytes it is told about). None for
     anything else, however tensor-like it looks."""
-    if _is_pytensor(obj):
+    if is_pytensor(obj):
         return sys.modules["pytensor"].Tensor
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, torch.Tensor):
@@ -72,7 +73,7 @@ def resolve(obj, holds=None, work=None):
         holds = []
     if work is None:
         work = Work()
-    if _tensor_base(obj) is not None:
+    if tensor_base(obj) is not None:
         return _resolve_tensor(obj, work)
     np = sys.modules.get("numpy")
     if np is None:
@@ -80,17 +81,17 @@ def resolve(obj, holds=None, work=None):
     if isinstance(obj, np.ndarray):
         return _resolve_ndarray(obj, "ndarray", holds, work=work)
     try:
-        arr = _buffer_array(obj)
+        arr = buffer_array(obj)
     except (TypeError, ValueError, BufferError) as e:
         raise TypeError(f"the inspector draws pytensor tensors, NumPy arrays and buffer objects "
                         f"(bytes, bytearray, memoryview, array.array, mmap), not {type(obj).__name__}: {e}") from None
     holds.append(arr)
-    d = _resolve_ndarray(arr, "buffer", holds, owner=_exporter(obj), work=work)
+    d = _resolve_ndarray(arr, "buffer", holds, owner=exporter(obj), work=work)
     d["type"] = type(obj).__name__
     return d
 
 
-def _buffer_array(obj):
+def buffer_array(obj):
     import numpy as np
     if isinstance(obj, memoryview) or type(obj).__name__ == "array":
         return np.asarray(memoryview(obj))
@@ -103,7 +104,7 @@ def _dtype_name(dt):
 
 
 def _resolve_tensor(t, work):
-    base = _tensor_base(t)
+    base = tensor_base(t)
     st = base.untyped_storage(t)
     dt = base.dtype.__get__(t)
     isz = int(base.element_size(t))
@@ -116,7 +117,7 @@ def _resolve_tensor(t, work):
     readonly = bool(st.is_readonly()) if hasattr(st, "is_readonly") else False
     src = {
         # pytensor storages are stable objects; torch makes a new wrapper per call, so use the address
-        "key": f"storage:{dev}:{s_addr:x}:{int(st.nbytes()):x}:{id(st) if _is_pytensor(t) else 0:x}",
+        "key": f"storage:{dev}:{s_addr:x}:{int(st.nbytes()):x}:{id(st) if is_pytensor(t) else 0:x}",
         "kind": "storage",
         "provenance": prov or ("torch" if type(t).__module__.startswith("torch") else "foreign"),
         "label": getattr(st, "label", "") or "",
@@ -130,7 +131,7 @@ def _resolve_tensor(t, work):
     # read before build() reads any preview bytes, so the picture shows what the program pulled in
     src["file"] = file_info(st, s_addr, s_addr + nbytes, work)
     # how it was made: its provenance node (a tuple holding no tensor; see pytensor/_provenance.py)
-    lineage_src = {"node": sys.modules["pytensor"]._provenance.node(t), "id": id(t)} if _is_pytensor(t) else None
+    lineage_src = {"node": sys.modules["pytensor"]._provenance.node(t), "id": id(t)} if is_pytensor(t) else None
     return {
         "lineage_src": lineage_src,
         "kind": "tensor",
@@ -151,7 +152,7 @@ def _resolve_tensor(t, work):
     }
 
 
-def _plain(arr):
+def plain_array(arr):
     """``arr`` as a plain ndarray over the same memory: an ndarray subclass may override
     ``__array_interface__``, ``shape`` or ``strides`` and describe memory it does not hold, so
     every layout fact is read through NumPy's own getters."""
@@ -164,7 +165,7 @@ def _nd_base(arr):
     return np.ndarray.base.__get__(arr)
 
 
-def _owner_of(arr):
+def owner_of(arr):
     """Walk ``arr.base`` to the first object that is not an ndarray: ``(root_array, owner or None)``.
 
     Steps through NumPy's stride-trick holders (objects with an
@@ -177,14 +178,14 @@ def _owner_of(arr):
         if isinstance(owner, np.ndarray):
             root, owner = owner, _nd_base(owner)
         elif hasattr(owner, "__array_interface__") and isinstance(getattr(owner, "base", None), np.ndarray) \
-                and not _is_pytensor(owner):
+                and not is_pytensor(owner):
             root, owner = owner.base, owner.base.base
         else:
             break
-    return root, _exporter(owner)
+    return root, exporter(owner)
 
 
-def _exporter(obj):
+def exporter(obj):
     """The object behind a memoryview (``mv.obj``), repeatedly; ``obj`` itself otherwise."""
     while isinstance(obj, memoryview) and obj.obj is not None:
         obj = obj.obj
@@ -193,8 +194,8 @@ def _exporter(obj):
 
 def _resolve_ndarray(arr, kind, holds, owner=None, work=None):
     given = arr
-    named_root, base_owner = _owner_of(arr)
-    arr, root = _plain(arr), _plain(named_root)
+    named_root, base_owner = owner_of(arr)
+    arr, root = plain_array(arr), plain_array(named_root)
     ai = arr.__array_interface__
     addr0 = int(ai["data"][0])
     readonly = bool(ai["data"][1])
@@ -204,12 +205,12 @@ def _resolve_ndarray(arr, kind, holds, owner=None, work=None):
     if owner is None:
         owner = base_owner
     src = None
-    if owner is not None and _is_pytensor(owner):
+    if owner is not None and is_pytensor(owner):
         inner = _resolve_tensor(owner, work)
         src, lo, hi = inner["source"], inner["span_lo"], inner["span_hi"]
     elif owner is not None:
         try:
-            ob = _buffer_array(owner) if not hasattr(owner, "__array_interface__") else None
+            ob = buffer_array(owner) if not hasattr(owner, "__array_interface__") else None
         except (TypeError, ValueError, BufferError):
             ob = None
         if ob is not None:
@@ -270,7 +271,7 @@ def _nd_lineage_src(arr):
     steps, obj = [], arr
     while obj is not None and len(steps) < MAX_STEPS:
         if not isinstance(obj, np.ndarray):
-            obj = _exporter(obj)          # a memoryview's own exporter: the bytearray, the mmap
+            obj = exporter(obj)          # a memoryview's own exporter: the bytearray, the mmap
             steps.append((id(obj), None, _type_text(obj)))
             break
         steps.append((id(obj), tuple(int(n) for n in np.ndarray.shape.__get__(obj)), "ndarray"))

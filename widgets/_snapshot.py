@@ -42,7 +42,7 @@ from ._accounting import account_bytes
 from ._badges import badges as _badges
 from ._badges import lifetime_badges as _lifetime_badges
 from ._files import in_region
-from ._geometry import _COSTLY, elements_in_window, footprint, idiom_tags, layout_stats, shared_bytes
+from ._geometry import COSTLY, elements_in_window, footprint, idiom_tags, layout_stats, shared_bytes
 from ._lineage import lineages as _lineages
 from ._objects import read_memory, resolve
 from ._pairs import MAX_PAIRS, Work, listed_prefix, meeting_pairs
@@ -239,7 +239,7 @@ def _shared(a, b, work):
         return (tuple(v["shape"]), tuple(v["bstrides"]), v["itemsize"], v["byte_offset"], tuple(v["footprint"]),
                 v["touched_bytes"], v["dense"], v["numel"])
     n = shared_bytes(a, b, count=False)
-    if n is not _COSTLY:
+    if n is not COSTLY:
         return n
     lo, hi = max(a["footprint"][0], b["footprint"][0]), min(a["footprint"][1], b["footprint"][1])
     if not work.may_count(a["numel"] * a["itemsize"] + b["numel"] * b["itemsize"] + 2 * (hi - lo)):
