@@ -16,7 +16,6 @@ from ._files import file_info
 from ._geometry import footprint
 from ._lifetime import Watch, owners, span_of
 from ._objects import resolve
-from ._sync import through
 
 __all__ = ["Tracker"]
 
@@ -199,16 +198,10 @@ class Tracker:
                             note=f"temporary: the view object is gone, its bytes are alive in {name}")
         return None
 
-    def written_through(self, prov, region, since):
-        """The tensor the last write into ``region`` went through (see ``_sync.through``), or None;
-        ``prov`` is pytensor's write record (``_sync.provenance()``).
-
-        ``since`` is the region's summed write counter in the previous picture; with one
-        storage it is that storage's own counter, with several it cannot be split, so only a
-        region of one pytensor storage is attributed.
-        """
-        if prov is None:
-            return None
+    def writers_of(self, region):
+        """``(alive, storage)`` for a region: its live inspected objects (``{id: (object, name)}``) and the one
+        pytensor storage its bytes belong to, or None when there are none or several (a region's summed
+        write counter cannot be split among several storages). What ``_sync.through`` asks for."""
         vids = set(region["views"])
         alive, storages = {}, {}
         for e in self.entries:
@@ -221,7 +214,4 @@ class Tracker:
                 o = w.get()
                 if o is not None and hasattr(o, "version") and hasattr(o, "refcount"):
                     storages[id(o)] = o
-        if len(storages) != 1:
-            return None
-        return through(prov, next(iter(storages.values())), alive, since)
-
+        return alive, (next(iter(storages.values())) if len(storages) == 1 else None)

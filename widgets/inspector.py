@@ -246,7 +246,12 @@ class Inspector(_Base):
         self._tracker.dirty = False
 
     def _written_through(self, region, since):
-        return self._tracker.written_through(_provenance(), region, since)
+        """The tensor the last write into ``region`` went through (``_sync.through``), or None."""
+        prov = _provenance()
+        if prov is None:
+            return None
+        alive, storage = self._tracker.writers_of(region)
+        return _sync.through(prov, storage, alive, since) if storage is not None else None
 
     # ---------------------------------------------------------------- front-end messages
     def _on_custom_msg(self, _widget, content, _buffers):
