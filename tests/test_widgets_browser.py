@@ -348,7 +348,7 @@ def test_tour_page_pictures_show_what_their_answers_say(page, tour_page, artifac
     t0 = time.monotonic()
     page.goto(path.as_uri())
     svgs = page.locator("svg.pti-svg")
-    expect(svgs).to_have_count(len(QUESTIONS), timeout=5_000)     # a hang (issue 14) never gets here
+    expect(svgs).to_have_count(len(QUESTIONS), timeout=5_000)     # a renderer that hangs never gets here
     rendered_s = time.monotonic() - t0
     figures = page.locator("section.pti-figure")
     expect(figures).to_have_count(len(QUESTIONS))

@@ -1,4 +1,4 @@
-"""The inspector answers "why do these share, and what did that cost?" (issue 19, items 3 and 4).
+"""The inspector answers "why do these share, and what did that cost?": who owns which bytes, and the teaching layouts.
 
 Three levels, like the rest of the inspector's tests:
 
