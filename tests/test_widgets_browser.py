@@ -474,7 +474,7 @@ def test_static_export_live_widget_and_text_agree_on_the_teaching_layouts(page, 
         lanes = fig.locator("g.pti-lane").evaluate_all(LANES_JS)
         assert [n for n, _ in lanes] == [v["name"] for v in snap["views"]], title
         assert len({r for _, r in lanes}) == len(snap["regions"]), title
-        got = fig.locator("g.pti-lane").evaluate_all(CELLS_JS)
+        got = fig.locator("g.pti-lane").evaluate_all(LANE_CELLS_JS)
         assert {(n, s): (i, h) for n, s, i, h in got} == drawn, title
         assert len(got) == len(drawn), title
         # the text's bars, character by character, against the cells the page drew
@@ -484,7 +484,7 @@ def test_static_export_live_widget_and_text_agree_on_the_teaching_layouts(page, 
         live = page.context.new_page()
         live.goto(live_path.as_uri())
         live.wait_for_selector("svg.pti-svg")
-        live_got = live.locator("g.pti-lane").evaluate_all(CELLS_JS)
+        live_got = live.locator("g.pti-lane").evaluate_all(LANE_CELLS_JS)
         assert sorted(map(tuple, live_got)) == sorted(map(tuple, got)), title
         assert live.locator("g.pti-lane").evaluate_all(LANES_JS) == lanes, title
         live.close()
@@ -493,7 +493,7 @@ def test_static_export_live_widget_and_text_agree_on_the_teaching_layouts(page, 
     assert not page.errors, page.errors
 
 
-CELLS_JS = """(ls) => ls.flatMap((l) => [...l.querySelectorAll('.pti-el')].map((e) =>
+LANE_CELLS_JS = """(ls) => ls.flatMap((l) => [...l.querySelectorAll('.pti-el')].map((e) =>
   [l.dataset.name, +e.dataset.start, e.dataset.index, +e.dataset.hits]))"""
 
 
