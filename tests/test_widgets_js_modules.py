@@ -88,6 +88,15 @@ def test_no_two_modules_define_the_same_top_level_name():
     assert len(seen) > 90
 
 
+def test_modules_import_only_modules_before_them():
+    """The way through has no returns: geometry and values first, the page (dom) and anywidget (entry) last."""
+    for k, name in enumerate(B.MODULES):
+        deps = re.findall(r'from\s*"\./([a-z_]+)\.mjs"', B.module_text(name))
+        late = [d for d in deps if d not in B.MODULES[:k]]
+        assert not late, f"{name}.mjs imports {late}, which are not before it"
+    assert re.findall(r'from\s*"\./([a-z_]+)\.mjs"', B.module_text("entry")) == ["state", "dom"]
+
+
 def test_drawing_modules_do_not_touch_the_page():
     # the check sees a use of the page, and not the word in prose or in a string
     assert page_uses("const w = window.innerWidth; if (typeof document === 'x') f();") == \

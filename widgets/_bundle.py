@@ -20,8 +20,9 @@ __all__ = ["MODULES", "DRAWING", "bundle", "module_text"]
 
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "js"
-# by job, in the order they are joined
-MODULES = ("geometry", "values", "state", "describe", "region", "lane", "order", "table", "picture", "dom", "entry")
+# by job, in the order they are joined: each imports only modules before it
+MODULES = ("geometry", "values", "state", "describe", "marks", "order", "lane", "table", "region", "picture", "dom",
+           "entry")
 # modules that draw: strings in, strings out; they never touch the page (document, window)
 DRAWING = MODULES[:MODULES.index("dom")]
 # an import of a sibling module: `import { a, b } from "./x.mjs";`, possibly over several lines

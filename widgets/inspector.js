@@ -1,4 +1,4 @@
-// Built by widgets/_bundle.py from widgets/js/{geometry,values,state,describe,region,lane,order,table,picture,dom,entry}.mjs:
+// Built by widgets/_bundle.py from widgets/js/{geometry,values,state,describe,marks,order,lane,table,region,picture,dom,entry}.mjs:
 // edit those, then run `python widgets/_bundle.py`.
 
 // ---- geometry.mjs
@@ -18,7 +18,6 @@
 // that yield nothing, so work proportional to the answer is not enough.
 //
 // geometry: layout arithmetic in bytes (footprints, the elements in a byte window) and the frame's limits.
-
 export const LIMITS = {
   detailBytes: 512, laneElems: 4096, hoverReaders: 32, buckets: 240,
   walkBudget: 250000,      // index nodes one elementsInWindow call may visit
@@ -30,8 +29,11 @@ export const LIMITS = {
   tableRows: 64,           // rows of one buffer's ownership table; the rest are counted in one line
   tablePartners: 6,        // names in one "shared with" cell before "and n more"
 };
+
 export const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
+
 export const W_DEFAULT = 980, LABEL_W = 210, PAD = 10, CHAR_W = 6.2;
+
 // With the order path on, a lane gains a row of indices above its cells and room for the path below.
 export const LANE_H = 32, ORDER_ROW = 10, ORDER_BELOW = 16, IDX_CHAR_W = 5.2, ROW_H = 16;
 
@@ -51,6 +53,7 @@ export function floorDiv(a, b) {
   else if (b > 0 ? r >= b : r <= b) q += 1;
   return q;
 }
+
 export const ceilDiv = (a, b) => -floorDiv(-a, b);
 
 /** Half-open byte range [lo, hi) a view can touch; `base` is element 0's byte offset. */
@@ -122,16 +125,34 @@ export function elementsInWindow(shape, bstrides, itemsize, base, lo, hi, limit 
   return out;
 }
 
+/** Flat row-major position of an index, to tell consecutive indices from a walk that left the window. */
+export function flatIndex(shape, index) {
+  let f = 0;
+  for (let d = 0; d < shape.length; d++) f = f * shape[d] + index[d];
+  return f;
+}
+
+/**
+ * The order a view walks its cells, under the lane: one arc per step between cells with an
+ * arrowhead at its lowest point pointing the way the walk goes (so a flipped view's arrows point
+ * left, and a transpose's long arcs jump back), a loop marker with "×n" on each cell read by n
+ * indices, and a dashed arc where the walk leaves the visible window and comes back. `els` come
+ * in row-major index order (elementsInWindow's walk); equal steps are drawn once. Each step costs
+ * one cell of the frame's drawing budget.
+ */
+
 // ---- values.mjs
 // values: decoding element values from preview bytes, and how numbers and indices are written.
 // ------------------------------------------------------------------ values
 const F32 = new DataView(new ArrayBuffer(4));
+
 function half(bits) {
   const s = bits & 0x8000 ? -1 : 1, e = (bits >> 10) & 0x1f, f = bits & 0x3ff;
   if (e === 0) return s * f * 2 ** -24;
   if (e === 31) return f ? NaN : s * Infinity;
   return s * (1 + f / 1024) * 2 ** (e - 15);
 }
+
 function bf16(bits) { F32.setUint32(0, bits << 16); return F32.getFloat32(0); }
 
 export function fmtNumber(x) {
@@ -168,6 +189,7 @@ export function decode(bytes, pos, dtype, endian = "<") {
     default: return null;
   }
 }
+
 function cplx(re, im) { return `${fmtNumber(re)}${im < 0 || Object.is(im, -0) ? "-" : "+"}${fmtNumber(Math.abs(im))}j`; }
 
 // "1.2300e+6" -> "1.23e6": the short spelling of one toPrecision/toExponential result.
@@ -311,6 +333,7 @@ export function fmtBytes(n) {
 }
 
 const TICK_UNITS = [["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]];
+
 const distinctNeighbours = (labels) => labels.every((l, k) => k === 0 || l !== labels[k - 1]);
 
 /**
@@ -345,12 +368,13 @@ export function visibleRange(region, ui = {}) {
 }
 
 export function shapeText(v) { return `${v.dtype}[${v.shape.join(", ")}]`; }
+
 export const isTemporary = (v) => v.status === "temporary";
 
 /** Whether a region shows its logical-order path (detail mode only) and its ownership table. */
 export const orderShown = (ui, r) => !(ui.order && ui.order[r.id] === false);
-export const tableShown = (ui, r) => (ui.table && r.id in ui.table ? ui.table[r.id] : ui.tableDefault !== false);
 
+export const tableShown = (ui, r) => (ui.table && r.id in ui.table ? ui.table[r.id] : ui.tableDefault !== false);
 
 // ------------------------------------------------------------------ lineage and origin
 /** "← grid ← base": the views this one was made from, nearest first, by name where they have one. */
@@ -364,7 +388,6 @@ export const isCopied = (v) => !!(v.origin && v.origin.shared === false);
 
 /** The table's "made by" cell: each step's expression, this view's first. */
 export const madeBy = (v) => (v.lineage && v.lineage.length ? v.lineage.map((s) => s.expr).join(" \u2190 ") : "\u2014");
-
 
 export function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
 
@@ -512,15 +535,373 @@ export function tipForView(d) {
     (ov ? `<div>overlaps:</div><ul>${ov}</ul>` : "");
 }
 
-// ---- region.mjs
-// region: one buffer's picture: header, badges, byte strip or overview, mapped-file strip, its lanes.
-
+// ---- marks.mjs
+// marks: the small drawn pieces that regions, lanes and the order path share (padlock, tints, budget note).
 // ------------------------------------------------------------------ SVG drawing
 // A padlock drawn in SVG (emoji fonts are missing on many machines).
 export function lockSvg(x, y) {
   return `<g class="pti-lock" transform="translate(${x},${y})"><path d="M2.5 5 V3.5 a2.5 2.5 0 0 1 5 0 V5" />` +
     `<rect x="1" y="5" width="8" height="6.5" rx="1"/></g>`;
 }
+
+/** Element cells are opaque tints of the view's colour, so their text reads the same on any theme. */
+export function tint(hex, a = 0.55) {
+  const c = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return "#" + c.map((x) => Math.round(x * a + 255 * (1 - a)).toString(16).padStart(2, "0")).join("");
+}
+
+export const SPENT = "this picture's work budget is spent";
+
+// ---- order.mjs
+// order: the logical-order path under a lane zoomed to bytes (indices above, arcs below).
+
+export function orderSvg(v, els, cells, yb, cellW, frame) {
+  const steps = new Map(), starts = [];
+  let prev = null, prevFlat = 0;
+  for (const e of els) {
+    const flat = flatIndex(v.shape, e.index);
+    if (prev !== null && e.start !== prev) {
+      const gap = flat !== prevFlat + 1, key = `${prev}>${e.start}${gap ? "~" : ""}`;
+      if (!steps.has(key)) steps.set(key, { from: prev, to: e.start, gap });
+    }
+    if (e.start !== prev) starts.push(e.start);
+    prev = e.start;
+    prevFlat = flat;
+  }
+  const loops = [...cells.entries()].filter(([, c]) => c.n > 1);
+  if (steps.size + loops.length > frame.work.cells) {
+    return `<g class="pti-order-skipped" data-view="${esc(v.id)}"><title>order path not drawn: this picture's drawing budget is spent</title></g>`;
+  }
+  frame.work.cells -= steps.size + loops.length;
+  // Steps of one kind share one <path> (subpaths), and so do their arrowheads: a lane of a few
+  // hundred elements stays a handful of nodes for the browser to lay out.
+  const d = { fwd: [], back: [], fwdGap: [], backGap: [], fwdArrow: [], backArrow: [] };
+  for (const st of steps.values()) {
+    const x0 = cells.get(st.from).cx, x1 = cells.get(st.to).cx, dx = x1 - x0, mx = (x0 + x1) / 2;
+    // Arcs deepen with the length of the jump in cells (logarithmically, to fit under the lane), so a
+    // transpose's short forward jumps and long jumps back part into two families.
+    const depth = Math.min(ORDER_BELOW - 1, 3 + 4 * Math.log2(1 + Math.abs(dx) / cellW));
+    const kind = st.to < st.from ? "back" : "fwd";     // a step back in memory is drawn in the warning colour
+    d[kind + (st.gap ? "Gap" : "")].push(`M${x0.toFixed(1)} ${yb}Q${mx.toFixed(1)} ${(yb + 2 * depth).toFixed(1)} ${x1.toFixed(1)} ${yb}`);
+    if (Math.abs(dx) >= 6) {
+      const dir = Math.sign(dx), ya = yb + depth, h = 2.6;
+      d[kind + "Arrow"].push(`M${(mx + dir * h).toFixed(1)} ${ya.toFixed(1)}L${(mx - dir * h).toFixed(1)} ${(ya - h).toFixed(1)}` +
+        `L${(mx - dir * h).toFixed(1)} ${(ya + h).toFixed(1)}Z`);
+    }
+  }
+  const parts = [`<g class="pti-order" data-view="${esc(v.id)}" data-starts="${starts.join(",")}">`];
+  const path = (cls, list) => (list.length ? `<path class="${cls}" d="${list.join("")}"/>` : "");
+  parts.push(path("pti-step", d.fwd), path("pti-step pti-step-back", d.back), path("pti-step pti-step-gap", d.fwdGap),
+    path("pti-step pti-step-back pti-step-gap", d.backGap), path("pti-step-arrow", d.fwdArrow),
+    path("pti-step-arrow pti-step-back", d.backArrow));
+  for (const [start, c] of loops) {
+    const cy = yb + 4.5, n = `\u00d7${abbreviate(String(c.n), 5)}`;
+    const showN = c.w >= n.length * IDX_CHAR_W + 14;
+    parts.push(`<g class="pti-loop" data-start="${start}"><circle cx="${c.cx.toFixed(1)}" cy="${cy}" r="3.5"/>` +
+      (showN ? `<text x="${(c.cx + 6).toFixed(1)}" y="${yb + 9}">${n}</text>` : "") + `</g>`);
+  }
+  parts.push(`</g>`);
+  return parts.join("");
+}
+
+/** A lane in overview mode: runs of touched bytes when they are few, else the footprint shaded by density. */
+export function summaryLane(v, o, x, frame) {
+  const { z0, z1, y } = o;
+  const a = Math.max(z0, v.footprint[0]), b = Math.min(z1, v.footprint[1]);
+  const color = v.color || PALETTE[0];
+  if (!(b > a) || !v.numel) return { svg: "" };
+  if (v.dense) {
+    return { svg: `<rect class="pti-run" x="${x(a).toFixed(2)}" y="${y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" height="18" fill="${color}"/>` };
+  }
+  const work = frame.work;
+  if (work.left <= 0) return { svg: overviewRun(v, o, x, a, b, SPENT), overview: true };
+  const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.byte_offset, a, b, LIMITS.laneElems, Math.min(LIMITS.walkBudget, work.left));
+  work.left -= els.visited;
+  if (els.outOfBudget) return { svg: overviewRun(v, o, x, a, b, "too many index combinations to search at this zoom"), overview: true };
+  if (els.truncated) return { svg: overviewRun(v, o, x, a, b, "too many elements to draw at this zoom"), overview: true };
+  // merge elements into pixel runs
+  const runs = [];
+  els.sort((p, q) => p.start - q.start);
+  for (const e of els) {
+    const p0 = x(e.start), p1 = Math.max(x(e.start + v.itemsize), p0 + 1);
+    const last = runs[runs.length - 1];
+    if (last && p0 <= last[1] + 0.5) last[1] = Math.max(last[1], p1); else runs.push([p0, p1]);
+  }
+  if (runs.length > work.cells) return { svg: overviewRun(v, o, x, a, b, "this picture's drawing budget is spent"), overview: true };
+  work.cells -= runs.length;
+  return { svg: runs.map(([p0, p1]) => `<rect class="pti-run" x="${p0.toFixed(2)}" y="${y + 5}" width="${(p1 - p0).toFixed(2)}" height="18" fill="${color}"/>`).join("") };
+}
+
+/** The footprint between bytes a and b, shaded by how much of it the view touches; its title says it is not exact. */
+export function overviewRun(v, o, x, a, b, why) {
+  const fp = Math.max(1, v.footprint[1] - v.footprint[0]);
+  const known = v.touched_bytes != null;
+  const density = known ? Math.min(1, v.touched_bytes / fp) : 0.5;
+  const share = known ? `${(density * 100).toFixed(0)}% of the footprint is touched` : "touched bytes unknown";
+  return `<rect class="pti-run pti-sparse" x="${x(a).toFixed(2)}" y="${o.y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" ` +
+    `height="18" fill="${v.color || PALETTE[0]}" opacity="${(0.25 + 0.75 * density).toFixed(2)}"><title>overview, not exact ` +
+    `(${esc(why)}): ${share}; zoom in to see elements</title></rect>`;
+}
+
+// ---- lane.mjs
+// lane: one view's lane: label, footprint, overlaps, element cells or an overview run.
+
+export function laneSvg(state, r, v, o, frame) {
+  const { z0, z1, sx, y, detail, scale } = o;
+  const parts = [], temp = isTemporary(v), color = v.color || PALETTE[0];
+  const tags = (v.tags || []).join(" \u00b7 ");
+  const mark = v.max_hits > 1 ? ` \u27f2\u00d7${abbreviate(String(v.max_hits), 5)}` : v.self_overlap === null ? " \u27f2?" : "";
+  const name = clip(String(v.name), 14);
+  const copied = isCopied(v), chain = chainText(v);
+  const shapeRoom = Math.max(6, 32 - name.length - (temp ? 10 : 0) - (copied ? 7 : 0));
+  const title = `${v.name}: ${shapeText(v)}${temp ? ` (temporary${v.note ? `: ${v.note}` : ""})` : v.note ? ` (${v.note})` : ""}` +
+    (v.lineage_text ? `\n${v.lineage_text}` : "") + (v.origin && v.origin.text ? `\n${v.origin.text}` : "");
+  const line2 = [chain, tags].filter(Boolean).join(" \u00b7 ");
+  parts.push(`<g class="pti-label" data-view="${esc(v.id)}"><title>${esc(title)}</title>` +
+    `<rect class="pti-swatch${temp ? " pti-swatch-temp" : ""}" x="${PAD}" y="${y + 2}" width="6" height="22" fill="${color}"` +
+    `${temp ? ` stroke="${color}"` : ""}/>` +
+    `<text class="pti-name" x="${PAD + 10}" y="${y + 11}">${esc(name)}` +
+    `${temp ? ` <tspan class="pti-temp-tag">temporary</tspan>` : ""}` +
+    `${copied ? ` <tspan class="pti-copied-tag">copied</tspan>` : ""} ` +
+    `<tspan class="pti-dim">${esc(clip(shapeText(v), shapeRoom))}</tspan></text>` +
+    (v.readonly ? lockSvg(LABEL_W - 8, y + 1) : "") +
+    `<text class="pti-tags" x="${PAD + 10}" y="${y + 23}">${esc(clip(line2, 31 - mark.length))}` +
+    `<tspan class="pti-mark">${mark}</tspan></text></g>`);
+  const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
+  const [f0, f1] = v.footprint;
+  if (f1 > z0 && f0 < z1 && f1 > f0) {
+    parts.push(`<rect class="pti-fp" data-view="${esc(v.id)}" x="${x(f0).toFixed(2)}" y="${y + 2}" ` +
+      `width="${Math.max(1, x(f1) - x(f0)).toFixed(2)}" height="24" stroke="${color}"/>`);
+  }
+  // Hatching goes over the opaque cells (it would hide under them) and under their values.
+  const body = detail ? detailCells(r, v, o, frame, x) : summaryLane(v, o, x, frame);
+  parts.push(body.svg, overlapRects(state, v, frame, x, y, z0, z1), body.labels || "");
+  const cls = ["pti-lane", v.self_overlap ? "pti-selfovl" : "", v.in_bounds === false ? "pti-oob" : "",
+    temp ? "pti-temp" : "", copied ? "pti-copied" : "", body.overview ? "pti-overview" : "",
+    o.flash ? "pti-flash" : ""].filter(Boolean).join(" ");
+  return `<g class="${cls}" data-view="${esc(v.id)}" data-name="${esc(v.name)}" data-region="${esc(r.id)}"` +
+    `${o.flash ? o.tickAttr : ""}>` + parts.join("") + `</g>`;
+}
+
+/** Hatched stretches where this view's footprint meets another's; many neighbours merge into pixel runs. */
+function overlapRects(state, v, frame, x, y, z0, z1) {
+  const list = (frame.ovByView.get(v.id) || []).filter((ov) => ov.shared_bytes !== 0 && ov.hi > z0 && ov.lo < z1);
+  const fill = `fill="url(#${frame.ids.hatch})"`;
+  const other = (ov) => { const w = state.viewById[ov.a === v.id ? ov.b : ov.a]; return w ? w.name : "?"; };
+  const rect = (p0, p1, title) => `<rect class="pti-ovl" x="${p0.toFixed(2)}" y="${y + 2}" width="${Math.max(1, p1 - p0).toFixed(2)}" ` +
+    `height="24" ${fill}><title>${esc(title)}</title></rect>`;
+  if (list.length <= LIMITS.laneOverlaps) {
+    return list.map((ov) => rect(x(ov.lo), x(ov.hi), `overlaps ${other(ov)}: bytes [${ov.lo}, ${ov.hi})` +
+      `${ov.shared_bytes == null ? "" : `, ${ov.shared_bytes} B shared`}`)).join("");
+  }
+  const runs = [];
+  for (const ov of [...list].sort((p, q) => p.lo - q.lo)) {
+    const p0 = x(ov.lo), p1 = x(ov.hi), last = runs[runs.length - 1];
+    if (last && p0 <= last.p1 + 0.5) {
+      last.p1 = Math.max(last.p1, p1); last.hi = Math.max(last.hi, ov.hi); last.n += 1;
+      if (last.names.length < 4) last.names.push(other(ov));
+    } else runs.push({ p0, p1, lo: ov.lo, hi: ov.hi, n: 1, names: [other(ov)] });
+  }
+  return runs.map((u) => rect(u.p0, u.p1, `overlaps ${u.names.join(", ")}${u.n > u.names.length ?
+    ` and ${u.n - u.names.length} more` : ""}: bytes [${u.lo}, ${u.hi})`)).join("");
+}
+
+/**
+ * A lane's elements in detail mode: one cell per distinct start, its value abbreviated to fit.
+ * With the order path on, each cell also gets its indices above it and the lane the path that
+ * visits its cells in logical (row-major index) order.
+ */
+function detailCells(r, v, o, frame, x) {
+  const els = o.els;
+  const [f0, f1] = v.footprint;
+  const a = Math.max(o.z0, f0), b = Math.min(o.z1, f1);
+  if (typeof els === "string") return b > a && v.numel ? { svg: overviewRun(v, o, x, a, b, els), overview: true } : { svg: "" };
+  const byStart = new Map();
+  for (const e of els) { if (!byStart.has(e.start)) byStart.set(e.start, []); byStart.get(e.start).push(e.index); }
+  if (byStart.size > frame.work.cells) return { svg: overviewRun(v, o, x, a, b, "this picture's drawing budget is spent"), overview: true };
+  frame.work.cells -= byStart.size;
+  const parts = [], labels = [], y = o.y, fill = tint(v.color || PALETTE[0]), cells = new Map();
+  for (const [start, idxs] of byStart) {
+    const x0 = x(start), x1 = x(start + v.itemsize), w = Math.max(1, x1 - x0 - 1);
+    cells.set(start, { cx: x0 + w / 2 + 0.5, w, n: idxs.length });
+    const val = valueAt(r, v, start);
+    const multi = idxs.length > 1;
+    const flashed = o.hit(start, start + v.itemsize);
+    const ecls = ["pti-el", multi ? "pti-multi" : "", flashed ? "pti-flash" : ""].filter(Boolean).join(" ");
+    const index = idxs[0].join(",");
+    const all = idxs.slice(0, LIMITS.cellIndices).map((i) => i.join(",")).join(";") + (idxs.length > LIMITS.cellIndices ? ";\u2026" : "");
+    parts.push(`<rect class="${ecls}" data-view="${esc(v.id)}" data-index="${index}" data-start="${start}" ` +
+      `data-hits="${idxs.length}" data-indices="${all}" x="${(x0 + 0.5).toFixed(2)}" y="${y + 5}" width="${w.toFixed(2)}" height="18" ` +
+      `fill="${fill}"${flashed ? o.tickAttr : ""}/>`);
+    const label = val == null ? "" : cellLabel(val, idxs.length, Math.floor((w - 3) / CHAR_W));
+    if (label) {
+      labels.push(`<text class="pti-val" data-view="${esc(v.id)}" data-index="${index}" x="${(x0 + w / 2 + 0.5).toFixed(2)}" ` +
+        `y="${y + 18}" text-anchor="middle">${esc(label)}</text>`);
+    }
+    const itext = o.order ? indicesText(idxs, Math.floor((w - 2) / IDX_CHAR_W)) : "";
+    if (itext) {
+      labels.push(`<text class="pti-idx" data-view="${esc(v.id)}" data-index="${index}" x="${(x0 + w / 2 + 0.5).toFixed(2)}" ` +
+        `y="${y - 1}" text-anchor="middle">${esc(itext)}</text>`);
+    }
+  }
+  if (o.order) labels.push(orderSvg(v, els, cells, y + 23, Math.max(1, v.itemsize * o.scale), frame));
+  if (els.truncated) labels.push(`<text class="pti-dim" x="${o.sx + o.sw}" y="${y + 12}" text-anchor="end">\u2026</text>`);
+  return { svg: parts.join(""), labels: labels.join("") };
+}
+
+// ---- table.mjs
+// table: who owns what, one row per view, and the legend.
+
+// ------------------------------------------------------------------ who owns what
+const tuple = (xs) => (xs == null ? "\u2014" : `(${xs.join(", ")}${xs.length === 1 ? "," : ""})`);
+
+/** "base 16 B, grid 4 B, and 3 more": the views this one shares bytes with (the pairs in state.overlaps). */
+function partnersText(state, v, frame) {
+  const list = (frame.ovByView.get(v.id) || []).filter((o) => o.shared_bytes !== 0).map((o) => {
+    const w = state.viewById[o.a === v.id ? o.b : o.a];
+    return { name: w ? w.name : "?", bytes: o.shared_bytes };
+  });
+  if (!list.length) return "\u2014";
+  const shown = list.slice(0, LIMITS.tablePartners).map((p) => `${p.name} ${bytesOrUnknown(p.bytes)}`);
+  return shown.join(", ") + (list.length > LIMITS.tablePartners ? `, and ${list.length - LIMITS.tablePartners} more` : "");
+}
+
+// The table's columns: key (data-col), header, its hover text, a view's cell text, and the width in characters
+// a narrow picture may cut it to (0: never cut).
+const TABLE_COLS = [
+  ["view", "view", "the lane's name", (v) => v.name, 10],
+  ["shape", "shape", "", (v) => tuple(v.shape), 0],
+  ["dtype", "dtype", "", (v) => v.dtype, 0],
+  ["strides", "strides", "in elements: how far the next index moves", (v) => tuple(v.strides), 0],
+  ["bstrides", "in bytes", "strides in bytes", (v) => tuple(v.bstrides), 0],
+  ["storage_offset", "offset", "storage offset, in elements", (v) => String(v.storage_offset), 0],
+  ["byte_offset", "at byte", "where element 0 is, from the start of this buffer", (v) => String(v.byte_offset), 0],
+  ["touched", "touched", "distinct bytes the view reads", (v) => bytesOrUnknown(v.touched_bytes), 0],
+  ["exclusive", "alone", "bytes no other view in this picture reads", (v) => bytesOrUnknown(v.exclusive_bytes), 0],
+  ["shared", "shared", "bytes some other view in this picture reads too", (v) => bytesOrUnknown(v.shared_bytes), 0],
+  ["with", "shared with", "bytes in common with each other view", null, 12],
+  ["readonly", "read-only", "", (v) => (v.readonly ? "yes" : "no"), 0],
+  ["provenance", "provenance", "where the view's memory came from", (v) => v.provenance || "?", 10],
+  ["lineage", "made by", "the expressions that made this view, its own first", madeBy, 12],
+];
+
+// Columns a narrow picture leaves out, first to last: each is also in the lane's label or hover.
+const TABLE_DROP = ["lineage", "readonly", "bstrides", "byte_offset", "dtype", "storage_offset", "strides", "shape"];
+
+/** Widths in characters of columns `cols`: their longest text, the shrinkable ones cut to fit `room`. */
+function fitColumns(cols, cells, room) {
+  const widths = cols.map((c) => Math.max(TABLE_COLS[c][1].length, ...cells.map((row) => row[c].length)));
+  for (let over = widths.reduce((p, q) => p + q, 0) - room, k = cols.length - 1; over > 0 && k >= 0; k--) {
+    const min = TABLE_COLS[cols[k]][4];
+    if (!min || widths[k] <= min) continue;
+    const cut = Math.min(over, widths[k] - min);
+    widths[k] -= cut;
+    over -= cut;
+  }
+  return widths;
+}
+
+/**
+ * Who owns what, under a buffer's lanes: one row per view (name, layout, bytes touched, alone and
+ * shared, with whom, read-only, provenance) and the buffer's total, each byte counted once. Column
+ * widths follow their text; when the picture is too narrow, the columns that may shrink clip
+ * their text (the full text is in the cell's title), and a picture narrower still leaves out the
+ * columns the lanes already show (TABLE_DROP; the table's data-hidden names them).
+ */
+export function tableSvg(state, r, views, y0, width, frame) {
+  const rows = views.slice(0, LIMITS.tableRows);
+  const all = rows.map((v) => TABLE_COLS.map(([key, , , f]) => String(key === "with" ? partnersText(state, v, frame) : f(v))));
+  const chars = Math.floor((width - 2 * PAD - 14) / CHAR_W);
+  // "made by" only where the model says (older snapshots have no lineage)
+  const lineage = views.some((v) => v.lineage);
+  let cols = TABLE_COLS.map((_, c) => c).filter((c) => lineage || TABLE_COLS[c][0] !== "lineage"), widths;
+  for (const drop of [null, ...TABLE_DROP]) {
+    if (drop) cols = cols.filter((c) => TABLE_COLS[c][0] !== drop);
+    widths = fitColumns(cols, all, chars - 2 * cols.length);
+    if (widths.reduce((p, q) => p + q, 0) <= chars - 2 * cols.length) break;
+  }
+  const cells = all.map((row) => cols.map((c) => row[c]));
+  const xs = [];
+  widths.reduce((x, w) => { xs.push(x); return x + (w + 2) * CHAR_W; }, PAD + 14);
+  const hidden = TABLE_COLS.filter(([key], c) => !cols.includes(c) && (lineage || key !== "lineage")).map(([key]) => key);
+  const text = (t, k, cls, y) => {
+    const shown = clip(t, widths[k]);
+    return `<text class="${cls}" data-col="${TABLE_COLS[cols[k]][0]}" x="${xs[k].toFixed(1)}" y="${y}">` +
+      `${shown !== t ? `<title>${esc(t)}</title>` : ""}${esc(shown)}</text>`;
+  };
+  const parts = [`<g class="pti-table" data-region="${esc(r.id)}"${hidden.length ? ` data-hidden="${hidden.join(",")}"` : ""}>`];
+  parts.push(`<g class="pti-thead">` + cols.map((c, k) => {
+    const [, head, hint] = TABLE_COLS[c];
+    return hint ? `<g><title>${esc(hint)}</title>${text(head, k, "pti-th", y0 + 11)}</g>` : text(head, k, "pti-th", y0 + 11);
+  }).join("") + `</g>`);
+  let y = y0 + ROW_H;
+  rows.forEach((v, k) => {
+    parts.push(`<g class="pti-row" data-view="${esc(v.id)}" data-name="${esc(v.name)}">` +
+      `<rect class="pti-row-bg${k % 2 ? " pti-odd" : ""}" x="${PAD}" y="${y}" width="${width - 2 * PAD}" height="${ROW_H}"/>` +
+      `<rect x="${PAD + 3}" y="${y + 4}" width="8" height="8" fill="${v.color || PALETTE[0]}"/>` +
+      cells[k].map((t, c) => text(t, c, t === "?" ? "pti-td pti-unknown-n" : "pti-td", y + 12)).join("") +
+      (v.ownership_note ? `<title>${esc(v.ownership_note)}</title>` : "") + `</g>`);
+    y += ROW_H;
+  });
+  if (views.length > rows.length) {
+    parts.push(`<text class="pti-dim" x="${PAD + 14}" y="${y + 12}">and ${views.length - rows.length} more views</text>`);
+    y += ROW_H;
+  }
+  parts.push(`<text class="pti-total" x="${PAD + 14}" y="${y + 13}">${esc(clip(totalText(r, views.length), chars))}` +
+    `${r.union_note ? `<title>${esc(r.union_note)}</title>` : ""}</text>`);
+  parts.push(`</g>`);
+  return [parts.join(""), y + ROW_H + 4];
+}
+
+/** The buffer's total without double counting, next to its size and to the sum that would double-count. */
+function totalText(r, n) {
+  if (r.union_bytes === undefined) return `buffer: ${fmtBytes(r.nbytes)}`;
+  const sum = r.touched_sum != null && n > 1 && r.touched_sum !== r.union_bytes
+    ? ` (${bytesOrUnknown(r.touched_sum)} if each view were counted alone)` : "";
+  return `together: ${bytesOrUnknown(r.union_bytes)} of this ${bytesOrUnknown(r.nbytes)} buffer reached, each byte counted once${sum}` +
+    (r.union_bytes == null && r.union_note ? ` \u2014 ${r.union_note}` : "");
+}
+
+// Legend swatches are not bytes (class pti-key, not pti-byte), so `.pti-byte` selects the byte strip only.
+// Each entry is [its key drawn at (x, y), key width, text]; entries flow into rows that fit the picture.
+export function legendSvg(y, width, ids, ordered, files) {
+  const box = (cls, fill = "") => (x, t) => `<rect class="${cls}" x="${x}" y="${t}" width="12" height="12"${fill}/>`;
+  const arc = (back) => (x, t) => `<g class="pti-order-key" transform="translate(${x},${t})">` +
+    `<path class="pti-step${back}" d="M0 4 Q7 16 14 4"/><path class="pti-step-arrow${back}" ` +
+    `d="${back ? "M4.4 10L9.6 7.4L9.6 12.6Z" : "M9.6 10L4.4 7.4L4.4 12.6Z"}"/></g>`;
+  const none = () => "";
+  const items = [[box("pti-key pti-n1"), 16, "read by one view"], [box("pti-key pti-n2"), 16, "shared by several views"],
+    [box("pti-key pti-unknown", ` fill="url(#${ids.unk})"`), 16, "not in preview"],
+    [box("pti-ovl", ` fill="url(#${ids.hatch})"`), 16, "footprints overlap"],
+    [none, 0, "\u27f2\u00d7n: a view reads a byte n times"]];
+  if (files) {
+    items.push([box("pti-key pti-resident"), 16, "file page resident in RAM"],
+      [box("pti-key pti-cow"), 16, "page copied on write (no longer the file's bytes)"]);
+  }
+  if (ordered) {
+    items.push([none, 0, "[i, j] over a cell: its index"], [arc(""), 18, "the walk from each index to the next"],
+      [arc(" pti-step-back"), 18, "a step back in memory"], [none, 0, "\u25cb\u00d7n: one cell, n indices"]);
+  }
+  const parts = [`<g class="pti-legend" transform="translate(${PAD},${y})">`];
+  let x = 0, row = 0;
+  for (const [key, kw, text] of items) {
+    const w = kw + text.length * 5.9;
+    if (x > 0 && x + w > width - 2 * PAD) { x = 0; row += 16; }
+    parts.push(key(x, row) + `<text x="${(x + kw).toFixed(1)}" y="${row + 10}">${esc(text)}</text>`);
+    x += w + 18;
+  }
+  parts.push(`</g>`);
+  return [parts.join(""), row + 22];
+}
+
+/**
+ * What one renderSvg call shares across regions and lanes: the pattern ids
+ * (unique per mounted view, since ids are global to the page and a removed
+ * SVG takes its patterns with it), the work left, and overlaps by view.
+ */
+
+// ---- region.mjs
+// region: one buffer's picture: header, badges, byte strip or overview, mapped-file strip, its lanes.
 
 function badgeSvg(b, x, y) {
   const text = String(b.text).replace("\ud83d\udd12 ", "");
@@ -569,14 +950,6 @@ function ticks(z0, z1, x0, w, y) {
     return `<text class="pti-tick" x="${x.toFixed(1)}" y="${y}" text-anchor="${anchor}">${label}</text>`;
   }).join("");
 }
-
-/** Element cells are opaque tints of the view's colour, so their text reads the same on any theme. */
-export function tint(hex, a = 0.55) {
-  const c = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-  return "#" + c.map((x) => Math.round(x * a + 255 * (1 - a)).toString(16).padStart(2, "0")).join("");
-}
-
-export const SPENT = "this picture's work budget is spent";
 
 /**
  * Count, per byte of [z0, z1), how many views touch it (detail mode).
@@ -828,371 +1201,6 @@ function fileSvg(r, z0, z1, sx, sw, y, width) {
   return [parts.join(""), y + 14];
 }
 
-// ---- lane.mjs
-// lane: one view's lane: label, footprint, overlaps, element cells or an overview run.
-
-export function laneSvg(state, r, v, o, frame) {
-  const { z0, z1, sx, y, detail, scale } = o;
-  const parts = [], temp = isTemporary(v), color = v.color || PALETTE[0];
-  const tags = (v.tags || []).join(" \u00b7 ");
-  const mark = v.max_hits > 1 ? ` \u27f2\u00d7${abbreviate(String(v.max_hits), 5)}` : v.self_overlap === null ? " \u27f2?" : "";
-  const name = clip(String(v.name), 14);
-  const copied = isCopied(v), chain = chainText(v);
-  const shapeRoom = Math.max(6, 32 - name.length - (temp ? 10 : 0) - (copied ? 7 : 0));
-  const title = `${v.name}: ${shapeText(v)}${temp ? ` (temporary${v.note ? `: ${v.note}` : ""})` : v.note ? ` (${v.note})` : ""}` +
-    (v.lineage_text ? `\n${v.lineage_text}` : "") + (v.origin && v.origin.text ? `\n${v.origin.text}` : "");
-  const line2 = [chain, tags].filter(Boolean).join(" \u00b7 ");
-  parts.push(`<g class="pti-label" data-view="${esc(v.id)}"><title>${esc(title)}</title>` +
-    `<rect class="pti-swatch${temp ? " pti-swatch-temp" : ""}" x="${PAD}" y="${y + 2}" width="6" height="22" fill="${color}"` +
-    `${temp ? ` stroke="${color}"` : ""}/>` +
-    `<text class="pti-name" x="${PAD + 10}" y="${y + 11}">${esc(name)}` +
-    `${temp ? ` <tspan class="pti-temp-tag">temporary</tspan>` : ""}` +
-    `${copied ? ` <tspan class="pti-copied-tag">copied</tspan>` : ""} ` +
-    `<tspan class="pti-dim">${esc(clip(shapeText(v), shapeRoom))}</tspan></text>` +
-    (v.readonly ? lockSvg(LABEL_W - 8, y + 1) : "") +
-    `<text class="pti-tags" x="${PAD + 10}" y="${y + 23}">${esc(clip(line2, 31 - mark.length))}` +
-    `<tspan class="pti-mark">${mark}</tspan></text></g>`);
-  const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
-  const [f0, f1] = v.footprint;
-  if (f1 > z0 && f0 < z1 && f1 > f0) {
-    parts.push(`<rect class="pti-fp" data-view="${esc(v.id)}" x="${x(f0).toFixed(2)}" y="${y + 2}" ` +
-      `width="${Math.max(1, x(f1) - x(f0)).toFixed(2)}" height="24" stroke="${color}"/>`);
-  }
-  // Hatching goes over the opaque cells (it would hide under them) and under their values.
-  const body = detail ? detailCells(r, v, o, frame, x) : summaryLane(v, o, x, frame);
-  parts.push(body.svg, overlapRects(state, v, frame, x, y, z0, z1), body.labels || "");
-  const cls = ["pti-lane", v.self_overlap ? "pti-selfovl" : "", v.in_bounds === false ? "pti-oob" : "",
-    temp ? "pti-temp" : "", copied ? "pti-copied" : "", body.overview ? "pti-overview" : "",
-    o.flash ? "pti-flash" : ""].filter(Boolean).join(" ");
-  return `<g class="${cls}" data-view="${esc(v.id)}" data-name="${esc(v.name)}" data-region="${esc(r.id)}"` +
-    `${o.flash ? o.tickAttr : ""}>` + parts.join("") + `</g>`;
-}
-
-/** Hatched stretches where this view's footprint meets another's; many neighbours merge into pixel runs. */
-function overlapRects(state, v, frame, x, y, z0, z1) {
-  const list = (frame.ovByView.get(v.id) || []).filter((ov) => ov.shared_bytes !== 0 && ov.hi > z0 && ov.lo < z1);
-  const fill = `fill="url(#${frame.ids.hatch})"`;
-  const other = (ov) => { const w = state.viewById[ov.a === v.id ? ov.b : ov.a]; return w ? w.name : "?"; };
-  const rect = (p0, p1, title) => `<rect class="pti-ovl" x="${p0.toFixed(2)}" y="${y + 2}" width="${Math.max(1, p1 - p0).toFixed(2)}" ` +
-    `height="24" ${fill}><title>${esc(title)}</title></rect>`;
-  if (list.length <= LIMITS.laneOverlaps) {
-    return list.map((ov) => rect(x(ov.lo), x(ov.hi), `overlaps ${other(ov)}: bytes [${ov.lo}, ${ov.hi})` +
-      `${ov.shared_bytes == null ? "" : `, ${ov.shared_bytes} B shared`}`)).join("");
-  }
-  const runs = [];
-  for (const ov of [...list].sort((p, q) => p.lo - q.lo)) {
-    const p0 = x(ov.lo), p1 = x(ov.hi), last = runs[runs.length - 1];
-    if (last && p0 <= last.p1 + 0.5) {
-      last.p1 = Math.max(last.p1, p1); last.hi = Math.max(last.hi, ov.hi); last.n += 1;
-      if (last.names.length < 4) last.names.push(other(ov));
-    } else runs.push({ p0, p1, lo: ov.lo, hi: ov.hi, n: 1, names: [other(ov)] });
-  }
-  return runs.map((u) => rect(u.p0, u.p1, `overlaps ${u.names.join(", ")}${u.n > u.names.length ?
-    ` and ${u.n - u.names.length} more` : ""}: bytes [${u.lo}, ${u.hi})`)).join("");
-}
-
-/**
- * A lane's elements in detail mode: one cell per distinct start, its value abbreviated to fit.
- * With the order path on, each cell also gets its indices above it and the lane the path that
- * visits its cells in logical (row-major index) order.
- */
-function detailCells(r, v, o, frame, x) {
-  const els = o.els;
-  const [f0, f1] = v.footprint;
-  const a = Math.max(o.z0, f0), b = Math.min(o.z1, f1);
-  if (typeof els === "string") return b > a && v.numel ? { svg: overviewRun(v, o, x, a, b, els), overview: true } : { svg: "" };
-  const byStart = new Map();
-  for (const e of els) { if (!byStart.has(e.start)) byStart.set(e.start, []); byStart.get(e.start).push(e.index); }
-  if (byStart.size > frame.work.cells) return { svg: overviewRun(v, o, x, a, b, "this picture's drawing budget is spent"), overview: true };
-  frame.work.cells -= byStart.size;
-  const parts = [], labels = [], y = o.y, fill = tint(v.color || PALETTE[0]), cells = new Map();
-  for (const [start, idxs] of byStart) {
-    const x0 = x(start), x1 = x(start + v.itemsize), w = Math.max(1, x1 - x0 - 1);
-    cells.set(start, { cx: x0 + w / 2 + 0.5, w, n: idxs.length });
-    const val = valueAt(r, v, start);
-    const multi = idxs.length > 1;
-    const flashed = o.hit(start, start + v.itemsize);
-    const ecls = ["pti-el", multi ? "pti-multi" : "", flashed ? "pti-flash" : ""].filter(Boolean).join(" ");
-    const index = idxs[0].join(",");
-    const all = idxs.slice(0, LIMITS.cellIndices).map((i) => i.join(",")).join(";") + (idxs.length > LIMITS.cellIndices ? ";\u2026" : "");
-    parts.push(`<rect class="${ecls}" data-view="${esc(v.id)}" data-index="${index}" data-start="${start}" ` +
-      `data-hits="${idxs.length}" data-indices="${all}" x="${(x0 + 0.5).toFixed(2)}" y="${y + 5}" width="${w.toFixed(2)}" height="18" ` +
-      `fill="${fill}"${flashed ? o.tickAttr : ""}/>`);
-    const label = val == null ? "" : cellLabel(val, idxs.length, Math.floor((w - 3) / CHAR_W));
-    if (label) {
-      labels.push(`<text class="pti-val" data-view="${esc(v.id)}" data-index="${index}" x="${(x0 + w / 2 + 0.5).toFixed(2)}" ` +
-        `y="${y + 18}" text-anchor="middle">${esc(label)}</text>`);
-    }
-    const itext = o.order ? indicesText(idxs, Math.floor((w - 2) / IDX_CHAR_W)) : "";
-    if (itext) {
-      labels.push(`<text class="pti-idx" data-view="${esc(v.id)}" data-index="${index}" x="${(x0 + w / 2 + 0.5).toFixed(2)}" ` +
-        `y="${y - 1}" text-anchor="middle">${esc(itext)}</text>`);
-    }
-  }
-  if (o.order) labels.push(orderSvg(v, els, cells, y + 23, Math.max(1, v.itemsize * o.scale), frame));
-  if (els.truncated) labels.push(`<text class="pti-dim" x="${o.sx + o.sw}" y="${y + 12}" text-anchor="end">\u2026</text>`);
-  return { svg: parts.join(""), labels: labels.join("") };
-}
-
-/** Flat row-major position of an index, to tell consecutive indices from a walk that left the window. */
-export function flatIndex(shape, index) {
-  let f = 0;
-  for (let d = 0; d < shape.length; d++) f = f * shape[d] + index[d];
-  return f;
-}
-
-/**
- * The order a view walks its cells, under the lane: one arc per step between cells with an
- * arrowhead at its lowest point pointing the way the walk goes (so a flipped view's arrows point
- * left, and a transpose's long arcs jump back), a loop marker with "×n" on each cell read by n
- * indices, and a dashed arc where the walk leaves the visible window and comes back. `els` come
- * in row-major index order (elementsInWindow's walk); equal steps are drawn once. Each step costs
- * one cell of the frame's drawing budget.
- */
-
-// ---- order.mjs
-// order: the logical-order path under a lane zoomed to bytes (indices above, arcs below).
-
-export function orderSvg(v, els, cells, yb, cellW, frame) {
-  const steps = new Map(), starts = [];
-  let prev = null, prevFlat = 0;
-  for (const e of els) {
-    const flat = flatIndex(v.shape, e.index);
-    if (prev !== null && e.start !== prev) {
-      const gap = flat !== prevFlat + 1, key = `${prev}>${e.start}${gap ? "~" : ""}`;
-      if (!steps.has(key)) steps.set(key, { from: prev, to: e.start, gap });
-    }
-    if (e.start !== prev) starts.push(e.start);
-    prev = e.start;
-    prevFlat = flat;
-  }
-  const loops = [...cells.entries()].filter(([, c]) => c.n > 1);
-  if (steps.size + loops.length > frame.work.cells) {
-    return `<g class="pti-order-skipped" data-view="${esc(v.id)}"><title>order path not drawn: this picture's drawing budget is spent</title></g>`;
-  }
-  frame.work.cells -= steps.size + loops.length;
-  // Steps of one kind share one <path> (subpaths), and so do their arrowheads: a lane of a few
-  // hundred elements stays a handful of nodes for the browser to lay out.
-  const d = { fwd: [], back: [], fwdGap: [], backGap: [], fwdArrow: [], backArrow: [] };
-  for (const st of steps.values()) {
-    const x0 = cells.get(st.from).cx, x1 = cells.get(st.to).cx, dx = x1 - x0, mx = (x0 + x1) / 2;
-    // Arcs deepen with the length of the jump in cells (logarithmically, to fit under the lane), so a
-    // transpose's short forward jumps and long jumps back part into two families.
-    const depth = Math.min(ORDER_BELOW - 1, 3 + 4 * Math.log2(1 + Math.abs(dx) / cellW));
-    const kind = st.to < st.from ? "back" : "fwd";     // a step back in memory is drawn in the warning colour
-    d[kind + (st.gap ? "Gap" : "")].push(`M${x0.toFixed(1)} ${yb}Q${mx.toFixed(1)} ${(yb + 2 * depth).toFixed(1)} ${x1.toFixed(1)} ${yb}`);
-    if (Math.abs(dx) >= 6) {
-      const dir = Math.sign(dx), ya = yb + depth, h = 2.6;
-      d[kind + "Arrow"].push(`M${(mx + dir * h).toFixed(1)} ${ya.toFixed(1)}L${(mx - dir * h).toFixed(1)} ${(ya - h).toFixed(1)}` +
-        `L${(mx - dir * h).toFixed(1)} ${(ya + h).toFixed(1)}Z`);
-    }
-  }
-  const parts = [`<g class="pti-order" data-view="${esc(v.id)}" data-starts="${starts.join(",")}">`];
-  const path = (cls, list) => (list.length ? `<path class="${cls}" d="${list.join("")}"/>` : "");
-  parts.push(path("pti-step", d.fwd), path("pti-step pti-step-back", d.back), path("pti-step pti-step-gap", d.fwdGap),
-    path("pti-step pti-step-back pti-step-gap", d.backGap), path("pti-step-arrow", d.fwdArrow),
-    path("pti-step-arrow pti-step-back", d.backArrow));
-  for (const [start, c] of loops) {
-    const cy = yb + 4.5, n = `\u00d7${abbreviate(String(c.n), 5)}`;
-    const showN = c.w >= n.length * IDX_CHAR_W + 14;
-    parts.push(`<g class="pti-loop" data-start="${start}"><circle cx="${c.cx.toFixed(1)}" cy="${cy}" r="3.5"/>` +
-      (showN ? `<text x="${(c.cx + 6).toFixed(1)}" y="${yb + 9}">${n}</text>` : "") + `</g>`);
-  }
-  parts.push(`</g>`);
-  return parts.join("");
-}
-
-/** A lane in overview mode: runs of touched bytes when they are few, else the footprint shaded by density. */
-export function summaryLane(v, o, x, frame) {
-  const { z0, z1, y } = o;
-  const a = Math.max(z0, v.footprint[0]), b = Math.min(z1, v.footprint[1]);
-  const color = v.color || PALETTE[0];
-  if (!(b > a) || !v.numel) return { svg: "" };
-  if (v.dense) {
-    return { svg: `<rect class="pti-run" x="${x(a).toFixed(2)}" y="${y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" height="18" fill="${color}"/>` };
-  }
-  const work = frame.work;
-  if (work.left <= 0) return { svg: overviewRun(v, o, x, a, b, SPENT), overview: true };
-  const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.byte_offset, a, b, LIMITS.laneElems, Math.min(LIMITS.walkBudget, work.left));
-  work.left -= els.visited;
-  if (els.outOfBudget) return { svg: overviewRun(v, o, x, a, b, "too many index combinations to search at this zoom"), overview: true };
-  if (els.truncated) return { svg: overviewRun(v, o, x, a, b, "too many elements to draw at this zoom"), overview: true };
-  // merge elements into pixel runs
-  const runs = [];
-  els.sort((p, q) => p.start - q.start);
-  for (const e of els) {
-    const p0 = x(e.start), p1 = Math.max(x(e.start + v.itemsize), p0 + 1);
-    const last = runs[runs.length - 1];
-    if (last && p0 <= last[1] + 0.5) last[1] = Math.max(last[1], p1); else runs.push([p0, p1]);
-  }
-  if (runs.length > work.cells) return { svg: overviewRun(v, o, x, a, b, "this picture's drawing budget is spent"), overview: true };
-  work.cells -= runs.length;
-  return { svg: runs.map(([p0, p1]) => `<rect class="pti-run" x="${p0.toFixed(2)}" y="${y + 5}" width="${(p1 - p0).toFixed(2)}" height="18" fill="${color}"/>`).join("") };
-}
-
-/** The footprint between bytes a and b, shaded by how much of it the view touches; its title says it is not exact. */
-export function overviewRun(v, o, x, a, b, why) {
-  const fp = Math.max(1, v.footprint[1] - v.footprint[0]);
-  const known = v.touched_bytes != null;
-  const density = known ? Math.min(1, v.touched_bytes / fp) : 0.5;
-  const share = known ? `${(density * 100).toFixed(0)}% of the footprint is touched` : "touched bytes unknown";
-  return `<rect class="pti-run pti-sparse" x="${x(a).toFixed(2)}" y="${o.y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" ` +
-    `height="18" fill="${v.color || PALETTE[0]}" opacity="${(0.25 + 0.75 * density).toFixed(2)}"><title>overview, not exact ` +
-    `(${esc(why)}): ${share}; zoom in to see elements</title></rect>`;
-}
-
-// ---- table.mjs
-// table: who owns what, one row per view, and the legend.
-
-// ------------------------------------------------------------------ who owns what
-const tuple = (xs) => (xs == null ? "\u2014" : `(${xs.join(", ")}${xs.length === 1 ? "," : ""})`);
-
-/** "base 16 B, grid 4 B, and 3 more": the views this one shares bytes with (the pairs in state.overlaps). */
-function partnersText(state, v, frame) {
-  const list = (frame.ovByView.get(v.id) || []).filter((o) => o.shared_bytes !== 0).map((o) => {
-    const w = state.viewById[o.a === v.id ? o.b : o.a];
-    return { name: w ? w.name : "?", bytes: o.shared_bytes };
-  });
-  if (!list.length) return "\u2014";
-  const shown = list.slice(0, LIMITS.tablePartners).map((p) => `${p.name} ${bytesOrUnknown(p.bytes)}`);
-  return shown.join(", ") + (list.length > LIMITS.tablePartners ? `, and ${list.length - LIMITS.tablePartners} more` : "");
-}
-
-// The table's columns: key (data-col), header, its hover text, a view's cell text, and the width in characters
-// a narrow picture may cut it to (0: never cut).
-const TABLE_COLS = [
-  ["view", "view", "the lane's name", (v) => v.name, 10],
-  ["shape", "shape", "", (v) => tuple(v.shape), 0],
-  ["dtype", "dtype", "", (v) => v.dtype, 0],
-  ["strides", "strides", "in elements: how far the next index moves", (v) => tuple(v.strides), 0],
-  ["bstrides", "in bytes", "strides in bytes", (v) => tuple(v.bstrides), 0],
-  ["storage_offset", "offset", "storage offset, in elements", (v) => String(v.storage_offset), 0],
-  ["byte_offset", "at byte", "where element 0 is, from the start of this buffer", (v) => String(v.byte_offset), 0],
-  ["touched", "touched", "distinct bytes the view reads", (v) => bytesOrUnknown(v.touched_bytes), 0],
-  ["exclusive", "alone", "bytes no other view in this picture reads", (v) => bytesOrUnknown(v.exclusive_bytes), 0],
-  ["shared", "shared", "bytes some other view in this picture reads too", (v) => bytesOrUnknown(v.shared_bytes), 0],
-  ["with", "shared with", "bytes in common with each other view", null, 12],
-  ["readonly", "read-only", "", (v) => (v.readonly ? "yes" : "no"), 0],
-  ["provenance", "provenance", "where the view's memory came from", (v) => v.provenance || "?", 10],
-  ["lineage", "made by", "the expressions that made this view, its own first", madeBy, 12],
-];
-
-// Columns a narrow picture leaves out, first to last: each is also in the lane's label or hover.
-const TABLE_DROP = ["lineage", "readonly", "bstrides", "byte_offset", "dtype", "storage_offset", "strides", "shape"];
-
-/** Widths in characters of columns `cols`: their longest text, the shrinkable ones cut to fit `room`. */
-function fitColumns(cols, cells, room) {
-  const widths = cols.map((c) => Math.max(TABLE_COLS[c][1].length, ...cells.map((row) => row[c].length)));
-  for (let over = widths.reduce((p, q) => p + q, 0) - room, k = cols.length - 1; over > 0 && k >= 0; k--) {
-    const min = TABLE_COLS[cols[k]][4];
-    if (!min || widths[k] <= min) continue;
-    const cut = Math.min(over, widths[k] - min);
-    widths[k] -= cut;
-    over -= cut;
-  }
-  return widths;
-}
-
-/**
- * Who owns what, under a buffer's lanes: one row per view (name, layout, bytes touched, alone and
- * shared, with whom, read-only, provenance) and the buffer's total, each byte counted once. Column
- * widths follow their text; when the picture is too narrow, the columns that may shrink clip
- * their text (the full text is in the cell's title), and a picture narrower still leaves out the
- * columns the lanes already show (TABLE_DROP; the table's data-hidden names them).
- */
-export function tableSvg(state, r, views, y0, width, frame) {
-  const rows = views.slice(0, LIMITS.tableRows);
-  const all = rows.map((v) => TABLE_COLS.map(([key, , , f]) => String(key === "with" ? partnersText(state, v, frame) : f(v))));
-  const chars = Math.floor((width - 2 * PAD - 14) / CHAR_W);
-  // "made by" only where the model says (older snapshots have no lineage)
-  const lineage = views.some((v) => v.lineage);
-  let cols = TABLE_COLS.map((_, c) => c).filter((c) => lineage || TABLE_COLS[c][0] !== "lineage"), widths;
-  for (const drop of [null, ...TABLE_DROP]) {
-    if (drop) cols = cols.filter((c) => TABLE_COLS[c][0] !== drop);
-    widths = fitColumns(cols, all, chars - 2 * cols.length);
-    if (widths.reduce((p, q) => p + q, 0) <= chars - 2 * cols.length) break;
-  }
-  const cells = all.map((row) => cols.map((c) => row[c]));
-  const xs = [];
-  widths.reduce((x, w) => { xs.push(x); return x + (w + 2) * CHAR_W; }, PAD + 14);
-  const hidden = TABLE_COLS.filter(([key], c) => !cols.includes(c) && (lineage || key !== "lineage")).map(([key]) => key);
-  const text = (t, k, cls, y) => {
-    const shown = clip(t, widths[k]);
-    return `<text class="${cls}" data-col="${TABLE_COLS[cols[k]][0]}" x="${xs[k].toFixed(1)}" y="${y}">` +
-      `${shown !== t ? `<title>${esc(t)}</title>` : ""}${esc(shown)}</text>`;
-  };
-  const parts = [`<g class="pti-table" data-region="${esc(r.id)}"${hidden.length ? ` data-hidden="${hidden.join(",")}"` : ""}>`];
-  parts.push(`<g class="pti-thead">` + cols.map((c, k) => {
-    const [, head, hint] = TABLE_COLS[c];
-    return hint ? `<g><title>${esc(hint)}</title>${text(head, k, "pti-th", y0 + 11)}</g>` : text(head, k, "pti-th", y0 + 11);
-  }).join("") + `</g>`);
-  let y = y0 + ROW_H;
-  rows.forEach((v, k) => {
-    parts.push(`<g class="pti-row" data-view="${esc(v.id)}" data-name="${esc(v.name)}">` +
-      `<rect class="pti-row-bg${k % 2 ? " pti-odd" : ""}" x="${PAD}" y="${y}" width="${width - 2 * PAD}" height="${ROW_H}"/>` +
-      `<rect x="${PAD + 3}" y="${y + 4}" width="8" height="8" fill="${v.color || PALETTE[0]}"/>` +
-      cells[k].map((t, c) => text(t, c, t === "?" ? "pti-td pti-unknown-n" : "pti-td", y + 12)).join("") +
-      (v.ownership_note ? `<title>${esc(v.ownership_note)}</title>` : "") + `</g>`);
-    y += ROW_H;
-  });
-  if (views.length > rows.length) {
-    parts.push(`<text class="pti-dim" x="${PAD + 14}" y="${y + 12}">and ${views.length - rows.length} more views</text>`);
-    y += ROW_H;
-  }
-  parts.push(`<text class="pti-total" x="${PAD + 14}" y="${y + 13}">${esc(clip(totalText(r, views.length), chars))}` +
-    `${r.union_note ? `<title>${esc(r.union_note)}</title>` : ""}</text>`);
-  parts.push(`</g>`);
-  return [parts.join(""), y + ROW_H + 4];
-}
-
-/** The buffer's total without double counting, next to its size and to the sum that would double-count. */
-function totalText(r, n) {
-  if (r.union_bytes === undefined) return `buffer: ${fmtBytes(r.nbytes)}`;
-  const sum = r.touched_sum != null && n > 1 && r.touched_sum !== r.union_bytes
-    ? ` (${bytesOrUnknown(r.touched_sum)} if each view were counted alone)` : "";
-  return `together: ${bytesOrUnknown(r.union_bytes)} of this ${bytesOrUnknown(r.nbytes)} buffer reached, each byte counted once${sum}` +
-    (r.union_bytes == null && r.union_note ? ` \u2014 ${r.union_note}` : "");
-}
-
-
-// Legend swatches are not bytes (class pti-key, not pti-byte), so `.pti-byte` selects the byte strip only.
-// Each entry is [its key drawn at (x, y), key width, text]; entries flow into rows that fit the picture.
-export function legendSvg(y, width, ids, ordered, files) {
-  const box = (cls, fill = "") => (x, t) => `<rect class="${cls}" x="${x}" y="${t}" width="12" height="12"${fill}/>`;
-  const arc = (back) => (x, t) => `<g class="pti-order-key" transform="translate(${x},${t})">` +
-    `<path class="pti-step${back}" d="M0 4 Q7 16 14 4"/><path class="pti-step-arrow${back}" ` +
-    `d="${back ? "M4.4 10L9.6 7.4L9.6 12.6Z" : "M9.6 10L4.4 7.4L4.4 12.6Z"}"/></g>`;
-  const none = () => "";
-  const items = [[box("pti-key pti-n1"), 16, "read by one view"], [box("pti-key pti-n2"), 16, "shared by several views"],
-    [box("pti-key pti-unknown", ` fill="url(#${ids.unk})"`), 16, "not in preview"],
-    [box("pti-ovl", ` fill="url(#${ids.hatch})"`), 16, "footprints overlap"],
-    [none, 0, "\u27f2\u00d7n: a view reads a byte n times"]];
-  if (files) {
-    items.push([box("pti-key pti-resident"), 16, "file page resident in RAM"],
-      [box("pti-key pti-cow"), 16, "page copied on write (no longer the file's bytes)"]);
-  }
-  if (ordered) {
-    items.push([none, 0, "[i, j] over a cell: its index"], [arc(""), 18, "the walk from each index to the next"],
-      [arc(" pti-step-back"), 18, "a step back in memory"], [none, 0, "\u25cb\u00d7n: one cell, n indices"]);
-  }
-  const parts = [`<g class="pti-legend" transform="translate(${PAD},${y})">`];
-  let x = 0, row = 0;
-  for (const [key, kw, text] of items) {
-    const w = kw + text.length * 5.9;
-    if (x > 0 && x + w > width - 2 * PAD) { x = 0; row += 16; }
-    parts.push(key(x, row) + `<text x="${(x + kw).toFixed(1)}" y="${row + 10}">${esc(text)}</text>`);
-    x += w + 18;
-  }
-  parts.push(`</g>`);
-  return [parts.join(""), row + 22];
-}
-
-/**
- * What one renderSvg call shares across regions and lanes: the pattern ids
- * (unique per mounted view, since ids are global to the page and a removed
- * SVG takes its patterns with it), the work left, and overlaps by view.
- */
-
 // ---- picture.mjs
 // picture: renderSvg, the whole picture as one SVG string (pure), and its shared defs.
 
@@ -1315,11 +1323,12 @@ function patchChildren(old, fresh, depth) {
 // Pattern ids must differ between every picture on a page, including pictures
 // drawn by separate copies of this module (each static export inlines one).
 const PAGE_TAG = Math.random().toString(36).slice(2, 8);
+
 let mounted = 0;
 
 export function mount(el, opts) {
   const v = mountDom(el, opts);
-  const onOver = (ev) => hover(v, ev), onMove = (ev) => { if (!v.tip.hidden) placeTip(v, ev); };
+  const onOver = (ev) => hoverAt(v, ev), onMove = (ev) => { if (!v.tip.hidden) placeTip(v, ev); };
   const onLeave = () => { clearHl(v); hideTip(v); }, onClick = (ev) => click(v, ev), onScroll = () => hideTip(v);
   v.hist.onPick = (generation) => {
     if (generation == null) showStep(v, null);
@@ -1333,7 +1342,7 @@ export function mount(el, opts) {
   window.addEventListener("scroll", onScroll, { capture: true, passive: true });
   return {
     update: (snapshot, previews, changes) => update(v, snapshot, previews, changes),
-    draw: () => draw(v),
+    draw: () => redraw(v),
     ui: v.ui,
     // History: the slider picks a step; the live view asks Python for its picture (showStep answers).
     setSteps: (steps) => v.hist.set(steps || [], v.past ? v.past.generation : null),
@@ -1381,7 +1390,7 @@ function mountDom(el, opts) {
 
 const shownState = (v) => (v.past ? v.past.state : v.state);
 
-function draw(v) {
+export function redraw(v) {
   const { ui, opts, past, root, holder, bar } = v, shown = shownState(v);
   if (!shown) return;
   ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
@@ -1396,7 +1405,7 @@ function draw(v) {
       "the cell ran)" : "static export (hover works; values are from the moment of export)");
 }
 
-function update(v, snapshot, previews, changes) {
+export function update(v, snapshot, previews, changes) {
   const { ui, root } = v;
   v.state = attachPreviews(snapshot || {}, previews);
   if (changes && changes.tick && changes.tick !== ui.lastTick) {
@@ -1406,20 +1415,22 @@ function update(v, snapshot, previews, changes) {
     v.flashTimer = setTimeout(() => { ui.flash = null; }, 1500);
     root.dataset.flashes = String((+root.dataset.flashes || 0) + 1);
   }
-  draw(v);
+  redraw(v);
 }
 
-function showStep(v, generation, snapshot, previews, changes, info) {
+export function showStep(v, generation, snapshot, previews, changes, info) {
   if (generation == null) v.past = null;
   else v.past = { generation, state: attachPreviews(snapshot || {}, previews), changes: changes || null };
   v.root.dataset.step = v.past ? String(generation) : "live";
   v.hist.mark(v.past ? generation : null, info);
-  draw(v);
+  redraw(v);
 }
 
 // ---- hover: the tooltip, and the same bytes lit in every lane
 const clearHl = (v) => v.holder.querySelectorAll(".pti-hl").forEach((n) => n.classList.remove("pti-hl"));
+
 const hideTip = (v) => { v.tip.hidden = true; };
+
 const light = (v, selector) => v.holder.querySelectorAll(selector).forEach((n) => n.classList.add("pti-hl"));
 
 function placeTip(v, ev) {
@@ -1438,7 +1449,7 @@ function showTip(v, html, ev) {
   placeTip(v, ev);
 }
 
-function hover(v, ev) {
+function hoverAt(v, ev) {
   const t = ev.target.closest("[data-off],[data-view]");
   clearHl(v);
   const shown = shownState(v);
@@ -1483,7 +1494,7 @@ function setZoom(v, r, z0, z1) {
   if (opts.send && r.host && (z0 < p.start || Math.min(z1, z0 + LIMITS.detailBytes) > p.start + p.length)) {
     opts.send({ op: "window", region: r.id, start: z0 });
   }
-  draw(v);
+  redraw(v);
 }
 
 function click(v, ev) {
@@ -1493,7 +1504,7 @@ function click(v, ev) {
   if (toggle) {
     const key = toggle.dataset.act === "order" ? "order" : "table";
     v.ui[key][toggle.dataset.region] = toggle.getAttribute("aria-pressed") !== "true";
-    draw(v);
+    redraw(v);
     return;
   }
   const z = ev.target.closest(".pti-zoom");
@@ -1563,9 +1574,6 @@ export function dropFallbacks(el) {
  * when the user moves it (null: back to live).
  */
 
-// ---- entry.mjs
-// entry: the anywidget entry point (render) and the history slider.
-
 export function historyBar() {
   const el = document.createElement("div");
   el.className = "pti-history";
@@ -1606,6 +1614,9 @@ export function historyBar() {
   live.addEventListener("click", () => h.onPick(null));
   return h;
 }
+
+// ---- entry.mjs
+// entry: the anywidget entry point (render) and the history slider.
 
 // anywidget entry point: redraw on every synced change, poll the kernel for foreign writes.
 function render({ model, el }) {

@@ -5,7 +5,6 @@ import {
   describeByte, describeElement, describeView, tipForByte, tipForElement, tipForView
 } from "./describe.mjs";
 import { renderSvg } from "./picture.mjs";
-import { historyBar } from "./entry.mjs";
 
 export function tipPosition(mx, my, w, h, vw, vh, margin = 4) {
   let left = mx + 14, top = my + 16;
@@ -56,11 +55,12 @@ function patchChildren(old, fresh, depth) {
 // Pattern ids must differ between every picture on a page, including pictures
 // drawn by separate copies of this module (each static export inlines one).
 const PAGE_TAG = Math.random().toString(36).slice(2, 8);
+
 let mounted = 0;
 
 export function mount(el, opts) {
   const v = mountDom(el, opts);
-  const onOver = (ev) => hover(v, ev), onMove = (ev) => { if (!v.tip.hidden) placeTip(v, ev); };
+  const onOver = (ev) => hoverAt(v, ev), onMove = (ev) => { if (!v.tip.hidden) placeTip(v, ev); };
   const onLeave = () => { clearHl(v); hideTip(v); }, onClick = (ev) => click(v, ev), onScroll = () => hideTip(v);
   v.hist.onPick = (generation) => {
     if (generation == null) showStep(v, null);
@@ -74,7 +74,7 @@ export function mount(el, opts) {
   window.addEventListener("scroll", onScroll, { capture: true, passive: true });
   return {
     update: (snapshot, previews, changes) => update(v, snapshot, previews, changes),
-    draw: () => draw(v),
+    draw: () => redraw(v),
     ui: v.ui,
     // History: the slider picks a step; the live view asks Python for its picture (showStep answers).
     setSteps: (steps) => v.hist.set(steps || [], v.past ? v.past.generation : null),
@@ -122,7 +122,7 @@ function mountDom(el, opts) {
 
 const shownState = (v) => (v.past ? v.past.state : v.state);
 
-function draw(v) {
+export function redraw(v) {
   const { ui, opts, past, root, holder, bar } = v, shown = shownState(v);
   if (!shown) return;
   ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
@@ -137,7 +137,7 @@ function draw(v) {
       "the cell ran)" : "static export (hover works; values are from the moment of export)");
 }
 
-function update(v, snapshot, previews, changes) {
+export function update(v, snapshot, previews, changes) {
   const { ui, root } = v;
   v.state = attachPreviews(snapshot || {}, previews);
   if (changes && changes.tick && changes.tick !== ui.lastTick) {
@@ -147,20 +147,22 @@ function update(v, snapshot, previews, changes) {
     v.flashTimer = setTimeout(() => { ui.flash = null; }, 1500);
     root.dataset.flashes = String((+root.dataset.flashes || 0) + 1);
   }
-  draw(v);
+  redraw(v);
 }
 
-function showStep(v, generation, snapshot, previews, changes, info) {
+export function showStep(v, generation, snapshot, previews, changes, info) {
   if (generation == null) v.past = null;
   else v.past = { generation, state: attachPreviews(snapshot || {}, previews), changes: changes || null };
   v.root.dataset.step = v.past ? String(generation) : "live";
   v.hist.mark(v.past ? generation : null, info);
-  draw(v);
+  redraw(v);
 }
 
 // ---- hover: the tooltip, and the same bytes lit in every lane
 const clearHl = (v) => v.holder.querySelectorAll(".pti-hl").forEach((n) => n.classList.remove("pti-hl"));
+
 const hideTip = (v) => { v.tip.hidden = true; };
+
 const light = (v, selector) => v.holder.querySelectorAll(selector).forEach((n) => n.classList.add("pti-hl"));
 
 function placeTip(v, ev) {
@@ -179,7 +181,7 @@ function showTip(v, html, ev) {
   placeTip(v, ev);
 }
 
-function hover(v, ev) {
+function hoverAt(v, ev) {
   const t = ev.target.closest("[data-off],[data-view]");
   clearHl(v);
   const shown = shownState(v);
@@ -224,7 +226,7 @@ function setZoom(v, r, z0, z1) {
   if (opts.send && r.host && (z0 < p.start || Math.min(z1, z0 + LIMITS.detailBytes) > p.start + p.length)) {
     opts.send({ op: "window", region: r.id, start: z0 });
   }
-  draw(v);
+  redraw(v);
 }
 
 function click(v, ev) {
@@ -234,7 +236,7 @@ function click(v, ev) {
   if (toggle) {
     const key = toggle.dataset.act === "order" ? "order" : "table";
     v.ui[key][toggle.dataset.region] = toggle.getAttribute("aria-pressed") !== "true";
-    draw(v);
+    redraw(v);
     return;
   }
   const z = ev.target.closest(".pti-zoom");
@@ -303,3 +305,44 @@ export function dropFallbacks(el) {
  * `set(steps)` refreshes the stops, `mark(g)` shows which is drawn, `onPick(g | null)` is called
  * when the user moves it (null: back to live).
  */
+
+export function historyBar() {
+  const el = document.createElement("div");
+  el.className = "pti-history";
+  el.hidden = true;
+  const range = document.createElement("input");
+  range.type = "range";
+  range.min = "0";
+  range.className = "pti-history-range";
+  range.setAttribute("aria-label", "history: step back through the pictures");
+  const label = document.createElement("span");
+  label.className = "pti-history-what";
+  const live = document.createElement("button");
+  live.type = "button";
+  live.className = "pti-history-live";
+  live.textContent = "live";
+  el.append(range, live, label);
+  const h = { el, steps: [], shown: null, onPick: () => {} };
+  const describe = () => {
+    const k = h.shown == null ? h.steps.length - 1 : h.steps.findIndex((s) => s.generation === h.shown);
+    range.value = String(Math.max(0, k));
+    live.disabled = h.shown == null;
+    if (k < 0) { label.textContent = h.shown == null ? "" : "a past step, no longer kept"; return; }
+    const s = h.shown == null ? null : h.info;
+    const who = s && s.views && s.views.length ? `; read by ${s.views.join(", ")}${s.more_views ? ` and ${s.more_views} more` : ""}` : "";
+    label.textContent = `step ${k + 1} of ${h.steps.length}${h.shown == null ? " (live)" : `: ${s ? s.what : ""}${who}`}`;
+  };
+  h.set = (steps, shown) => {
+    h.steps = steps;
+    el.hidden = steps.length < 2 && shown == null;
+    range.max = String(Math.max(0, steps.length - 1));
+    describe();
+  };
+  h.mark = (g, info) => { h.shown = g; h.info = info || null; describe(); };
+  range.addEventListener("input", () => {
+    const k = +range.value, s = h.steps[k];
+    h.onPick(!s || k === h.steps.length - 1 ? null : s.generation);
+  });
+  live.addEventListener("click", () => h.onPick(null));
+  return h;
+}

@@ -2,47 +2,6 @@
 import { applyDelta } from "./state.mjs";
 import { dropFallbacks, mount } from "./dom.mjs";
 
-export function historyBar() {
-  const el = document.createElement("div");
-  el.className = "pti-history";
-  el.hidden = true;
-  const range = document.createElement("input");
-  range.type = "range";
-  range.min = "0";
-  range.className = "pti-history-range";
-  range.setAttribute("aria-label", "history: step back through the pictures");
-  const label = document.createElement("span");
-  label.className = "pti-history-what";
-  const live = document.createElement("button");
-  live.type = "button";
-  live.className = "pti-history-live";
-  live.textContent = "live";
-  el.append(range, live, label);
-  const h = { el, steps: [], shown: null, onPick: () => {} };
-  const describe = () => {
-    const k = h.shown == null ? h.steps.length - 1 : h.steps.findIndex((s) => s.generation === h.shown);
-    range.value = String(Math.max(0, k));
-    live.disabled = h.shown == null;
-    if (k < 0) { label.textContent = h.shown == null ? "" : "a past step, no longer kept"; return; }
-    const s = h.shown == null ? null : h.info;
-    const who = s && s.views && s.views.length ? `; read by ${s.views.join(", ")}${s.more_views ? ` and ${s.more_views} more` : ""}` : "";
-    label.textContent = `step ${k + 1} of ${h.steps.length}${h.shown == null ? " (live)" : `: ${s ? s.what : ""}${who}`}`;
-  };
-  h.set = (steps, shown) => {
-    h.steps = steps;
-    el.hidden = steps.length < 2 && shown == null;
-    range.max = String(Math.max(0, steps.length - 1));
-    describe();
-  };
-  h.mark = (g, info) => { h.shown = g; h.info = info || null; describe(); };
-  range.addEventListener("input", () => {
-    const k = +range.value, s = h.steps[k];
-    h.onPick(!s || k === h.steps.length - 1 ? null : s.generation);
-  });
-  live.addEventListener("click", () => h.onPick(null));
-  return h;
-}
-
 // anywidget entry point: redraw on every synced change, poll the kernel for foreign writes.
 function render({ model, el }) {
   const view = mount(el, { live: true, send: (msg) => model.send(msg) });

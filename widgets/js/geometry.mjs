@@ -14,7 +14,6 @@
 // that yield nothing, so work proportional to the answer is not enough.
 //
 // geometry: layout arithmetic in bytes (footprints, the elements in a byte window) and the frame's limits.
-
 export const LIMITS = {
   detailBytes: 512, laneElems: 4096, hoverReaders: 32, buckets: 240,
   walkBudget: 250000,      // index nodes one elementsInWindow call may visit
@@ -26,8 +25,11 @@ export const LIMITS = {
   tableRows: 64,           // rows of one buffer's ownership table; the rest are counted in one line
   tablePartners: 6,        // names in one "shared with" cell before "and n more"
 };
+
 export const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
+
 export const W_DEFAULT = 980, LABEL_W = 210, PAD = 10, CHAR_W = 6.2;
+
 // With the order path on, a lane gains a row of indices above its cells and room for the path below.
 export const LANE_H = 32, ORDER_ROW = 10, ORDER_BELOW = 16, IDX_CHAR_W = 5.2, ROW_H = 16;
 
@@ -47,6 +49,7 @@ export function floorDiv(a, b) {
   else if (b > 0 ? r >= b : r <= b) q += 1;
   return q;
 }
+
 export const ceilDiv = (a, b) => -floorDiv(-a, b);
 
 /** Half-open byte range [lo, hi) a view can touch; `base` is element 0's byte offset. */
@@ -117,3 +120,19 @@ export function elementsInWindow(shape, bstrides, itemsize, base, lo, hi, limit 
   out.truncated = out.truncated || out.outOfBudget;
   return out;
 }
+
+/** Flat row-major position of an index, to tell consecutive indices from a walk that left the window. */
+export function flatIndex(shape, index) {
+  let f = 0;
+  for (let d = 0; d < shape.length; d++) f = f * shape[d] + index[d];
+  return f;
+}
+
+/**
+ * The order a view walks its cells, under the lane: one arc per step between cells with an
+ * arrowhead at its lowest point pointing the way the walk goes (so a flipped view's arrows point
+ * left, and a transpose's long arcs jump back), a loop marker with "×n" on each cell read by n
+ * indices, and a dashed arc where the walk leaves the visible window and comes back. `els` come
+ * in row-major index order (elementsInWindow's walk); equal steps are drawn once. Each step costs
+ * one cell of the frame's drawing budget.
+ */

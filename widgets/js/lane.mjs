@@ -1,8 +1,8 @@
 // lane: one view's lane: label, footprint, overlaps, element cells or an overview run.
-import { CHAR_W, IDX_CHAR_W, LABEL_W, LIMITS, PAD, PALETTE, footprint } from "./geometry.mjs";
+import { CHAR_W, IDX_CHAR_W, LABEL_W, LIMITS, PAD, PALETTE } from "./geometry.mjs";
 import { abbreviate, cellLabel, indicesText } from "./values.mjs";
 import { chainText, clip, esc, isCopied, isTemporary, shapeText, valueAt } from "./state.mjs";
-import { lockSvg, tint } from "./region.mjs";
+import { lockSvg, tint } from "./marks.mjs";
 import { orderSvg, overviewRun, summaryLane } from "./order.mjs";
 
 export function laneSvg(state, r, v, o, frame) {
@@ -107,19 +107,3 @@ function detailCells(r, v, o, frame, x) {
   if (els.truncated) labels.push(`<text class="pti-dim" x="${o.sx + o.sw}" y="${y + 12}" text-anchor="end">\u2026</text>`);
   return { svg: parts.join(""), labels: labels.join("") };
 }
-
-/** Flat row-major position of an index, to tell consecutive indices from a walk that left the window. */
-export function flatIndex(shape, index) {
-  let f = 0;
-  for (let d = 0; d < shape.length; d++) f = f * shape[d] + index[d];
-  return f;
-}
-
-/**
- * The order a view walks its cells, under the lane: one arc per step between cells with an
- * arrowhead at its lowest point pointing the way the walk goes (so a flipped view's arrows point
- * left, and a transpose's long arcs jump back), a loop marker with "×n" on each cell read by n
- * indices, and a dashed arc where the walk leaves the visible window and comes back. `els` come
- * in row-major index order (elementsInWindow's walk); equal steps are drawn once. Each step costs
- * one cell of the frame's drawing budget.
- */

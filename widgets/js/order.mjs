@@ -1,9 +1,10 @@
 // order: the logical-order path under a lane zoomed to bytes (indices above, arcs below).
-import { IDX_CHAR_W, LIMITS, ORDER_BELOW, PALETTE, elementsInWindow, footprint } from "./geometry.mjs";
+import {
+  IDX_CHAR_W, LIMITS, ORDER_BELOW, PALETTE, elementsInWindow, flatIndex, footprint
+} from "./geometry.mjs";
 import { abbreviate } from "./values.mjs";
 import { esc } from "./state.mjs";
-import { SPENT } from "./region.mjs";
-import { flatIndex } from "./lane.mjs";
+import { SPENT } from "./marks.mjs";
 
 export function orderSvg(v, els, cells, yb, cellW, frame) {
   const steps = new Map(), starts = [];

@@ -1,8 +1,8 @@
 // picture: renderSvg, the whole picture as one SVG string (pure), and its shared defs.
 import { LIMITS, PAD, W_DEFAULT } from "./geometry.mjs";
 import { clip, esc } from "./state.mjs";
-import { regionSvg } from "./region.mjs";
 import { legendSvg } from "./table.mjs";
+import { regionSvg } from "./region.mjs";
 
 function frameOf(state, ui) {
   const uid = ui.uid == null ? "pti" : `pti-${String(ui.uid).replace(/[^A-Za-z0-9_-]/g, "_")}`;

@@ -1,19 +1,13 @@
 // region: one buffer's picture: header, badges, byte strip or overview, mapped-file strip, its lanes.
 import {
-  CHAR_W, LABEL_W, LANE_H, LIMITS, ORDER_BELOW, ORDER_ROW, PAD, elementsInWindow, footprint
+  CHAR_W, LABEL_W, LANE_H, LIMITS, ORDER_BELOW, ORDER_ROW, PAD, elementsInWindow
 } from "./geometry.mjs";
 import {
   byteAt, clip, esc, fmtBytes, orderShown, regionViews, tableShown, tickLabels, visibleRange
 } from "./state.mjs";
+import { SPENT, lockSvg } from "./marks.mjs";
 import { laneSvg } from "./lane.mjs";
 import { tableSvg } from "./table.mjs";
-
-// ------------------------------------------------------------------ SVG drawing
-// A padlock drawn in SVG (emoji fonts are missing on many machines).
-export function lockSvg(x, y) {
-  return `<g class="pti-lock" transform="translate(${x},${y})"><path d="M2.5 5 V3.5 a2.5 2.5 0 0 1 5 0 V5" />` +
-    `<rect x="1" y="5" width="8" height="6.5" rx="1"/></g>`;
-}
 
 function badgeSvg(b, x, y) {
   const text = String(b.text).replace("\ud83d\udd12 ", "");
@@ -62,14 +56,6 @@ function ticks(z0, z1, x0, w, y) {
     return `<text class="pti-tick" x="${x.toFixed(1)}" y="${y}" text-anchor="${anchor}">${label}</text>`;
   }).join("");
 }
-
-/** Element cells are opaque tints of the view's colour, so their text reads the same on any theme. */
-export function tint(hex, a = 0.55) {
-  const c = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-  return "#" + c.map((x) => Math.round(x * a + 255 * (1 - a)).toString(16).padStart(2, "0")).join("");
-}
-
-export const SPENT = "this picture's work budget is spent";
 
 /**
  * Count, per byte of [z0, z1), how many views touch it (detail mode).

@@ -83,6 +83,7 @@ export function fmtBytes(n) {
 }
 
 const TICK_UNITS = [["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]];
+
 const distinctNeighbours = (labels) => labels.every((l, k) => k === 0 || l !== labels[k - 1]);
 
 /**
@@ -117,12 +118,13 @@ export function visibleRange(region, ui = {}) {
 }
 
 export function shapeText(v) { return `${v.dtype}[${v.shape.join(", ")}]`; }
+
 export const isTemporary = (v) => v.status === "temporary";
 
 /** Whether a region shows its logical-order path (detail mode only) and its ownership table. */
 export const orderShown = (ui, r) => !(ui.order && ui.order[r.id] === false);
-export const tableShown = (ui, r) => (ui.table && r.id in ui.table ? ui.table[r.id] : ui.tableDefault !== false);
 
+export const tableShown = (ui, r) => (ui.table && r.id in ui.table ? ui.table[r.id] : ui.tableDefault !== false);
 
 // ------------------------------------------------------------------ lineage and origin
 /** "← grid ← base": the views this one was made from, nearest first, by name where they have one. */
@@ -136,6 +138,5 @@ export const isCopied = (v) => !!(v.origin && v.origin.shared === false);
 
 /** The table's "made by" cell: each step's expression, this view's first. */
 export const madeBy = (v) => (v.lineage && v.lineage.length ? v.lineage.map((s) => s.expr).join(" \u2190 ") : "\u2014");
-
 
 export function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }

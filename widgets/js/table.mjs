@@ -113,7 +113,6 @@ function totalText(r, n) {
     (r.union_bytes == null && r.union_note ? ` \u2014 ${r.union_note}` : "");
 }
 
-
 // Legend swatches are not bytes (class pti-key, not pti-byte), so `.pti-byte` selects the byte strip only.
 // Each entry is [its key drawn at (x, y), key width, text]; entries flow into rows that fit the picture.
 export function legendSvg(y, width, ids, ordered, files) {

@@ -1,12 +1,14 @@
 // values: decoding element values from preview bytes, and how numbers and indices are written.
 // ------------------------------------------------------------------ values
 const F32 = new DataView(new ArrayBuffer(4));
+
 function half(bits) {
   const s = bits & 0x8000 ? -1 : 1, e = (bits >> 10) & 0x1f, f = bits & 0x3ff;
   if (e === 0) return s * f * 2 ** -24;
   if (e === 31) return f ? NaN : s * Infinity;
   return s * (1 + f / 1024) * 2 ** (e - 15);
 }
+
 function bf16(bits) { F32.setUint32(0, bits << 16); return F32.getFloat32(0); }
 
 export function fmtNumber(x) {
@@ -43,6 +45,7 @@ export function decode(bytes, pos, dtype, endian = "<") {
     default: return null;
   }
 }
+
 function cplx(re, im) { return `${fmtNumber(re)}${im < 0 || Object.is(im, -0) ? "-" : "+"}${fmtNumber(Math.abs(im))}j`; }
 
 // "1.2300e+6" -> "1.23e6": the short spelling of one toPrecision/toExponential result.
