@@ -39,13 +39,13 @@ from __future__ import annotations
 
 import sys
 import weakref
-from pathlib import Path
 
 from . import _sync
 from ._deltas import Channel
 from ._deltas import apply as _apply  # noqa: F401  (tests reach _apply, _writer, HISTORY_STEPS here)
 from ._deltas import delta as _delta
-from ._export import asset, to_html, to_text
+from ._display import Outputs
+from ._export import asset
 from ._lifetime import module_of
 from ._names import guess_names
 from ._objects import resolve
@@ -70,7 +70,6 @@ __all__ = ["Inspector"]
 
 _LIVE = weakref.WeakSet()      # inspectors to check after each cell
 _HOOKED = []                   # the IPython shell our post_run_cell hook is registered with
-MAX_FALLBACKS = 4              # displays of one widget whose static picture follows its changes
 
 
 def _after_cell(*_args):
@@ -94,7 +93,7 @@ def _install_hook():
 _Base = anywidget.AnyWidget if anywidget is not None else object
 
 
-class Inspector(_Base):
+class Inspector(Outputs, _Base):
     """A live picture of which tensors and arrays share which bytes.
 
     ``Inspector(a, b, names=["a", "b"])`` draws each distinct buffer once,
@@ -278,62 +277,6 @@ class Inspector(_Base):
             return
         self.send({"op": "step", "generation": generation, "delta": _delta(self.base, h["snap"])[0],
                    "changes": h["changes"] or {}, "info": _sync.step_info(h)}, buffers=[h["previews"]])
-
-    # ---------------------------------------------------------------- outputs
-    def to_text(self):
-        """The terminal summary, brought up to date first."""
-        self.check()
-        return to_text(self.snapshot, self.previews)
-
-    def __repr__(self):
-        if getattr(self, "_entries", None) is None:  # still being constructed
-            return object.__repr__(self)
-        return self.to_text()
-
-    def to_html(self, title="pytensor memory inspector", fragment=False):
-        """A self-contained HTML page (inline JS and CSS, no CDN); hover works with no kernel."""
-        self.check()
-        return to_html(self.snapshot, self.previews, title=title, fragment=fragment)
-
-    def _ipython_display_(self, **kwargs):
-        """The live view, then the same picture as static HTML for when there is no live view.
-
-        JupyterLab and Notebook 7 draw a widget output from its model or not at
-        all ("model not found" once the kernel that held the model is gone), so
-        the fallback is a second output, not a second mimetype of the first.
-        The live view hides it (see ``mountFallback`` in inspector.js and
-        inspector.css); ``nbconvert``, a kernel-less JupyterLab and sites that
-        render outputs show it.
-        """
-        from IPython.display import display
-        bundle = self._repr_mimebundle_(**kwargs)
-        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
-        if data:
-            display(data, metadata=meta, raw=True)
-        handle = display(self._fallback_bundle(), raw=True, display_id=True)
-        if handle is not None:
-            self._fallbacks.append(handle)
-            self._fallback_generation = self._generation
-
-    def _fallback_bundle(self):
-        return {"text/html": to_html(self._snap, self.previews, fragment=True, fallback=True), "text/plain": ""}
-
-    def _update_fallbacks(self):
-        """After a cell: bring the saved pictures up to date, so a notebook saved now keeps today's.
-
-        Once per cell that changed something, not per poll: each is a whole page fragment.
-        """
-        if self._fallbacks and self._fallback_generation != self._generation:
-            bundle = self._fallback_bundle()
-            for handle in self._fallbacks[-MAX_FALLBACKS:]:
-                handle.update(bundle, raw=True)
-            self._fallback_generation = self._generation
-
-    def save_html(self, path, title="pytensor memory inspector"):
-        """Write ``to_html()`` to ``path``; returns the path."""
-        path = Path(path)
-        path.write_text(self.to_html(title=title), encoding="utf-8")
-        return path
 
     def close(self):
         """Stop tracking (detach every finalizer) and close the widget."""
