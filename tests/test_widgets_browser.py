@@ -37,6 +37,7 @@ import pytest
 
 from browser_support import chromium_context, jupyter_env, jupyter_server, run_all_cells, run_tour
 from support import require_module, require_program, teaching_cases
+from test_widgets_scale import live_page
 from tour_expectations import QUESTIONS, check_claims, check_lanes, check_says, flat
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -348,7 +349,7 @@ def test_tour_page_pictures_show_what_their_answers_say(page, tour_page, artifac
     t0 = time.monotonic()
     page.goto(path.as_uri())
     svgs = page.locator("svg.pti-svg")
-    expect(svgs).to_have_count(len(QUESTIONS), timeout=5_000)     # a hang (issue 14) never gets here
+    expect(svgs).to_have_count(len(QUESTIONS), timeout=5_000)     # a renderer that hangs never gets here
     rendered_s = time.monotonic() - t0
     figures = page.locator("section.pti-figure")
     expect(figures).to_have_count(len(QUESTIONS))
@@ -434,22 +435,26 @@ def test_the_notebook_is_the_script_cut_into_cells(tmp_path):
 
 # ---------------------------------------------------------------- one picture, three outputs
 def test_static_export_live_widget_and_text_agree_on_the_teaching_layouts(page, tmp_path):
-    """The text summary, the live widget's model and the static page draw the same lanes and bytes."""
+    """The text summary, the live widget and the static page draw the same lanes and bytes, compared element by
+    element: the page's cells against the model's elements (the JS geometry against the Python twin), the
+    live widget's own drawing against the page's, and each text bar, character by character, against
+    the page's cells."""
     from playwright.sync_api import expect
     require_module("anywidget")
     from pytensor.widgets import Inspector, figure, snapshot, to_text, write_page
     from pytensor.widgets._snapshot import elements_in_window
     cases = teaching_cases(tmp_path)
-    figures, expected = [], []
+    figures, expected, texts, widgets = [], [], [], []
     for title, objs, names in cases:
         snap, blob = snapshot(*objs, names=names)
         w = Inspector(*objs, names=names)
         live = w.snapshot
-        w.close()
+        widgets.append(w)
         keys = ("name", "region", "shape", "bstrides", "byte_offset", "footprint", "touched_bytes", "tags")
         assert [[v[k] for k in keys] for v in live["views"]] == [[v[k] for k in keys] for v in snap["views"]], title
         text = to_text(snap, blob)
         assert text.count(" |") >= len(names) and all(f"  {n} " in text for n in names), title
+        texts.append(text)
         figures.append(figure(title, *objs, names=names))
         # every element of every view, as (lane, index, first byte): what the page must draw
         # every element of every view, grouped by first byte (one cell per start, its first index and
@@ -469,9 +474,57 @@ def test_static_export_live_widget_and_text_agree_on_the_teaching_layouts(page, 
         lanes = fig.locator("g.pti-lane").evaluate_all(LANES_JS)
         assert [n for n, _ in lanes] == [v["name"] for v in snap["views"]], title
         assert len({r for _, r in lanes}) == len(snap["regions"]), title
-        got = fig.locator("g.pti-lane").evaluate_all("""(ls) => ls.flatMap((l) =>
-            [...l.querySelectorAll('.pti-el')].map((e) =>
-              [l.dataset.name, +e.dataset.start, e.dataset.index, +e.dataset.hits]))""")
+        got = fig.locator("g.pti-lane").evaluate_all(LANE_CELLS_JS)
         assert {(n, s): (i, h) for n, s, i, h in got} == drawn, title
         assert len(got) == len(drawn), title
+        # the text's bars, character by character, against the cells the page drew
+        assert text_bars(texts[k]) == page_bars(snap, got), title
+        # the live widget's own view, drawn by its anywidget entry point: the same lanes and cells
+        live_path = live_page(widgets[k], tmp_path / f"live{k}.html")
+        live = page.context.new_page()
+        live.goto(live_path.as_uri())
+        live.wait_for_selector("svg.pti-svg")
+        live_got = live.locator("g.pti-lane").evaluate_all(LANE_CELLS_JS)
+        assert sorted(map(tuple, live_got)) == sorted(map(tuple, got)), title
+        assert live.locator("g.pti-lane").evaluate_all(LANES_JS) == lanes, title
+        live.close()
+    for w in widgets:
+        w.close()
     assert not page.errors, page.errors
+
+
+LANE_CELLS_JS = """(ls) => ls.flatMap((l) => [...l.querySelectorAll('.pti-el')].map((e) =>
+  [l.dataset.name, +e.dataset.start, e.dataset.index, +e.dataset.hits]))"""
+
+
+def text_bars(text):
+    """Each lane's bar in the text summary, in order: ``[(name, bar)]``."""
+    return [(m.group(1), m.group(2)) for m in re.finditer(r"^  (\S.*?) +\|(.*)\|$", text, re.M)]
+
+
+def page_bars(snap, cells):
+    """The bars the text should print, made from the cells the page drew: per character of a lane, '#'
+    where a drawn element's bytes meet its byte range, '.' inside the footprint, ' ' outside it."""
+    from pytensor.widgets._export import BAR
+    vmap = {v["name"]: v for v in snap["views"]}
+    starts = {}
+    for name, start, _, _ in cells:
+        starts.setdefault(name, []).append(start)
+    out = []
+    for r in snap["regions"]:
+        nbytes = r["nbytes"]
+        width = min(BAR, max(1, nbytes))
+        for vid in r["views"]:
+            v = next(x for x in snap["views"] if x["id"] == vid)
+            lo, hi = v["footprint"]
+            bar = ""
+            for k in range(width):
+                a, b = nbytes * k // width, nbytes * (k + 1) // width
+                if b <= lo or a >= hi:
+                    bar += " "
+                else:
+                    hit = any(s < b and s + v["itemsize"] > a for s in starts.get(v["name"], []))
+                    bar += "#" if hit else "."
+            out.append((v["name"], bar))
+    assert len(out) == len(vmap)
+    return out

@@ -13,6 +13,7 @@ from support import require_module
 
 import pytensor
 from pytensor.widgets import Inspector
+from pytensor.widgets import _sync as sync_mod
 from pytensor.widgets import inspector as inspector_mod
 from pytensor.widgets.inspector import _apply, _delta
 
@@ -247,7 +248,7 @@ def test_history_is_bounded_by_steps_and_by_bytes(monkeypatch):
         assert w.check()
     assert len(w.steps) == inspector_mod.HISTORY_STEPS
     assert w.steps[-1]["generation"] == w.snapshot["generation"]
-    monkeypatch.setattr(inspector_mod, "HISTORY_BYTES", 5 * 1024)
+    monkeypatch.setattr(sync_mod, "HISTORY_BYTES", 5 * 1024)        # where the history's limits live
     base[0] = 1
     w.check()
     assert len(w.steps) == 5 and sum(len(h["previews"]) for h in w._history) <= 5 * 1024

@@ -269,3 +269,23 @@ def test_text_summary_names_lineage_origin_and_the_mapped_file_within_100_column
     assert [ln.split(" |")[0].strip() for ln in text.splitlines() if ln.endswith("|")] == ["base", "col"]
     assert to_text(older(snap), blob) == before
     assert "made by" not in before and "file " not in before
+
+
+def test_each_object_is_resolved_once_per_picture(monkeypatch):
+    """Building a live Inspector describes each object once (it used to three times), and so does a check()."""
+    from pytensor.widgets import _objects
+    calls = []
+    real = _objects._resolve_tensor
+    monkeypatch.setattr(_objects, "_resolve_tensor", lambda t, work: calls.append(1) or real(t, work))
+    t = pytensor.arange(12, dtype=pytensor.int32)
+    grid = t.view(3, 4)
+    w = Inspector(t, grid, names=["t", "grid"])
+    assert len(calls) == 2
+    calls.clear()
+    w.add(grid.T, names=["gridT"])                 # the new object once, the two others once for the new picture
+    assert len(calls) == 3
+    calls.clear()
+    t[0] = 5
+    assert w.check()
+    assert len(calls) == 2                         # t and grid; grid.T died after add() and is drawn from its storage
+    w.close()

@@ -233,7 +233,7 @@ print("survived")
 
 
 def test_snapshot_holds_the_exports_until_the_bytes_are_read(tmp_path):
-    """Issue 15: a buffer closed or resized while a later argument is resolved was read after free."""
+    """A buffer closed or resized while a later argument is resolved must not be read after free."""
     run = subprocess.run([sys.executable, "-c", CLOSE_DURING_SNAPSHOT], capture_output=True, text=True,
                          timeout=120, cwd=tmp_path)      # not the repo root, whose source folder shadows the install
     assert run.returncode == 0, run.stderr[-3000:]
@@ -261,7 +261,7 @@ print("ok")
 
 
 def test_an_ndarray_subclass_cannot_point_the_inspector_at_memory_it_does_not_hold(tmp_path):
-    """Issue 15's attack on the constructors, against the inspector: layout comes from NumPy's getters."""
+    """A subclass that lies about its layout, against the inspector: layout comes from NumPy's getters."""
     run = subprocess.run([sys.executable, "-c", LYING_SUBCLASS], capture_output=True, text=True, timeout=120,
                          cwd=tmp_path)
     assert run.returncode == 0 and "ok" in run.stdout, run.stderr[-3000:]

@@ -16,7 +16,7 @@ def views(*objs, names):
     return {v["name"]: v for v in snap["views"]}
 
 
-def test_the_issue_example_names_every_parent():
+def test_a_column_of_a_reshaped_range_names_every_parent():
     base = pytensor.arange(12)
     grid = base.view(3, 4)
     col = grid[:, 2]

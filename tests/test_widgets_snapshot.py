@@ -6,7 +6,6 @@ import itertools
 import json
 import re
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ import pytest
 import pytensor
 from pytensor.widgets import _snapshot as S
 from pytensor.widgets import snapshot, to_html, to_text
+from pytensor.widgets._pairs import Work
 
 
 def views_by_name(snap):
@@ -62,10 +62,10 @@ def test_elements_in_window_matches_brute_force():
 
 
 def test_elements_in_window_work_is_bounded_on_huge_views():
-    t0 = time.perf_counter()
     els = S.elements_in_window((1 << 20, 1 << 10), (4096, 4), 4, 0, 1 << 30, (1 << 30) + 64)
     assert [e[1] for e in els] == list(range(1 << 30, (1 << 30) + 64, 4))
-    assert time.perf_counter() - t0 < 0.5
+    # the work follows the answer (16 elements), not the 2**30 elements of the view
+    assert 16 <= els.visited <= 2 * 16 + 2, els.visited
 
 
 def test_layout_stats_counts_self_overlap():
@@ -228,10 +228,10 @@ def test_unsupported_objects_are_refused_clearly():
 # ---------------------------------------------------------------- large buffers stay small
 def test_one_gib_storage_gives_a_bounded_preview_fast():
     big = pytensor.empty(1 << 28, dtype=pytensor.float32)     # 1 GiB, never touched
-    t0 = time.perf_counter()
-    snap, blob = snapshot(big, big[::1024], big[1 << 27:], names=["big", "sparse", "half"])
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 2.0
+    work = Work()
+    snap, blob = snapshot(big, big[::1024], big[1 << 27:], names=["big", "sparse", "half"], work=work)
+    # every pair is settled by layout rules (or refused as too costly): no element-by-element count
+    assert (work.pairs_visited, work.pairs_counted, work.count_work) == (3, 0, 0)
     r = snap["regions"][0]
     assert r["nbytes"] == 1 << 30 and len(blob) == S.PREVIEW_BYTES
     assert r["preview"]["length"] == S.PREVIEW_BYTES

@@ -15,12 +15,13 @@ import secrets
 import textwrap
 from pathlib import Path
 
-__all__ = ["to_html", "to_html_page", "to_text", "asset"]
+__all__ = ["to_html", "to_html_page", "to_text", "asset", "script_json"]
 
 _HERE = Path(__file__).resolve().parent
 BAR = 48             # characters in a text lane
 BAR_BUDGET = 1 << 12  # element-walk steps per character before it is drawn as '~' (unknown)
 WIDTH = 100          # columns of the text summary
+TEXT_VIEWS = 256     # views described per summary (as the picture draws 256 lanes); the rest are counted
 _PROSE = "font-family: system-ui, sans-serif; color: #212529"
 
 
@@ -58,7 +59,7 @@ def to_html_page(figures, title="pytensor memory inspector", fragment=False, fal
             parts.append(f'<p style="{_PROSE}; max-width: 52em">{html.escape(para.strip())}</p>\n')
         parts.append(f'<div class="pti-static" id="pti-{uid}"></div>\n'
                      f'<noscript><pre>{html.escape(to_text(snap, previews))}</pre></noscript>\n</section>\n')
-        data = json.dumps(snap, separators=(",", ":")).replace("</", "<\\/")
+        data = script_json(snap)
         b64 = base64.b64encode(previews).decode("ascii")
         mounts.append(f'{mount}(document.getElementById("pti-{uid}"), {data}, "{b64}");\n')
     body = ("".join(parts) + f'<style>{asset("inspector.css")}</style>\n<script type="module">\n'
@@ -71,6 +72,24 @@ def to_html_page(figures, title="pytensor memory inspector", fragment=False, fal
             '</head>\n<body style="margin: 12px; background: #fff">\n'
             f'<h2 style="{_PROSE}; font-weight: 600">{html.escape(title)}</h2>\n'
             f'{body}</body>\n</html>\n')
+
+
+def script_json(obj):
+    """``obj`` as JSON that is safe inside an HTML ``<script>`` element, whatever its strings hold.
+
+    The HTML tokenizer reads a script element's text before JavaScript does: ``</script`` ends it
+    early, and ``<!--`` followed by ``<script`` makes the page's own ``</script>`` stop closing it
+    (a name from a downloaded file can say either). With ``<``, ``>`` and ``&`` written as JSON
+    escapes no tag or comment can start, and the parsed value is the same (json.dumps already
+    writes every other non-ASCII character, U+2028 included, as an escape).
+
+    >>> print(script_json({"name": "</script><!--<script>&"}))
+    {"name":"\\u003c/script\\u003e\\u003c!--\\u003cscript\\u003e\\u0026"}
+    """
+    text = json.dumps(obj, separators=(",", ":"))
+    for ch, esc in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e")):
+        text = text.replace(ch, esc)
+    return text
 
 
 # ====================================================================== text
@@ -97,7 +116,7 @@ def _decode(chunk, dtype, endian, count):
 
 def _values(view, region, previews, count=6):
     """The first few element values of ``view`` that lie inside the region's preview window."""
-    from ._snapshot import elements_in_window
+    from ._geometry import elements_in_window
     p = region["preview"]
     els = elements_in_window(view["shape"], view["bstrides"], view["itemsize"], view["byte_offset"],
                              p["start"], p["start"] + p["length"], limit=256)
@@ -118,7 +137,7 @@ def _values(view, region, previews, count=6):
 
 def _bar(view, nbytes):
     """One text lane: '#' touched, '.' inside the footprint but skipped, ' ' outside, '~' too costly to tell."""
-    from ._snapshot import elements_in_window
+    from ._geometry import elements_in_window
     chars = []
     width = min(BAR, max(1, nbytes))
     lo, hi = view["footprint"]
@@ -190,6 +209,13 @@ def to_text(snap, previews, width=WIDTH):
     """A plain-text account of ``snap``: one block per buffer, a few lines per view, ``width`` columns."""
     vmap = {v["id"]: v for v in snap["views"]}
     nv, nr = len(snap["views"]), len(snap["regions"])
+    shares = {}             # per view, the pairs it shares bytes in: one pass over the pairs, not one per view
+    for o in snap["overlaps"]:
+        if o["shared_bytes"] != 0:
+            n = "?" if o["shared_bytes"] is None else o["shared_bytes"]
+            shares.setdefault(o["a"], []).append(f"{n} B with {vmap[o['b']]['name']}")
+            shares.setdefault(o["b"], []).append(f"{n} B with {vmap[o['a']]['name']}")
+    left = TEXT_VIEWS
     lines = [f"pytensor memory inspector: {nv} view{'s' * (nv != 1)} of {nr} buffer{'s' * (nr != 1)}"]
     # a long name is clipped in the lane's bar line (the line must fit); the line after it has room
     name_w = min(max([len(v["name"]) for v in snap["views"]] + [4]), width - BAR - 6)
@@ -210,7 +236,11 @@ def to_text(snap, previews, width=WIDTH):
         if r.get("file"):
             lines += textwrap.wrap(_file_text(r["file"]), width=width, initial_indent="  ", subsequent_indent="    ",
                                    break_on_hyphens=False)
-        for vid in r["views"]:
+        if r.get("overlaps_note"):
+            lines += textwrap.wrap(r["overlaps_note"], width=width, initial_indent="  ", subsequent_indent="    ")
+        listed = r["views"][:max(0, left)]
+        left -= len(listed)
+        for vid in listed:
             v = vmap[vid]
             lo, hi = v["footprint"]
             strides = tuple(v["strides"]) if v["strides"] is not None else f"{tuple(v['bstrides'])} bytes"
@@ -222,13 +252,8 @@ def to_text(snap, previews, width=WIDTH):
                 about.append(f"reads bytes up to {v['max_hits']}x")
             if "exclusive_bytes" in v:
                 about.append(_owns_text(v))
-            shares = []
-            for o in snap["overlaps"]:
-                if v["id"] in (o["a"], o["b"]) and o["shared_bytes"] != 0:
-                    other = vmap[o["b"] if o["a"] == v["id"] else o["a"]]["name"]
-                    shares.append(f"{'?' if o['shared_bytes'] is None else o['shared_bytes']} B with {other}")
-            if shares:
-                about.append("shares " + ", ".join(shares))
+            if shares.get(vid):
+                about.append("shares " + ", ".join(shares[vid]))
             if v["readonly"]:
                 about.append("read-only")
             if v.get("lineage_text"):
@@ -242,6 +267,10 @@ def to_text(snap, previews, width=WIDTH):
             name = v["name"] if len(v["name"]) <= name_w else v["name"][:name_w - 1] + "\u2026"
             lines.append(f"  {name:<{name_w}} |{_bar(v, r['nbytes'])}|")
             lines += wrap("; ".join(about))
+        if len(listed) < len(r["views"]):
+            lines += textwrap.wrap(f"too many to list: showing {len(listed)} of this buffer's {len(r['views'])} "
+                                   f"views ({TEXT_VIEWS} in one summary)", width=width, initial_indent="  ",
+                                   subsequent_indent="    ")
     for g in snap.get("gone", []):
         lines += textwrap.wrap(f"freed: {g['name']} ({g['note']})", width=width, subsequent_indent="    ")
     return "\n".join(lines)

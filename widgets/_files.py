@@ -26,9 +26,13 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["file_info", "in_region", "page_runs", "MAX_RUNS"]
+__all__ = ["file_info", "in_region", "page_runs", "MAX_RUNS", "PICTURE_PAGES"]
 
 MAX_RUNS = 1024  # byte ranges per list; more are drawn merged across their smallest gaps
+# Pages one picture may ask about. pytensor answers for a whole mapping at once (a query over a byte
+# range of it is not in its API yet), so a mapping with more pages than this is not asked at all:
+# 2**20 pages (4 GiB of 4 KiB pages) take about 50 ms; 2**26 (256 GiB) took 2.8 s a picture.
+PICTURE_PAGES = 1 << 20
 
 _NO_COPIES = {
     "shared": "shared mapping: writes go to the file",
@@ -36,7 +40,7 @@ _NO_COPIES = {
 }
 
 
-def file_info(storage, region_lo_addr, region_hi_addr):
+def file_info(storage, region_lo_addr, region_hi_addr, work=None):
     """The region dict's ``"file"`` entry for the absolute addresses
     ``[region_lo_addr, region_hi_addr)``, or None when ``storage`` is not a
     pytensor file mapping (heap memory, a buffer, a torch storage, ...).
@@ -47,6 +51,11 @@ def file_info(storage, region_lo_addr, region_hi_addr):
     ``resident``/``cow`` are None where the kernel cannot say, with the reason
     in ``resident_note``/``cow_note``; a note beside a list says how it was
     simplified for drawing.
+
+    ``work`` (a ``_pairs.Work``, one per picture) remembers each storage's answers, so
+    a storage is asked once per picture however many views show it, and counts the pages
+    asked: past ``PICTURE_PAGES`` in one picture a mapping is not asked, and the note
+    says so.
     """
     pt = sys.modules.get("pytensor")
     if pt is None or not isinstance(storage, pt.UntypedStorage):
@@ -64,12 +73,13 @@ def file_info(storage, region_lo_addr, region_hi_addr):
     page = cls.page_nbytes
     first = s_lo - s_lo % page   # address of page 0 in the bitmaps libtensor returns
 
+    npages = (s_hi - first + page - 1) // page if s_hi > s_lo else 0
+
     def ranges(query):
         """(runs relative to the region, note): note says why runs is None, or how it was merged."""
-        try:
-            bits = query(storage)
-        except pt.PytensorError as e:
-            return None, str(e)
+        bits = _ask(query, storage, (query.__name__, s_lo, s_hi, id(storage)), npages, work)
+        if isinstance(bits, str):
+            return None, bits
         runs = [[max(lo, first + i * page) - region_lo_addr, min(hi, first + j * page) - region_lo_addr]
                 for i, j in page_runs(bits)]
         runs = [r for r in runs if r[1] > r[0]]
@@ -91,6 +101,26 @@ def file_info(storage, region_lo_addr, region_hi_addr):
         "cow": cow,
         "cow_note": cow_note,
     }
+
+
+def _ask(query, storage, key, npages, work):
+    """``query(storage)``'s page bits, or the reason it was not answered (a str)."""
+    if work is not None and key in work.pages_cache:
+        return work.pages_cache[key]
+    asked = work.pages_asked if work is not None else 0
+    if asked + npages > PICTURE_PAGES:
+        out = (f"not asked: the mapping has {npages:,} pages and one picture asks about at most "
+               f"{PICTURE_PAGES:,} (pytensor answers for a whole mapping at once)")
+    else:
+        try:
+            out = query(storage)
+        except sys.modules["pytensor"].PytensorError as e:
+            out = str(e)
+        if work is not None:
+            work.pages_asked += npages
+    if work is not None:
+        work.pages_cache[key] = out
+    return out
 
 
 def in_region(info, offset):

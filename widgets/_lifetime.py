@@ -25,23 +25,24 @@ from __future__ import annotations
 import sys
 import weakref
 
-from ._snapshot import _buffer_array, _exporter, _is_pytensor, _owner_of, _plain, _tensor_base, footprint
+from ._geometry import footprint
+from ._objects import buffer_array, exporter, is_pytensor, owner_of, plain_array, tensor_base
 
 __all__ = ["owners", "span_of", "Watch", "module_of"]
 
 
 def owners(obj):
     """Objects whose life keeps ``obj``'s bytes alive, the longest-lived first (strong refs; do not keep)."""
-    if _is_pytensor(obj):
+    if is_pytensor(obj):
         return [obj.untyped_storage()]
     np = sys.modules.get("numpy")
     if np is not None and isinstance(obj, np.ndarray):
-        root, owner = _owner_of(obj)
+        root, owner = owner_of(obj)
         out = []
         if owner is not None:
-            out += owners(owner) if (_is_pytensor(owner) or isinstance(owner, np.ndarray)) else [owner]
+            out += owners(owner) if (is_pytensor(owner) or isinstance(owner, np.ndarray)) else [owner]
         return _unique(out + [root, obj])
-    if _tensor_base(obj) is not None:                                        # torch
+    if tensor_base(obj) is not None:                                        # torch
         root = obj
         for _ in range(1000):
             nxt = getattr(root, "_base", None)
@@ -49,8 +50,8 @@ def owners(obj):
                 break
             root = nxt
         return _unique([root, obj])
-    exp = _exporter(obj)
-    if exp is not obj and (_is_pytensor(exp) or (np is not None and isinstance(exp, np.ndarray))):
+    exp = exporter(obj)
+    if exp is not obj and (is_pytensor(exp) or (np is not None and isinstance(exp, np.ndarray))):
         return _unique(owners(exp) + [obj])
     return _unique([exp, obj])
 
@@ -75,11 +76,11 @@ def span_of(owner, holds):
         return ("cpu" if dev in ("cpu", "cpu:0") else dev), lo, lo + int(owner.nbytes())
     np = sys.modules.get("numpy")
     if np is not None and isinstance(owner, np.ndarray):
-        owner = _plain(owner)
+        owner = plain_array(owner)
         ai = owner.__array_interface__
         lo, hi = footprint(owner.shape, owner.strides, owner.dtype.itemsize, int(ai["data"][0]))
         return "cpu", lo, hi
-    base = _tensor_base(owner)
+    base = tensor_base(owner)
     if base is not None:      # through the base class: a subclass could claim memory long freed is alive
         st = base.untyped_storage(owner)
         dev = str(base.device.__get__(owner))
@@ -88,7 +89,7 @@ def span_of(owner, holds):
     if getattr(owner, "closed", False):                               # a closed mmap holds nothing
         return None
     try:
-        arr = _buffer_array(owner)
+        arr = buffer_array(owner)
     except (TypeError, ValueError, BufferError):
         return None                                                   # a capsule: no span to check
     holds.append(arr)

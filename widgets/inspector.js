@@ -1,4 +1,9 @@
-// pytensor memory inspector: the one front-end module.
+// Built by widgets/_bundle.py from widgets/js/{geometry,values,state,describe,marks,order,lane,table,region,picture,dom,entry}.mjs:
+// edit those, then run `python widgets/_bundle.py`.
+
+// ---- geometry.mjs
+// pytensor memory inspector, the front end. Written as ES modules by job (widgets/js/*.mjs) and
+// joined into the one module widgets/inspector.js by widgets/_bundle.py.
 //
 // renderSvg(state, ui) is pure (a string in, a string out) so that three
 // outputs share it: the live anywidget view (default export `render`), the
@@ -11,7 +16,8 @@
 // budget, and a lane whose walk would cost too much is drawn as an overview
 // of its footprint instead. A layout can make the walk visit many indices
 // that yield nothing, so work proportional to the answer is not enough.
-
+//
+// geometry: layout arithmetic in bytes (footprints, the elements in a byte window) and the frame's limits.
 export const LIMITS = {
   detailBytes: 512, laneElems: 4096, hoverReaders: 32, buckets: 240,
   walkBudget: 250000,      // index nodes one elementsInWindow call may visit
@@ -23,10 +29,13 @@ export const LIMITS = {
   tableRows: 64,           // rows of one buffer's ownership table; the rest are counted in one line
   tablePartners: 6,        // names in one "shared with" cell before "and n more"
 };
+
 export const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
-const W_DEFAULT = 980, LABEL_W = 210, PAD = 10, CHAR_W = 6.2;
+
+export const W_DEFAULT = 980, LABEL_W = 210, PAD = 10, CHAR_W = 6.2;
+
 // With the order path on, a lane gains a row of indices above its cells and room for the path below.
-const LANE_H = 32, ORDER_ROW = 10, ORDER_BELOW = 16, IDX_CHAR_W = 5.2, ROW_H = 16;
+export const LANE_H = 32, ORDER_ROW = 10, ORDER_BELOW = 16, IDX_CHAR_W = 5.2, ROW_H = 16;
 
 // ------------------------------------------------------------------ layout arithmetic
 // The one rule for these lives in libtensor (lt_layout_byte_extent, lt_layout_contiguous_strides);
@@ -44,6 +53,7 @@ export function floorDiv(a, b) {
   else if (b > 0 ? r >= b : r <= b) q += 1;
   return q;
 }
+
 export const ceilDiv = (a, b) => -floorDiv(-a, b);
 
 /** Half-open byte range [lo, hi) a view can touch; `base` is element 0's byte offset. */
@@ -115,14 +125,34 @@ export function elementsInWindow(shape, bstrides, itemsize, base, lo, hi, limit 
   return out;
 }
 
+/** Flat row-major position of an index, to tell consecutive indices from a walk that left the window. */
+export function flatIndex(shape, index) {
+  let f = 0;
+  for (let d = 0; d < shape.length; d++) f = f * shape[d] + index[d];
+  return f;
+}
+
+/**
+ * The order a view walks its cells, under the lane: one arc per step between cells with an
+ * arrowhead at its lowest point pointing the way the walk goes (so a flipped view's arrows point
+ * left, and a transpose's long arcs jump back), a loop marker with "×n" on each cell read by n
+ * indices, and a dashed arc where the walk leaves the visible window and comes back. `els` come
+ * in row-major index order (elementsInWindow's walk); equal steps are drawn once. Each step costs
+ * one cell of the frame's drawing budget.
+ */
+
+// ---- values.mjs
+// values: decoding element values from preview bytes, and how numbers and indices are written.
 // ------------------------------------------------------------------ values
 const F32 = new DataView(new ArrayBuffer(4));
+
 function half(bits) {
   const s = bits & 0x8000 ? -1 : 1, e = (bits >> 10) & 0x1f, f = bits & 0x3ff;
   if (e === 0) return s * f * 2 ** -24;
   if (e === 31) return f ? NaN : s * Infinity;
   return s * (1 + f / 1024) * 2 ** (e - 15);
 }
+
 function bf16(bits) { F32.setUint32(0, bits << 16); return F32.getFloat32(0); }
 
 export function fmtNumber(x) {
@@ -159,6 +189,7 @@ export function decode(bytes, pos, dtype, endian = "<") {
     default: return null;
   }
 }
+
 function cplx(re, im) { return `${fmtNumber(re)}${im < 0 || Object.is(im, -0) ? "-" : "+"}${fmtNumber(Math.abs(im))}j`; }
 
 // "1.2300e+6" -> "1.23e6": the short spelling of one toPrecision/toExponential result.
@@ -190,7 +221,7 @@ export function abbreviate(text, room) {
 }
 
 /** A cell's label in `room` characters; a repeated element keeps its "×n" while there is room for it. */
-function cellLabel(val, hits, room) {
+export function cellLabel(val, hits, room) {
   if (hits <= 1) return abbreviate(val, room);
   const suffix = `\u00d7${hits}`;
   return room >= suffix.length + 2 ? abbreviate(val, room - suffix.length) + suffix : abbreviate(val, room);
@@ -216,7 +247,10 @@ export function indicesText(idxs, room) {
   return head ? head + "\u2026" : "";
 }
 
-const idxList = (i) => `[${i.join(", ")}]`;
+export const idxList = (i) => `[${i.join(", ")}]`;
+
+// ---- state.mjs
+// state: the snapshot as the renderer holds it (deltas applied, previews attached) and small helpers over it.
 
 // ------------------------------------------------------------------ state helpers
 /**
@@ -279,7 +313,7 @@ export function byteAt(region, off) {
   return region.bytes[off - p.start];
 }
 
-function valueAt(region, v, start) {
+export function valueAt(region, v, start) {
   const p = region.preview;
   if (!p || start < p.start || start + v.itemsize > p.start + p.length) return null;
   if (!(p.known || []).some(([a, b]) => a <= start && start + v.itemsize <= b)) return null;
@@ -299,6 +333,7 @@ export function fmtBytes(n) {
 }
 
 const TICK_UNITS = [["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]];
+
 const distinctNeighbours = (labels) => labels.every((l, k) => k === 0 || l !== labels[k - 1]);
 
 /**
@@ -323,7 +358,7 @@ export function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
 
-const regionViews = (state, r) => (r.views || []).map((id) => state.viewById[id]).filter(Boolean);
+export const regionViews = (state, r) => (r.views || []).map((id) => state.viewById[id]).filter(Boolean);
 
 /** The visible byte range of a region: the user's zoom, else all of it. */
 export function visibleRange(region, ui = {}) {
@@ -332,12 +367,32 @@ export function visibleRange(region, ui = {}) {
   return [0, region.nbytes];
 }
 
-function shapeText(v) { return `${v.dtype}[${v.shape.join(", ")}]`; }
-const isTemporary = (v) => v.status === "temporary";
+export function shapeText(v) { return `${v.dtype}[${v.shape.join(", ")}]`; }
+
+export const isTemporary = (v) => v.status === "temporary";
 
 /** Whether a region shows its logical-order path (detail mode only) and its ownership table. */
 export const orderShown = (ui, r) => !(ui.order && ui.order[r.id] === false);
+
 export const tableShown = (ui, r) => (ui.table && r.id in ui.table ? ui.table[r.id] : ui.tableDefault !== false);
+
+// ------------------------------------------------------------------ lineage and origin
+/** "← grid ← base": the views this one was made from, nearest first, by name where they have one. */
+export function chainText(v) {
+  const steps = (v.lineage || []).slice(1);
+  return steps.length ? steps.map((s) => `\u2190 ${s.name || s.expr}`).join(" ") : "";
+}
+
+/** Whether the view's bytes were copied (not shared) from what it was made from. */
+export const isCopied = (v) => !!(v.origin && v.origin.shared === false);
+
+/** The table's "made by" cell: each step's expression, this view's first. */
+export const madeBy = (v) => (v.lineage && v.lineage.length ? v.lineage.map((s) => s.expr).join(" \u2190 ") : "\u2014");
+
+export function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
+
+// ---- describe.mjs
+// describe: what a hover says about a byte, an element or a view (pure: data in, data or HTML text out).
 
 // ------------------------------------------------------------------ hover descriptions (pure)
 /**
@@ -420,7 +475,7 @@ export function describeElement(state, vid, start) {
     indicesTruncated: mine.truncated, others, truncated };
 }
 
-function tipForByte(d) {
+export function tipForByte(d) {
   if (!d) return "";
   const rows = d.readers.map((x) => `<tr><td><b>${esc(x.name)}</b>[${x.index.join(", ")}]</td>` +
     `<td>${x.value == null ? "<i>not in preview</i>" : esc(x.value)}</td>` +
@@ -433,7 +488,7 @@ function tipForByte(d) {
 
 const MAX_TIP_OVERLAPS = 12, MAX_TIP_INDICES = 24;
 
-function tipForElement(d) {
+export function tipForElement(d) {
   if (!d) return "";
   const idx = d.indices.length ? d.indices : [[]];
   const shown = idx.slice(0, MAX_TIP_INDICES).map(idxList).join(", ") +
@@ -450,9 +505,9 @@ function tipForElement(d) {
 }
 
 // Exact below 10 KiB (what a learner counts by hand), rounded above.
-const bytesOrUnknown = (n) => (n == null ? "?" : n < 10240 ? `${n} B` : fmtBytes(n));
+export const bytesOrUnknown = (n) => (n == null ? "?" : n < 10240 ? `${n} B` : fmtBytes(n));
 
-function tipForView(d) {
+export function tipForView(d) {
   if (!d) return "";
   const strides = d.strides ? `(${d.strides.join(", ")}) elements = (${d.bstrides.join(", ")}) bytes`
     : `(${d.bstrides.join(", ")}) bytes`;
@@ -480,59 +535,13 @@ function tipForView(d) {
     (ov ? `<div>overlaps:</div><ul>${ov}</ul>` : "");
 }
 
+// ---- marks.mjs
+// marks: the small drawn pieces that regions, lanes and the order path share (padlock, tints, budget note).
 // ------------------------------------------------------------------ SVG drawing
 // A padlock drawn in SVG (emoji fonts are missing on many machines).
-function lockSvg(x, y) {
+export function lockSvg(x, y) {
   return `<g class="pti-lock" transform="translate(${x},${y})"><path d="M2.5 5 V3.5 a2.5 2.5 0 0 1 5 0 V5" />` +
     `<rect x="1" y="5" width="8" height="6.5" rx="1"/></g>`;
-}
-
-function badgeSvg(b, x, y) {
-  const text = String(b.text).replace("\ud83d\udd12 ", "");
-  const icon = b.kind === "lock" ? 12 : 0;
-  const w = Math.round(text.length * 6.2 + 12 + icon);
-  return [`<g class="pti-badge pti-b-${esc(b.kind)}" transform="translate(${x},${y})"><title>${esc(b.title || text)}</title>` +
-    `<rect width="${w}" height="16" rx="8"/>${icon ? lockSvg(5, 2) : ""}<text x="${6 + icon}" y="12">${esc(text)}</text></g>`, w];
-}
-
-function zoomButtons(rid, x, y) {
-  const acts = [["out", "\u2212", "zoom out"], ["in", "+", "zoom in"], ["left", "\u25c0", "pan left"],
-    ["right", "\u25b6", "pan right"], ["reset", "\u21ba", "show the whole buffer"]];
-  return acts.map(([act, label, title], k) => `<g class="pti-zoom" data-act="${act}" data-region="${esc(rid)}" ` +
-    `transform="translate(${x + k * 22},${y})"><title>${title}</title><rect width="20" height="16" rx="3"/>` +
-    `<text x="10" y="12" text-anchor="middle">${label}</text></g>`).join("");
-}
-
-/** A pressed/unpressed text button in a region's header; `act` names what it toggles. */
-function toggleButton(rid, act, label, on, title, x, y) {
-  const w = Math.round(label.length * CHAR_W + 12);
-  return [`<g class="pti-toggle${on ? " pti-on" : ""}" data-act="${act}" data-region="${esc(rid)}" role="button" ` +
-    `aria-pressed="${on}" transform="translate(${x},${y})"><title>${esc(title)}</title><rect width="${w}" height="16" rx="3"/>` +
-    `<text x="${w / 2}" y="12" text-anchor="middle">${label}</text></g>`, w];
-}
-
-function headerButtons(r, ui, detail, width, y) {
-  const parts = [zoomButtons(r.id, width - PAD - 5 * 22, y)];
-  let x = width - PAD - 5 * 22 - 10;
-  const add = (act, label, on, title) => {
-    const w = toggleButton(r.id, act, label, on, title, 0, 0)[1];
-    x -= w;
-    parts.push(toggleButton(r.id, act, label, on, title, x, y)[0]);
-    x -= 4;
-  };
-  add("table", "table", tableShown(ui, r), "show or hide who owns what: each view's bytes, alone and shared");
-  if (detail) add("order", "order", orderShown(ui, r), "show or hide each lane's indices and the order it walks its elements");
-  return [parts.join(""), x];
-}
-
-function ticks(z0, z1, x0, w, y) {
-  const span = z1 - z0, n = Math.min(4, span);     // fewer ticks than bytes would repeat an offset
-  const offs = n > 0 ? Array.from({ length: n + 1 }, (_, k) => Math.round(z0 + (span * k) / n)) : [z0];
-  return tickLabels(offs).map((label, k) => {
-    const x = n > 0 ? x0 + (w * k) / n : x0;
-    const anchor = k === 0 ? "start" : k === n ? "end" : "middle";
-    return `<text class="pti-tick" x="${x.toFixed(1)}" y="${y}" text-anchor="${anchor}">${label}</text>`;
-  }).join("");
 }
 
 /** Element cells are opaque tints of the view's colour, so their text reads the same on any theme. */
@@ -541,233 +550,103 @@ export function tint(hex, a = 0.55) {
   return "#" + c.map((x) => Math.round(x * a + 255 * (1 - a)).toString(16).padStart(2, "0")).join("");
 }
 
-const SPENT = "this picture's work budget is spent";
+export const SPENT = "this picture's work budget is spent";
 
-/**
- * Count, per byte of [z0, z1), how many views touch it (detail mode).
- * `perView[id]` is the walk's elements; where the walk was not made or ran out
- * of budget it is a string saying why, and the view counts its whole
- * footprint, as its overview draws it.
- */
-function coverage(views, walkable, z0, z1, work) {
-  const n = z1 - z0, count = new Uint16Array(n), rough = new Int32Array(n + 1), perView = {};
-  const mine = new Uint8Array(n);
-  for (const v of views) {
-    let els = SPENT;
-    if (walkable(v) && work.left > 0) {
-      els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.byte_offset, z0, z1, LIMITS.laneElems,
-        Math.min(LIMITS.walkBudget, work.left));
-      work.left -= els.visited;
-      if (els.outOfBudget) els = "too many index combinations to search here";
+// ---- order.mjs
+// order: the logical-order path under a lane zoomed to bytes (indices above, arcs below).
+
+export function orderSvg(v, els, cells, yb, cellW, frame) {
+  const steps = new Map(), starts = [];
+  let prev = null, prevFlat = 0;
+  for (const e of els) {
+    const flat = flatIndex(v.shape, e.index);
+    if (prev !== null && e.start !== prev) {
+      const gap = flat !== prevFlat + 1, key = `${prev}>${e.start}${gap ? "~" : ""}`;
+      if (!steps.has(key)) steps.set(key, { from: prev, to: e.start, gap });
     }
-    perView[v.id] = els;
-    if (typeof els !== "string") {
-      mine.fill(0);
-      for (const e of els) for (let b = Math.max(e.start, z0); b < Math.min(e.start + v.itemsize, z1); b++) mine[b - z0] = 1;
-      for (let i = 0; i < n; i++) count[i] += mine[i];
-    } else {
-      const a = Math.max(v.footprint[0], z0) - z0, b = Math.min(v.footprint[1], z1) - z0;
-      if (a < b) { rough[a] += 1; rough[b] -= 1; }
+    if (e.start !== prev) starts.push(e.start);
+    prev = e.start;
+    prevFlat = flat;
+  }
+  const loops = [...cells.entries()].filter(([, c]) => c.n > 1);
+  if (steps.size + loops.length > frame.work.cells) {
+    return `<g class="pti-order-skipped" data-view="${esc(v.id)}"><title>order path not drawn: this picture's drawing budget is spent</title></g>`;
+  }
+  frame.work.cells -= steps.size + loops.length;
+  // Steps of one kind share one <path> (subpaths), and so do their arrowheads: a lane of a few
+  // hundred elements stays a handful of nodes for the browser to lay out.
+  const d = { fwd: [], back: [], fwdGap: [], backGap: [], fwdArrow: [], backArrow: [] };
+  for (const st of steps.values()) {
+    const x0 = cells.get(st.from).cx, x1 = cells.get(st.to).cx, dx = x1 - x0, mx = (x0 + x1) / 2;
+    // Arcs deepen with the length of the jump in cells (logarithmically, to fit under the lane), so a
+    // transpose's short forward jumps and long jumps back part into two families.
+    const depth = Math.min(ORDER_BELOW - 1, 3 + 4 * Math.log2(1 + Math.abs(dx) / cellW));
+    const kind = st.to < st.from ? "back" : "fwd";     // a step back in memory is drawn in the warning colour
+    d[kind + (st.gap ? "Gap" : "")].push(`M${x0.toFixed(1)} ${yb}Q${mx.toFixed(1)} ${(yb + 2 * depth).toFixed(1)} ${x1.toFixed(1)} ${yb}`);
+    if (Math.abs(dx) >= 6) {
+      const dir = Math.sign(dx), ya = yb + depth, h = 2.6;
+      d[kind + "Arrow"].push(`M${(mx + dir * h).toFixed(1)} ${ya.toFixed(1)}L${(mx - dir * h).toFixed(1)} ${(ya - h).toFixed(1)}` +
+        `L${(mx - dir * h).toFixed(1)} ${(ya + h).toFixed(1)}Z`);
     }
   }
-  for (let i = 0, run = 0; i < n; i++) { run += rough[i]; count[i] += run; }
-  return { count, perView };
-}
-
-/** How many footprints meet each bucket [a_k, b_k): one sweep over sorted ends, not views x buckets. */
-function bucketCounts(views, z0, span, nb) {
-  const starts = [], ends = [];
-  for (const v of views) if (v.footprint[1] > v.footprint[0]) { starts.push(v.footprint[0]); ends.push(v.footprint[1]); }
-  starts.sort((p, q) => p - q);
-  ends.sort((p, q) => p - q);
-  const out = [];
-  let i = 0, j = 0;
-  for (let k = 0; k < nb; k++) {
-    const a = z0 + Math.floor((span * k) / nb), b = z0 + Math.floor((span * (k + 1)) / nb);
-    while (i < starts.length && starts[i] < b) i++;     // footprints that begin before the bucket ends
-    while (j < ends.length && ends[j] <= a) j++;        // ... less those that ended before it began
-    out.push([a, b, i - j]);
-  }
-  return out;
-}
-
-function flashSet(ui, r) {
-  const f = ui && ui.flash;
-  return f && f.regions && f.regions[r.id] ? f.regions[r.id] : null;
-}
-
-function regionSvg(state, r, k, ui, y0, width, frame) {
-  const parts = [], sx = LABEL_W + PAD, sw = width - sx - PAD;
-  const [z0, z1] = visibleRange(r, ui);
-  const span = Math.max(1, z1 - z0), detail = span <= LIMITS.detailBytes && r.host;
-  const views = regionViews(state, r);
-  const drawn = views.slice(0, Math.max(0, frame.work.lanes));
-  frame.work.lanes -= drawn.length;
-  const isDrawn = new Set(drawn);
-  let y = y0;
-  parts.push(`<g class="pti-region${detail ? " pti-detail" : " pti-summary"}" data-region="${esc(r.id)}" ` +
-    `data-start="${z0}" data-end="${z1}" data-nbytes="${r.nbytes}">`);
-  const [buttons, bx0] = headerButtons(r, ui, detail, width, y);
-  const title = `buffer ${k + 1} \u00b7 ${fmtBytes(r.nbytes)} at ${r.addr}${r.host ? "" : ` on ${r.device} (no host access)`}`;
-  parts.push(`<text class="pti-title" x="${PAD}" y="${y + 13}">${esc(clip(title, Math.floor((bx0 - PAD) / 7.4)))}</text>`);
-  parts.push(buttons);
-  y += 20;
-  let bx = PAD;
-  for (const b of r.badges || []) {
-    const w = badgeSvg(b, 0, 0)[1];
-    if (bx + w > width - PAD && bx > PAD) { y += 20; bx = PAD; }
-    parts.push(badgeSvg(b, bx, y)[0]);
-    bx += w + 6;
-  }
-  y += 24;
-  const writer = ui.past && ui.flash && ui.flash.writers && ui.flash.writers[r.id];
-  if (writer) {
-    parts.push(`<text class="pti-writer" data-region="${esc(r.id)}" x="${PAD}" y="${y + 9}">` +
-      `${esc(clip(`this step: ${writer}`, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
-    y += 16;
-  }
-  if (r.file) {
-    const [svg, next] = fileSvg(r, z0, z1, sx, sw, y, width);
-    parts.push(svg);
-    y = next;
-    frame.files = true;
-  }
-  // minimap: the whole buffer, footprints, and where the zoom window is
-  if (z0 > 0 || z1 < r.nbytes) {
-    const s = sw / Math.max(1, r.nbytes);
-    parts.push(`<g class="pti-minimap" data-region="${esc(r.id)}"><rect class="pti-mm-bg" x="${sx}" y="${y}" width="${sw}" height="8"/>`);
-    drawn.forEach((v) => parts.push(`<rect x="${(sx + v.footprint[0] * s).toFixed(1)}" y="${y + 2}" ` +
-      `width="${Math.max(1, (v.footprint[1] - v.footprint[0]) * s).toFixed(1)}" height="4" fill="${v.color}" opacity="0.7"/>`));
-    parts.push(`<rect class="pti-mm-win" x="${(sx + z0 * s).toFixed(1)}" y="${y - 1}" width="${Math.max(2, span * s).toFixed(1)}" height="10"/></g>`);
-    y += 14;
-  }
-  parts.push(ticks(z0, z1, sx, sw, y + 9));
-  parts.push(`<text class="pti-lbl pti-dim" x="${PAD}" y="${y + 9}">${detail ? "bytes (hex)" : "bytes (overview)"}</text>`);
-  y += 13;
-  const flash = flashSet(ui, r);
-  const hit = (a, b) => flash && flash.some(([lo, hi]) => a < hi && lo < b);
-  // A flashing node carries its flash's tick, so the next flash is new markup and flashes again.
-  const tickAttr = ` data-tick="${(ui.flash && ui.flash.tick) || 0}"`;
-  let perView = {};
-  const scale = sw / span;
-  if (detail) {
-    const cov = coverage(views, (v) => isDrawn.has(v), z0, z1, frame.work);
-    perView = cov.perView;
-    const showHex = scale >= 13.5;
-    for (let off = z0; off < z1; off++) {
-      const c = cov.count[off - z0], b = byteAt(r, off);
-      const cls = ["pti-byte", b == null ? "pti-unknown" : "", c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0",
-        hit(off, off + 1) ? "pti-flash" : ""].filter(Boolean).join(" ");
-      const x = sx + (off - z0) * scale;
-      parts.push(`<rect class="${cls}" data-region="${esc(r.id)}" data-off="${off}" x="${x.toFixed(2)}" y="${y}" ` +
-        `width="${Math.max(0.5, scale - (scale > 4 ? 1 : 0)).toFixed(2)}" height="22"` +
-        `${b == null ? ` fill="url(#${frame.ids.unk})"` : ""}${hit(off, off + 1) ? tickAttr : ""}/>`);
-      if (showHex && b != null) {
-        parts.push(`<text class="pti-hex" data-region="${esc(r.id)}" data-off="${off}" x="${(x + scale / 2).toFixed(2)}" ` +
-          `y="${y + 15}" text-anchor="middle">${b.toString(16).padStart(2, "0")}</text>`);
-      }
-    }
-    y += 26;
-  } else {
-    const nb = Math.max(1, Math.min(LIMITS.buckets, span));
-    const bw = sw / nb;
-    bucketCounts(views, z0, span, nb).forEach(([a, b, c], k2) => {
-      parts.push(`<rect class="pti-bucket ${c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0"}${hit(a, b) ? " pti-flash" : ""}" ` +
-        `data-region="${esc(r.id)}" data-off="${a}" data-end="${b}" x="${(sx + k2 * bw).toFixed(2)}" y="${y}" ` +
-        `width="${Math.max(0.5, bw).toFixed(2)}" height="16"${hit(a, b) ? tickAttr : ""}/>`);
-    });
-    y += 20;
-  }
-  // one lane per view; with the order path on, each lane has a row of indices above and the path below
-  const order = detail && orderShown(ui, r);
-  const laneH = LANE_H + (order ? ORDER_ROW + ORDER_BELOW : 0);
-  for (const v of drawn) {
-    parts.push(laneSvg(state, r, v, { z0, z1, sx, sw, y: y + (order ? ORDER_ROW : 0), detail, order, scale,
-      els: perView[v.id], flash: frame.changedViews.has(v.id), hit, tickAttr }, frame));
-    y += laneH;
-  }
-  if (order) frame.ordered = true;
-  if (drawn.length < views.length) {
-    const more = views.length - drawn.length;
-    parts.push(`<text class="pti-dim pti-more" x="${PAD}" y="${y + 12}">and ${more} more view${more === 1 ? "" : "s"} ` +
-      `of this buffer, not drawn (more than ${LIMITS.lanes} lanes in one picture); hovering a byte still lists them</text>`);
-    y += 20;
-  }
-  if (tableShown(ui, r)) {
-    const [svg, next] = tableSvg(state, r, views, y + 4, width, frame);
-    parts.push(svg);
-    y = next;
+  const parts = [`<g class="pti-order" data-view="${esc(v.id)}" data-starts="${starts.join(",")}">`];
+  const path = (cls, list) => (list.length ? `<path class="${cls}" d="${list.join("")}"/>` : "");
+  parts.push(path("pti-step", d.fwd), path("pti-step pti-step-back", d.back), path("pti-step pti-step-gap", d.fwdGap),
+    path("pti-step pti-step-back pti-step-gap", d.backGap), path("pti-step-arrow", d.fwdArrow),
+    path("pti-step-arrow pti-step-back", d.backArrow));
+  for (const [start, c] of loops) {
+    const cy = yb + 4.5, n = `\u00d7${abbreviate(String(c.n), 5)}`;
+    const showN = c.w >= n.length * IDX_CHAR_W + 14;
+    parts.push(`<g class="pti-loop" data-start="${start}"><circle cx="${c.cx.toFixed(1)}" cy="${cy}" r="3.5"/>` +
+      (showN ? `<text x="${(c.cx + 6).toFixed(1)}" y="${yb + 9}">${n}</text>` : "") + `</g>`);
   }
   parts.push(`</g>`);
-  return [parts.join(""), y + 10];
+  return parts.join("");
 }
 
-// ------------------------------------------------------------------ mapped files
-const FILE_RUNS = 2000;     // resident / copied-on-write rects one strip draws; more are merged into pixel runs
-
-/** "data.bin · shared mapping · file bytes [4096, 8192)": what a file-backed buffer maps. */
-export function fileHeader(f) {
-  const off = f.file_offset ?? 0, n = f.nbytes ?? 0;
-  return `file ${f.path} \u00b7 ${f.mapping} mapping \u00b7 file bytes [${off}, ${off + n})` +
-    (f.page_size ? ` \u00b7 ${fmtBytes(f.page_size)} pages` : "");
-}
-
-/** Ranges of [z0, z1) as pixel runs [p0, p1, lo, hi], neighbours closer than half a pixel merged. */
-function pixelRuns(ranges, z0, z1, x) {
+/** A lane in overview mode: runs of touched bytes when they are few, else the footprint shaded by density. */
+export function summaryLane(v, o, x, frame) {
+  const { z0, z1, y } = o;
+  const a = Math.max(z0, v.footprint[0]), b = Math.min(z1, v.footprint[1]);
+  const color = v.color || PALETTE[0];
+  if (!(b > a) || !v.numel) return { svg: "" };
+  if (v.dense) {
+    return { svg: `<rect class="pti-run" x="${x(a).toFixed(2)}" y="${y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" height="18" fill="${color}"/>` };
+  }
+  const work = frame.work;
+  if (work.left <= 0) return { svg: overviewRun(v, o, x, a, b, SPENT), overview: true };
+  const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.byte_offset, a, b, LIMITS.laneElems, Math.min(LIMITS.walkBudget, work.left));
+  work.left -= els.visited;
+  if (els.outOfBudget) return { svg: overviewRun(v, o, x, a, b, "too many index combinations to search at this zoom"), overview: true };
+  if (els.truncated) return { svg: overviewRun(v, o, x, a, b, "too many elements to draw at this zoom"), overview: true };
+  // merge elements into pixel runs
   const runs = [];
-  for (const [lo, hi] of ranges || []) {
-    const a = Math.max(lo, z0), b = Math.min(hi, z1);
-    if (b <= a) continue;
-    const p0 = x(a), p1 = Math.max(x(b), p0 + 1), last = runs[runs.length - 1];
-    if (last && p0 <= last[1] + 0.5) { last[1] = Math.max(last[1], p1); last[3] = b; } else runs.push([p0, p1, a, b]);
+  els.sort((p, q) => p.start - q.start);
+  for (const e of els) {
+    const p0 = x(e.start), p1 = Math.max(x(e.start + v.itemsize), p0 + 1);
+    const last = runs[runs.length - 1];
+    if (last && p0 <= last[1] + 0.5) last[1] = Math.max(last[1], p1); else runs.push([p0, p1]);
   }
-  return runs.slice(0, FILE_RUNS);
+  if (runs.length > work.cells) return { svg: overviewRun(v, o, x, a, b, "this picture's drawing budget is spent"), overview: true };
+  work.cells -= runs.length;
+  return { svg: runs.map(([p0, p1]) => `<rect class="pti-run" x="${p0.toFixed(2)}" y="${y + 5}" width="${(p1 - p0).toFixed(2)}" height="18" fill="${color}"/>`).join("") };
 }
 
-/**
- * A file-backed buffer's header line (path, mapping, file byte range) and a thin strip over the
- * byte axis: resident pages (in RAM now) and pages copied on write (a private mapping's writes,
- * no longer the file's bytes). Where the model could not tell, the strip says why instead.
- */
-function fileSvg(r, z0, z1, sx, sw, y, width) {
-  const f = r.file, parts = [`<g class="pti-file" data-region="${esc(r.id)}" data-mapping="${esc(f.mapping)}">`];
-  const head = fileHeader(f);
-  parts.push(`<text class="pti-file-head" x="${PAD}" y="${y + 9}"><title>${esc(head)}</title>` +
-    `${esc(clip(head, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
-  y += 14;
-  const scale = sw / Math.max(1, z1 - z0);
-  const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
-  parts.push(`<text class="pti-lbl pti-dim" x="${PAD}" y="${y + 7}">pages</text>` +
-    `<rect class="pti-pages-bg" x="${sx}" y="${y}" width="${sw}" height="8"><title>` +
-    `${esc(f.resident ? "pages of the mapping; coloured where resident in RAM" : f.resident_note || "residency unknown")}</title></rect>`);
-  const page = (cls, what) => ([p0, p1, lo, hi]) => `<rect class="${cls}" data-lo="${lo}" data-hi="${hi}" x="${p0.toFixed(2)}" ` +
-    `y="${cls === "pti-cow" ? y + 4 : y}" width="${(p1 - p0).toFixed(2)}" height="${cls === "pti-cow" ? 4 : 8}">` +
-    `<title>${what}: bytes [${lo}, ${hi})</title></rect>`;
-  parts.push(...pixelRuns(f.resident, z0, z1, x).map(page("pti-resident", "resident in RAM")));
-  parts.push(...pixelRuns(f.cow, z0, z1, x).map(page("pti-cow", "copied on write: this process's own copy, no longer the file's bytes")));
-  const notes = [f.resident ? "" : f.resident_note, f.cow ? "" : f.cow_note].filter(Boolean);
-  if (notes.length) {
-    parts.push(`<text class="pti-file-note pti-dim" x="${sx + 4}" y="${y + 18}">${esc(clip(notes.join("; "), Math.floor((sw - 8) / CHAR_W)))}</text>`);
-    y += 10;
-  }
-  parts.push(`</g>`);
-  return [parts.join(""), y + 14];
+/** The footprint between bytes a and b, shaded by how much of it the view touches; its title says it is not exact. */
+export function overviewRun(v, o, x, a, b, why) {
+  const fp = Math.max(1, v.footprint[1] - v.footprint[0]);
+  const known = v.touched_bytes != null;
+  const density = known ? Math.min(1, v.touched_bytes / fp) : 0.5;
+  const share = known ? `${(density * 100).toFixed(0)}% of the footprint is touched` : "touched bytes unknown";
+  return `<rect class="pti-run pti-sparse" x="${x(a).toFixed(2)}" y="${o.y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" ` +
+    `height="18" fill="${v.color || PALETTE[0]}" opacity="${(0.25 + 0.75 * density).toFixed(2)}"><title>overview, not exact ` +
+    `(${esc(why)}): ${share}; zoom in to see elements</title></rect>`;
 }
 
-// ------------------------------------------------------------------ lineage and origin
-/** "← grid ← base": the views this one was made from, nearest first, by name where they have one. */
-export function chainText(v) {
-  const steps = (v.lineage || []).slice(1);
-  return steps.length ? steps.map((s) => `\u2190 ${s.name || s.expr}`).join(" ") : "";
-}
+// ---- lane.mjs
+// lane: one view's lane: label, footprint, overlaps, element cells or an overview run.
 
-/** Whether the view's bytes were copied (not shared) from what it was made from. */
-const isCopied = (v) => !!(v.origin && v.origin.shared === false);
-
-/** The table's "made by" cell: each step's expression, this view's first. */
-const madeBy = (v) => (v.lineage && v.lineage.length ? v.lineage.map((s) => s.expr).join(" \u2190 ") : "\u2014");
-
-function laneSvg(state, r, v, o, frame) {
+export function laneSvg(state, r, v, o, frame) {
   const { z0, z1, sx, y, detail, scale } = o;
   const parts = [], temp = isTemporary(v), color = v.color || PALETTE[0];
   const tags = (v.tags || []).join(" \u00b7 ");
@@ -870,108 +749,8 @@ function detailCells(r, v, o, frame, x) {
   return { svg: parts.join(""), labels: labels.join("") };
 }
 
-/** Flat row-major position of an index, to tell consecutive indices from a walk that left the window. */
-export function flatIndex(shape, index) {
-  let f = 0;
-  for (let d = 0; d < shape.length; d++) f = f * shape[d] + index[d];
-  return f;
-}
-
-/**
- * The order a view walks its cells, under the lane: one arc per step between cells with an
- * arrowhead at its lowest point pointing the way the walk goes (so a flipped view's arrows point
- * left, and a transpose's long arcs jump back), a loop marker with "×n" on each cell read by n
- * indices, and a dashed arc where the walk leaves the visible window and comes back. `els` come
- * in row-major index order (elementsInWindow's walk); equal steps are drawn once. Each step costs
- * one cell of the frame's drawing budget.
- */
-function orderSvg(v, els, cells, yb, cellW, frame) {
-  const steps = new Map(), starts = [];
-  let prev = null, prevFlat = 0;
-  for (const e of els) {
-    const flat = flatIndex(v.shape, e.index);
-    if (prev !== null && e.start !== prev) {
-      const gap = flat !== prevFlat + 1, key = `${prev}>${e.start}${gap ? "~" : ""}`;
-      if (!steps.has(key)) steps.set(key, { from: prev, to: e.start, gap });
-    }
-    if (e.start !== prev) starts.push(e.start);
-    prev = e.start;
-    prevFlat = flat;
-  }
-  const loops = [...cells.entries()].filter(([, c]) => c.n > 1);
-  if (steps.size + loops.length > frame.work.cells) {
-    return `<g class="pti-order-skipped" data-view="${esc(v.id)}"><title>order path not drawn: this picture's drawing budget is spent</title></g>`;
-  }
-  frame.work.cells -= steps.size + loops.length;
-  // Steps of one kind share one <path> (subpaths), and so do their arrowheads: a lane of a few
-  // hundred elements stays a handful of nodes for the browser to lay out.
-  const d = { fwd: [], back: [], fwdGap: [], backGap: [], fwdArrow: [], backArrow: [] };
-  for (const st of steps.values()) {
-    const x0 = cells.get(st.from).cx, x1 = cells.get(st.to).cx, dx = x1 - x0, mx = (x0 + x1) / 2;
-    // Arcs deepen with the length of the jump in cells (logarithmically, to fit under the lane), so a
-    // transpose's short forward jumps and long jumps back part into two families.
-    const depth = Math.min(ORDER_BELOW - 1, 3 + 4 * Math.log2(1 + Math.abs(dx) / cellW));
-    const kind = st.to < st.from ? "back" : "fwd";     // a step back in memory is drawn in the warning colour
-    d[kind + (st.gap ? "Gap" : "")].push(`M${x0.toFixed(1)} ${yb}Q${mx.toFixed(1)} ${(yb + 2 * depth).toFixed(1)} ${x1.toFixed(1)} ${yb}`);
-    if (Math.abs(dx) >= 6) {
-      const dir = Math.sign(dx), ya = yb + depth, h = 2.6;
-      d[kind + "Arrow"].push(`M${(mx + dir * h).toFixed(1)} ${ya.toFixed(1)}L${(mx - dir * h).toFixed(1)} ${(ya - h).toFixed(1)}` +
-        `L${(mx - dir * h).toFixed(1)} ${(ya + h).toFixed(1)}Z`);
-    }
-  }
-  const parts = [`<g class="pti-order" data-view="${esc(v.id)}" data-starts="${starts.join(",")}">`];
-  const path = (cls, list) => (list.length ? `<path class="${cls}" d="${list.join("")}"/>` : "");
-  parts.push(path("pti-step", d.fwd), path("pti-step pti-step-back", d.back), path("pti-step pti-step-gap", d.fwdGap),
-    path("pti-step pti-step-back pti-step-gap", d.backGap), path("pti-step-arrow", d.fwdArrow),
-    path("pti-step-arrow pti-step-back", d.backArrow));
-  for (const [start, c] of loops) {
-    const cy = yb + 4.5, n = `\u00d7${abbreviate(String(c.n), 5)}`;
-    const showN = c.w >= n.length * IDX_CHAR_W + 14;
-    parts.push(`<g class="pti-loop" data-start="${start}"><circle cx="${c.cx.toFixed(1)}" cy="${cy}" r="3.5"/>` +
-      (showN ? `<text x="${(c.cx + 6).toFixed(1)}" y="${yb + 9}">${n}</text>` : "") + `</g>`);
-  }
-  parts.push(`</g>`);
-  return parts.join("");
-}
-
-/** A lane in overview mode: runs of touched bytes when they are few, else the footprint shaded by density. */
-function summaryLane(v, o, x, frame) {
-  const { z0, z1, y } = o;
-  const a = Math.max(z0, v.footprint[0]), b = Math.min(z1, v.footprint[1]);
-  const color = v.color || PALETTE[0];
-  if (!(b > a) || !v.numel) return { svg: "" };
-  if (v.dense) {
-    return { svg: `<rect class="pti-run" x="${x(a).toFixed(2)}" y="${y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" height="18" fill="${color}"/>` };
-  }
-  const work = frame.work;
-  if (work.left <= 0) return { svg: overviewRun(v, o, x, a, b, SPENT), overview: true };
-  const els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.byte_offset, a, b, LIMITS.laneElems, Math.min(LIMITS.walkBudget, work.left));
-  work.left -= els.visited;
-  if (els.outOfBudget) return { svg: overviewRun(v, o, x, a, b, "too many index combinations to search at this zoom"), overview: true };
-  if (els.truncated) return { svg: overviewRun(v, o, x, a, b, "too many elements to draw at this zoom"), overview: true };
-  // merge elements into pixel runs
-  const runs = [];
-  els.sort((p, q) => p.start - q.start);
-  for (const e of els) {
-    const p0 = x(e.start), p1 = Math.max(x(e.start + v.itemsize), p0 + 1);
-    const last = runs[runs.length - 1];
-    if (last && p0 <= last[1] + 0.5) last[1] = Math.max(last[1], p1); else runs.push([p0, p1]);
-  }
-  if (runs.length > work.cells) return { svg: overviewRun(v, o, x, a, b, "this picture's drawing budget is spent"), overview: true };
-  work.cells -= runs.length;
-  return { svg: runs.map(([p0, p1]) => `<rect class="pti-run" x="${p0.toFixed(2)}" y="${y + 5}" width="${(p1 - p0).toFixed(2)}" height="18" fill="${color}"/>`).join("") };
-}
-
-/** The footprint between bytes a and b, shaded by how much of it the view touches; its title says it is not exact. */
-function overviewRun(v, o, x, a, b, why) {
-  const fp = Math.max(1, v.footprint[1] - v.footprint[0]);
-  const known = v.touched_bytes != null;
-  const density = known ? Math.min(1, v.touched_bytes / fp) : 0.5;
-  const share = known ? `${(density * 100).toFixed(0)}% of the footprint is touched` : "touched bytes unknown";
-  return `<rect class="pti-run pti-sparse" x="${x(a).toFixed(2)}" y="${o.y + 5}" width="${Math.max(1, x(b) - x(a)).toFixed(2)}" ` +
-    `height="18" fill="${v.color || PALETTE[0]}" opacity="${(0.25 + 0.75 * density).toFixed(2)}"><title>overview, not exact ` +
-    `(${esc(why)}): ${share}; zoom in to see elements</title></rect>`;
-}
+// ---- table.mjs
+// table: who owns what, one row per view, and the legend.
 
 // ------------------------------------------------------------------ who owns what
 const tuple = (xs) => (xs == null ? "\u2014" : `(${xs.join(", ")}${xs.length === 1 ? "," : ""})`);
@@ -1029,7 +808,7 @@ function fitColumns(cols, cells, room) {
  * their text (the full text is in the cell's title), and a picture narrower still leaves out the
  * columns the lanes already show (TABLE_DROP; the table's data-hidden names them).
  */
-function tableSvg(state, r, views, y0, width, frame) {
+export function tableSvg(state, r, views, y0, width, frame) {
   const rows = views.slice(0, LIMITS.tableRows);
   const all = rows.map((v) => TABLE_COLS.map(([key, , , f]) => String(key === "with" ? partnersText(state, v, frame) : f(v))));
   const chars = Math.floor((width - 2 * PAD - 14) / CHAR_W);
@@ -1083,11 +862,9 @@ function totalText(r, n) {
     (r.union_bytes == null && r.union_note ? ` \u2014 ${r.union_note}` : "");
 }
 
-function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
-
 // Legend swatches are not bytes (class pti-key, not pti-byte), so `.pti-byte` selects the byte strip only.
 // Each entry is [its key drawn at (x, y), key width, text]; entries flow into rows that fit the picture.
-function legendSvg(y, width, ids, ordered, files) {
+export function legendSvg(y, width, ids, ordered, files) {
   const box = (cls, fill = "") => (x, t) => `<rect class="${cls}" x="${x}" y="${t}" width="12" height="12"${fill}/>`;
   const arc = (back) => (x, t) => `<g class="pti-order-key" transform="translate(${x},${t})">` +
     `<path class="pti-step${back}" d="M0 4 Q7 16 14 4"/><path class="pti-step-arrow${back}" ` +
@@ -1122,6 +899,311 @@ function legendSvg(y, width, ids, ordered, files) {
  * (unique per mounted view, since ids are global to the page and a removed
  * SVG takes its patterns with it), the work left, and overlaps by view.
  */
+
+// ---- region.mjs
+// region: one buffer's picture: header, badges, byte strip or overview, mapped-file strip, its lanes.
+
+function badgeSvg(b, x, y) {
+  const text = String(b.text).replace("\ud83d\udd12 ", "");
+  const icon = b.kind === "lock" ? 12 : 0;
+  const w = Math.round(text.length * 6.2 + 12 + icon);
+  return [`<g class="pti-badge pti-b-${esc(b.kind)}" transform="translate(${x},${y})"><title>${esc(b.title || text)}</title>` +
+    `<rect width="${w}" height="16" rx="8"/>${icon ? lockSvg(5, 2) : ""}<text x="${6 + icon}" y="12">${esc(text)}</text></g>`, w];
+}
+
+function zoomButtons(rid, x, y) {
+  const acts = [["out", "\u2212", "zoom out"], ["in", "+", "zoom in"], ["left", "\u25c0", "pan left"],
+    ["right", "\u25b6", "pan right"], ["reset", "\u21ba", "show the whole buffer"]];
+  return acts.map(([act, label, title], k) => `<g class="pti-zoom" data-act="${act}" data-region="${esc(rid)}" ` +
+    `transform="translate(${x + k * 22},${y})"><title>${title}</title><rect width="20" height="16" rx="3"/>` +
+    `<text x="10" y="12" text-anchor="middle">${label}</text></g>`).join("");
+}
+
+/** A pressed/unpressed text button in a region's header; `act` names what it toggles. */
+function toggleButton(rid, act, label, on, title, x, y) {
+  const w = Math.round(label.length * CHAR_W + 12);
+  return [`<g class="pti-toggle${on ? " pti-on" : ""}" data-act="${act}" data-region="${esc(rid)}" role="button" ` +
+    `aria-pressed="${on}" transform="translate(${x},${y})"><title>${esc(title)}</title><rect width="${w}" height="16" rx="3"/>` +
+    `<text x="${w / 2}" y="12" text-anchor="middle">${label}</text></g>`, w];
+}
+
+function headerButtons(r, ui, detail, width, y) {
+  const parts = [zoomButtons(r.id, width - PAD - 5 * 22, y)];
+  let x = width - PAD - 5 * 22 - 10;
+  const add = (act, label, on, title) => {
+    const w = toggleButton(r.id, act, label, on, title, 0, 0)[1];
+    x -= w;
+    parts.push(toggleButton(r.id, act, label, on, title, x, y)[0]);
+    x -= 4;
+  };
+  add("table", "table", tableShown(ui, r), "show or hide who owns what: each view's bytes, alone and shared");
+  if (detail) add("order", "order", orderShown(ui, r), "show or hide each lane's indices and the order it walks its elements");
+  return [parts.join(""), x];
+}
+
+function ticks(z0, z1, x0, w, y) {
+  const span = z1 - z0, n = Math.min(4, span);     // fewer ticks than bytes would repeat an offset
+  const offs = n > 0 ? Array.from({ length: n + 1 }, (_, k) => Math.round(z0 + (span * k) / n)) : [z0];
+  return tickLabels(offs).map((label, k) => {
+    const x = n > 0 ? x0 + (w * k) / n : x0;
+    const anchor = k === 0 ? "start" : k === n ? "end" : "middle";
+    return `<text class="pti-tick" x="${x.toFixed(1)}" y="${y}" text-anchor="${anchor}">${label}</text>`;
+  }).join("");
+}
+
+/**
+ * Count, per byte of [z0, z1), how many views touch it (detail mode).
+ * `perView[id]` is the walk's elements; where the walk was not made or ran out
+ * of budget it is a string saying why, and the view counts its whole
+ * footprint, as its overview draws it.
+ */
+function coverage(views, walkable, z0, z1, work) {
+  const n = z1 - z0, count = new Uint16Array(n), rough = new Int32Array(n + 1), perView = {};
+  const mine = new Uint8Array(n);
+  for (const v of views) {
+    let els = SPENT;
+    if (walkable(v) && work.left > 0) {
+      els = elementsInWindow(v.shape, v.bstrides, v.itemsize, v.byte_offset, z0, z1, LIMITS.laneElems,
+        Math.min(LIMITS.walkBudget, work.left));
+      work.left -= els.visited;
+      if (els.outOfBudget) els = "too many index combinations to search here";
+    }
+    perView[v.id] = els;
+    if (typeof els !== "string") {
+      mine.fill(0);
+      for (const e of els) for (let b = Math.max(e.start, z0); b < Math.min(e.start + v.itemsize, z1); b++) mine[b - z0] = 1;
+      for (let i = 0; i < n; i++) count[i] += mine[i];
+    } else {
+      const a = Math.max(v.footprint[0], z0) - z0, b = Math.min(v.footprint[1], z1) - z0;
+      if (a < b) { rough[a] += 1; rough[b] -= 1; }
+    }
+  }
+  for (let i = 0, run = 0; i < n; i++) { run += rough[i]; count[i] += run; }
+  return { count, perView };
+}
+
+/** How many footprints meet each bucket [a_k, b_k): one sweep over sorted ends, not views x buckets. */
+function bucketCounts(views, z0, span, nb) {
+  const starts = [], ends = [];
+  for (const v of views) if (v.footprint[1] > v.footprint[0]) { starts.push(v.footprint[0]); ends.push(v.footprint[1]); }
+  starts.sort((p, q) => p - q);
+  ends.sort((p, q) => p - q);
+  const out = [];
+  let i = 0, j = 0;
+  for (let k = 0; k < nb; k++) {
+    const a = z0 + Math.floor((span * k) / nb), b = z0 + Math.floor((span * (k + 1)) / nb);
+    while (i < starts.length && starts[i] < b) i++;     // footprints that begin before the bucket ends
+    while (j < ends.length && ends[j] <= a) j++;        // ... less those that ended before it began
+    out.push([a, b, i - j]);
+  }
+  return out;
+}
+
+function flashSet(ui, r) {
+  const f = ui && ui.flash;
+  return f && f.regions && f.regions[r.id] ? f.regions[r.id] : null;
+}
+
+export function regionSvg(state, r, k, ui, y0, width, frame) {
+  const sx = LABEL_W + PAD, sw = width - sx - PAD;
+  const [z0, z1] = visibleRange(r, ui);
+  const span = Math.max(1, z1 - z0), detail = span <= LIMITS.detailBytes && r.host;
+  const views = regionViews(state, r);
+  const drawn = views.slice(0, Math.max(0, frame.work.lanes));
+  frame.work.lanes -= drawn.length;
+  const flash = flashSet(ui, r);
+  // one region's frame: what its parts share (y is where the next part starts)
+  const g = { state, r, ui, width, frame, sx, sw, z0, z1, span, detail, views, drawn, y: y0, scale: sw / span,
+    hit: (a, b) => flash && flash.some(([lo, hi]) => a < hi && lo < b),
+    // A flashing node carries its flash's tick, so the next flash is new markup and flashes again.
+    tickAttr: ` data-tick="${(ui.flash && ui.flash.tick) || 0}"` };
+  const parts = [`<g class="pti-region${detail ? " pti-detail" : " pti-summary"}" data-region="${esc(r.id)}" ` +
+    `data-start="${z0}" data-end="${z1}" data-nbytes="${r.nbytes}">`];
+  parts.push(regionHeader(g, k));
+  if (r.file) {
+    const [svg, next] = fileSvg(r, z0, z1, sx, sw, g.y, width);
+    parts.push(svg);
+    g.y = next;
+    frame.files = true;
+  }
+  parts.push(minimapSvg(g), byteStrip(g), regionLanes(g));
+  if (tableShown(ui, r)) {
+    const [svg, next] = tableSvg(state, r, views, g.y + 4, width, frame);
+    parts.push(svg);
+    g.y = next;
+  }
+  parts.push(`</g>`);
+  return [parts.join(""), g.y + 10];
+}
+
+/** The region's title, zoom buttons, badges and (stepping through history) who wrote it. */
+function regionHeader(g, k) {
+  const { r, ui, width, detail } = g, parts = [];
+  const [buttons, bx0] = headerButtons(r, ui, detail, width, g.y);
+  const title = `buffer ${k + 1} \u00b7 ${fmtBytes(r.nbytes)} at ${r.addr}${r.host ? "" : ` on ${r.device} (no host access)`}`;
+  parts.push(`<text class="pti-title" x="${PAD}" y="${g.y + 13}">${esc(clip(title, Math.floor((bx0 - PAD) / 7.4)))}</text>`);
+  parts.push(buttons);
+  g.y += 20;
+  let bx = PAD;
+  for (const b of r.badges || []) {
+    const w = badgeSvg(b, 0, 0)[1];
+    if (bx + w > width - PAD && bx > PAD) { g.y += 20; bx = PAD; }
+    parts.push(badgeSvg(b, bx, g.y)[0]);
+    bx += w + 6;
+  }
+  g.y += 24;
+  const writer = ui.past && ui.flash && ui.flash.writers && ui.flash.writers[r.id];
+  if (writer) {
+    parts.push(`<text class="pti-writer" data-region="${esc(r.id)}" x="${PAD}" y="${g.y + 9}">` +
+      `${esc(clip(`this step: ${writer}`, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
+    g.y += 16;
+  }
+  return parts.join("");
+}
+
+/** Zoomed in: the whole buffer, the drawn footprints, and where the zoom window is. */
+function minimapSvg(g) {
+  const { r, sx, sw, z0, z1, span, drawn } = g;
+  if (!(z0 > 0 || z1 < r.nbytes)) return "";
+  const s = sw / Math.max(1, r.nbytes), y = g.y, parts = [];
+  parts.push(`<g class="pti-minimap" data-region="${esc(r.id)}"><rect class="pti-mm-bg" x="${sx}" y="${y}" width="${sw}" height="8"/>`);
+  drawn.forEach((v) => parts.push(`<rect x="${(sx + v.footprint[0] * s).toFixed(1)}" y="${y + 2}" ` +
+    `width="${Math.max(1, (v.footprint[1] - v.footprint[0]) * s).toFixed(1)}" height="4" fill="${v.color}" opacity="0.7"/>`));
+  parts.push(`<rect class="pti-mm-win" x="${(sx + z0 * s).toFixed(1)}" y="${y - 1}" width="${Math.max(2, span * s).toFixed(1)}" height="10"/></g>`);
+  g.y += 14;
+  return parts.join("");
+}
+
+/** The byte axis and the strip above the lanes: each byte (hex) zoomed in, buckets of bytes otherwise. */
+function byteStrip(g) {
+  const { sx, sw, z0, z1, detail } = g;
+  const parts = [ticks(z0, z1, sx, sw, g.y + 9),
+    `<text class="pti-lbl pti-dim" x="${PAD}" y="${g.y + 9}">${detail ? "bytes (hex)" : "bytes (overview)"}</text>`];
+  g.y += 13;
+  g.perView = {};
+  parts.push(detail ? byteCells(g) : bucketStrip(g));
+  return parts.join("");
+}
+
+function byteCells(g) {
+  const { r, views, drawn, z0, z1, sx, scale, hit, tickAttr, frame } = g, y = g.y, parts = [];
+  const isDrawn = new Set(drawn);
+  const cov = coverage(views, (v) => isDrawn.has(v), z0, z1, frame.work);
+  g.perView = cov.perView;
+  const showHex = scale >= 13.5;
+  for (let off = z0; off < z1; off++) {
+    const c = cov.count[off - z0], b = byteAt(r, off);
+    const cls = ["pti-byte", b == null ? "pti-unknown" : "", c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0",
+      hit(off, off + 1) ? "pti-flash" : ""].filter(Boolean).join(" ");
+    const x = sx + (off - z0) * scale;
+    parts.push(`<rect class="${cls}" data-region="${esc(r.id)}" data-off="${off}" x="${x.toFixed(2)}" y="${y}" ` +
+      `width="${Math.max(0.5, scale - (scale > 4 ? 1 : 0)).toFixed(2)}" height="22"` +
+      `${b == null ? ` fill="url(#${frame.ids.unk})"` : ""}${hit(off, off + 1) ? tickAttr : ""}/>`);
+    if (showHex && b != null) {
+      parts.push(`<text class="pti-hex" data-region="${esc(r.id)}" data-off="${off}" x="${(x + scale / 2).toFixed(2)}" ` +
+        `y="${y + 15}" text-anchor="middle">${b.toString(16).padStart(2, "0")}</text>`);
+    }
+  }
+  g.y += 26;
+  return parts.join("");
+}
+
+function bucketStrip(g) {
+  const { r, views, z0, span, sx, sw, hit, tickAttr } = g, y = g.y, parts = [];
+  const nb = Math.max(1, Math.min(LIMITS.buckets, span));
+  const bw = sw / nb;
+  bucketCounts(views, z0, span, nb).forEach(([a, b, c], k2) => {
+    parts.push(`<rect class="pti-bucket ${c >= 2 ? "pti-n2" : c === 1 ? "pti-n1" : "pti-n0"}${hit(a, b) ? " pti-flash" : ""}" ` +
+      `data-region="${esc(r.id)}" data-off="${a}" data-end="${b}" x="${(sx + k2 * bw).toFixed(2)}" y="${y}" ` +
+      `width="${Math.max(0.5, bw).toFixed(2)}" height="16"${hit(a, b) ? tickAttr : ""}/>`);
+  });
+  g.y += 20;
+  return parts.join("");
+}
+
+/** One lane per drawn view (with the order path on, a row of indices above and the path below), then
+ * what was left out: lanes past the limit, pairs the model did not list. */
+function regionLanes(g) {
+  const { state, r, ui, views, drawn, detail, frame, width } = g, parts = [];
+  const order = detail && orderShown(ui, r);
+  const laneH = LANE_H + (order ? ORDER_ROW + ORDER_BELOW : 0);
+  for (const v of drawn) {
+    parts.push(laneSvg(state, r, v, { z0: g.z0, z1: g.z1, sx: g.sx, sw: g.sw, y: g.y + (order ? ORDER_ROW : 0), detail,
+      order, scale: g.scale, els: g.perView[v.id], flash: frame.changedViews.has(v.id), hit: g.hit, tickAttr: g.tickAttr },
+    frame));
+    g.y += laneH;
+  }
+  if (order) frame.ordered = true;
+  if (drawn.length < views.length) {
+    const more = views.length - drawn.length;
+    parts.push(`<text class="pti-dim pti-more" x="${PAD}" y="${g.y + 12}">and ${more} more view${more === 1 ? "" : "s"} ` +
+      `of this buffer, not drawn (more than ${LIMITS.lanes} lanes in one picture); hovering a byte still lists them</text>`);
+    g.y += 20;
+  }
+  if (r.overlaps_note) {
+    // the model lists only some of the overlapping pairs (see widgets/_pairs.py): say which
+    parts.push(`<text class="pti-dim pti-pairs" x="${PAD}" y="${g.y + 12}">` +
+      `${esc(clip(r.overlaps_note, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
+    g.y += 20;
+  }
+  return parts.join("");
+}
+
+// ------------------------------------------------------------------ mapped files
+const FILE_RUNS = 2000;     // resident / copied-on-write rects one strip draws; more are merged into pixel runs
+
+/** "data.bin · shared mapping · file bytes [4096, 8192)": what a file-backed buffer maps. */
+export function fileHeader(f) {
+  const off = f.file_offset ?? 0, n = f.nbytes ?? 0;
+  return `file ${f.path} \u00b7 ${f.mapping} mapping \u00b7 file bytes [${off}, ${off + n})` +
+    (f.page_size ? ` \u00b7 ${fmtBytes(f.page_size)} pages` : "");
+}
+
+/** Ranges of [z0, z1) as pixel runs [p0, p1, lo, hi], neighbours closer than half a pixel merged. */
+function pixelRuns(ranges, z0, z1, x) {
+  const runs = [];
+  for (const [lo, hi] of ranges || []) {
+    const a = Math.max(lo, z0), b = Math.min(hi, z1);
+    if (b <= a) continue;
+    const p0 = x(a), p1 = Math.max(x(b), p0 + 1), last = runs[runs.length - 1];
+    if (last && p0 <= last[1] + 0.5) { last[1] = Math.max(last[1], p1); last[3] = b; } else runs.push([p0, p1, a, b]);
+  }
+  return runs.slice(0, FILE_RUNS);
+}
+
+/**
+ * A file-backed buffer's header line (path, mapping, file byte range) and a thin strip over the
+ * byte axis: resident pages (in RAM now) and pages copied on write (a private mapping's writes,
+ * no longer the file's bytes). Where the model could not tell, the strip says why instead.
+ */
+function fileSvg(r, z0, z1, sx, sw, y, width) {
+  const f = r.file, parts = [`<g class="pti-file" data-region="${esc(r.id)}" data-mapping="${esc(f.mapping)}">`];
+  const head = fileHeader(f);
+  parts.push(`<text class="pti-file-head" x="${PAD}" y="${y + 9}"><title>${esc(head)}</title>` +
+    `${esc(clip(head, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
+  y += 14;
+  const scale = sw / Math.max(1, z1 - z0);
+  const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
+  parts.push(`<text class="pti-lbl pti-dim" x="${PAD}" y="${y + 7}">pages</text>` +
+    `<rect class="pti-pages-bg" x="${sx}" y="${y}" width="${sw}" height="8"><title>` +
+    `${esc(f.resident ? "pages of the mapping; coloured where resident in RAM" : f.resident_note || "residency unknown")}</title></rect>`);
+  const page = (cls, what) => ([p0, p1, lo, hi]) => `<rect class="${cls}" data-lo="${lo}" data-hi="${hi}" x="${p0.toFixed(2)}" ` +
+    `y="${cls === "pti-cow" ? y + 4 : y}" width="${(p1 - p0).toFixed(2)}" height="${cls === "pti-cow" ? 4 : 8}">` +
+    `<title>${what}: bytes [${lo}, ${hi})</title></rect>`;
+  parts.push(...pixelRuns(f.resident, z0, z1, x).map(page("pti-resident", "resident in RAM")));
+  parts.push(...pixelRuns(f.cow, z0, z1, x).map(page("pti-cow", "copied on write: this process's own copy, no longer the file's bytes")));
+  const notes = [f.resident ? "" : f.resident_note, f.cow ? "" : f.cow_note].filter(Boolean);
+  if (notes.length) {
+    parts.push(`<text class="pti-file-note pti-dim" x="${sx + 4}" y="${y + 18}">${esc(clip(notes.join("; "), Math.floor((sw - 8) / CHAR_W)))}</text>`);
+    y += 10;
+  }
+  parts.push(`</g>`);
+  return [parts.join(""), y + 14];
+}
+
+// ---- picture.mjs
+// picture: renderSvg, the whole picture as one SVG string (pure), and its shared defs.
+
 function frameOf(state, ui) {
   const uid = ui.uid == null ? "pti" : `pti-${String(ui.uid).replace(/[^A-Za-z0-9_-]/g, "_")}`;
   const ovByView = new Map();
@@ -1188,6 +1270,10 @@ function defs(ids) {
  * viewport: below-right of the pointer, shifted left at the right edge,
  * flipped above the pointer at the bottom edge, never outside the viewport.
  */
+
+// ---- dom.mjs
+// dom: the interactive view on a page: mounting, tooltips, zoom and history, patching the picture in place.
+
 export function tipPosition(mx, my, w, h, vw, vh, margin = 4) {
   let left = mx + 14, top = my + 16;
   if (left + w > vw - margin) left = vw - margin - w;
@@ -1237,9 +1323,46 @@ function patchChildren(old, fresh, depth) {
 // Pattern ids must differ between every picture on a page, including pictures
 // drawn by separate copies of this module (each static export inlines one).
 const PAGE_TAG = Math.random().toString(36).slice(2, 8);
+
 let mounted = 0;
 
-function mount(el, opts) {
+export function mount(el, opts) {
+  const v = mountDom(el, opts);
+  const onOver = (ev) => hoverAt(v, ev), onMove = (ev) => { if (!v.tip.hidden) placeTip(v, ev); };
+  const onLeave = () => { clearHl(v); hideTip(v); }, onClick = (ev) => click(v, ev), onScroll = () => hideTip(v);
+  v.hist.onPick = (generation) => {
+    if (generation == null) showStep(v, null);
+    else if (opts.send) opts.send({ op: "step", generation });
+  };
+  v.holder.addEventListener("mouseover", onOver);
+  v.holder.addEventListener("mousemove", onMove);
+  v.holder.addEventListener("mouseleave", onLeave);
+  v.holder.addEventListener("click", onClick);
+  // A fixed tooltip would stay put while the page scrolls under it.
+  window.addEventListener("scroll", onScroll, { capture: true, passive: true });
+  return {
+    update: (snapshot, previews, changes) => update(v, snapshot, previews, changes),
+    draw: () => redraw(v),
+    ui: v.ui,
+    // History: the slider picks a step; the live view asks Python for its picture (showStep answers).
+    setSteps: (steps) => v.hist.set(steps || [], v.past ? v.past.generation : null),
+    showStep: (generation, snapshot, previews, changes, info) => showStep(v, generation, snapshot, previews, changes, info),
+    destroy() {
+      clearTimeout(v.flashTimer);
+      v.holder.removeEventListener("mouseover", onOver);
+      v.holder.removeEventListener("mousemove", onMove);
+      v.holder.removeEventListener("mouseleave", onLeave);
+      v.holder.removeEventListener("click", onClick);
+      window.removeEventListener("scroll", onScroll, { capture: true });
+      v.layer.remove();
+      v.root.remove();
+    },
+  };
+}
+
+/** A view's elements under `el` and its state: `state` is the live picture, `past` a history step shown
+ * instead of it. */
+function mountDom(el, opts) {
   const root = document.createElement("div");
   root.className = opts.live ? "pti-root pti-live" : "pti-root";
   const bar = document.createElement("div");
@@ -1262,168 +1385,151 @@ function mount(el, opts) {
   // widget (a notebook stacks many; its repr prints the same numbers): one click either way.
   const ui = { zoom: {}, order: {}, table: {}, tableDefault: !opts.live, flash: null, width: 0,
     uid: `${PAGE_TAG}${++mounted}` };
-  let state = null, flashTimer = null, past = null;     // past: a history step shown instead of `state`
+  return { opts, root, bar, hist, holder, layer, tip, ui, state: null, flashTimer: null, past: null };
+}
 
-  const draw = () => {
-    const shown = past ? past.state : state;
-    if (!shown) return;
-    ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
-    const flash = ui.flash;
-    if (past) { ui.flash = past.changes; ui.past = true; }
-    patchPicture(holder, renderSvg(shown, ui));
-    if (past) { ui.flash = flash; ui.past = false; }
-    bar.textContent = `${shown.views.length} view${shown.views.length === 1 ? "" : "s"} of ` +
-      `${shown.regions.length} buffer${shown.regions.length === 1 ? "" : "s"} \u00b7 ` +
-      (past ? "history: a past picture (live updates wait until you go back to live)" :
-        opts.live ? "live" : opts.saved ? "saved with the notebook (no kernel is drawing it; values are from when " +
-        "the cell ran)" : "static export (hover works; values are from the moment of export)");
-  };
-  const update = (snapshot, previews, changes) => {
-    state = attachPreviews(snapshot || {}, previews);
-    if (changes && changes.tick && changes.tick !== ui.lastTick) {
-      ui.flash = changes;
-      ui.lastTick = changes.tick;
-      clearTimeout(flashTimer);
-      flashTimer = setTimeout(() => { ui.flash = null; }, 1500);
-      root.dataset.flashes = String((+root.dataset.flashes || 0) + 1);
-    }
-    draw();
-  };
+const shownState = (v) => (v.past ? v.past.state : v.state);
 
-  // History: the slider picks a step; the live view asks Python for its picture (showStep answers).
-  const setSteps = (steps) => hist.set(steps || [], past ? past.generation : null);
-  const showStep = (generation, snapshot, previews, changes, info) => {
-    if (generation == null) past = null;
-    else past = { generation, state: attachPreviews(snapshot || {}, previews), changes: changes || null };
-    root.dataset.step = past ? String(generation) : "live";
-    hist.mark(past ? generation : null, info);
-    draw();
-  };
-  hist.onPick = (generation) => {
-    if (generation == null) showStep(null);
-    else if (opts.send) opts.send({ op: "step", generation });
-  };
+export function redraw(v) {
+  const { ui, opts, past, root, holder, bar } = v, shown = shownState(v);
+  if (!shown) return;
+  ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
+  const flash = ui.flash;
+  if (past) { ui.flash = past.changes; ui.past = true; }
+  patchPicture(holder, renderSvg(shown, ui));
+  if (past) { ui.flash = flash; ui.past = false; }
+  bar.textContent = `${shown.views.length} view${shown.views.length === 1 ? "" : "s"} of ` +
+    `${shown.regions.length} buffer${shown.regions.length === 1 ? "" : "s"} \u00b7 ` +
+    (past ? "history: a past picture (live updates wait until you go back to live)" :
+      opts.live ? "live" : opts.saved ? "saved with the notebook (no kernel is drawing it; values are from when " +
+      "the cell ran)" : "static export (hover works; values are from the moment of export)");
+}
 
-  const clearHl = () => holder.querySelectorAll(".pti-hl").forEach((n) => n.classList.remove("pti-hl"));
-  const hideTip = () => { tip.hidden = true; };
-  const placeTip = (ev) => {
-    const de = document.documentElement;
-    const vw = de.clientWidth || window.innerWidth, vh = de.clientHeight || window.innerHeight;
-    const box = tip.getBoundingClientRect();
-    const { left, top } = tipPosition(ev.clientX, ev.clientY, box.width, box.height, vw, vh);
-    tip.style.left = `${left}px`;
-    tip.style.top = `${top}px`;
-  };
-  const showTip = (html, ev) => {
-    if (!html) { hideTip(); return; }
-    tip.innerHTML = html;
-    tip.hidden = false;
-    placeTip(ev);
-  };
-  const onMove = (ev) => { if (!tip.hidden) placeTip(ev); };
-  const onOver = (ev) => {
-    const t = ev.target.closest("[data-off],[data-view]");
-    clearHl();
-    const shown = past ? past.state : state;
-    if (!t || !shown) { hideTip(); return; }
-    if (t.dataset.off !== undefined && t.dataset.region) {
-      const d = describeByte(shown, t.dataset.region, +t.dataset.off);
-      if (!d) { hideTip(); return; }
-      for (const rd of d.readers) {
-        holder.querySelectorAll(`.pti-el[data-view="${rd.view}"][data-start="${rd.start}"]`).forEach((n) => n.classList.add("pti-hl"));
-      }
-      holder.querySelectorAll(`.pti-byte[data-region="${t.dataset.region}"][data-off="${t.dataset.off}"]`).forEach((n) => n.classList.add("pti-hl"));
-      const extra = t.dataset.end ? `<div class="pti-dim">bytes ${t.dataset.off}\u2013${t.dataset.end}: click to zoom in</div>` : "";
-      showTip(tipForByte(d) + extra, ev);
-    } else if (t.dataset.view) {
-      const vid = t.dataset.view;
-      let html = tipForView(describeView(shown, vid));
-      if (t.dataset.start !== undefined && t.classList.contains("pti-el")) {
-        // an element: its bytes in the strip, and the cells of every other lane over the same bytes
-        const v = shown.viewById[vid], start = +t.dataset.start;
-        for (let b = start; b < start + v.itemsize; b++) {
-          holder.querySelectorAll(`.pti-byte[data-region="${v.region}"][data-off="${b}"]`).forEach((n) => n.classList.add("pti-hl"));
-        }
-        const d = describeElement(shown, vid, start);
-        t.classList.add("pti-hl");
-        for (const o of d ? d.others : []) {
-          holder.querySelectorAll(`.pti-el[data-view="${o.view}"][data-start="${o.start}"]`).forEach((n) => n.classList.add("pti-hl"));
-        }
-        html = tipForElement(d) + html;
-      }
-      holder.querySelectorAll(`.pti-lane[data-view="${vid}"]`).forEach((n) => n.classList.add("pti-hl"));
-      showTip(html, ev);
-    }
-  };
-  const setZoom = (r, z0, z1) => {
-    const span = Math.max(16, z1 - z0);
-    z0 = Math.max(0, Math.min(z0, r.nbytes - span));
-    z1 = Math.min(r.nbytes, z0 + span);
-    if (z0 <= 0 && z1 >= r.nbytes) delete ui.zoom[r.id]; else ui.zoom[r.id] = [z0, z1];
-    const p = r.preview || { start: 0, length: 0 };
-    if (opts.send && r.host && (z0 < p.start || Math.min(z1, z0 + LIMITS.detailBytes) > p.start + p.length)) {
-      opts.send({ op: "window", region: r.id, start: z0 });
-    }
-    draw();
-  };
-  const onClick = (ev) => {
-    const shown = past ? past.state : state;
-    if (!shown) return;
-    const toggle = ev.target.closest(".pti-toggle");
-    if (toggle) {
-      const key = toggle.dataset.act === "order" ? "order" : "table";
-      ui[key][toggle.dataset.region] = toggle.getAttribute("aria-pressed") !== "true";
-      draw();
-      return;
-    }
-    const z = ev.target.closest(".pti-zoom");
-    const bucket = ev.target.closest(".pti-bucket");
-    const mm = ev.target.closest(".pti-minimap");
-    const rid = (z || bucket || mm || {}).dataset?.region;
-    const r = rid && shown.regions.find((x) => x.id === rid);
-    if (!r) return;
-    const [z0, z1] = visibleRange(r, ui), span = z1 - z0, mid = (z0 + z1) / 2;
-    if (z) {
-      const act = z.dataset.act;
-      if (act === "in") setZoom(r, Math.floor(mid - span / 4), Math.ceil(mid + span / 4));
-      else if (act === "out") setZoom(r, Math.floor(mid - span), Math.ceil(mid + span));
-      else if (act === "left") setZoom(r, Math.floor(z0 - span / 2), Math.floor(z1 - span / 2));
-      else if (act === "right") setZoom(r, Math.ceil(z0 + span / 2), Math.ceil(z1 + span / 2));
-      else setZoom(r, 0, r.nbytes);
-    } else if (bucket) {
-      // straight to readable bytes: 64 of them, starting where the click landed
-      const a = Math.floor(+bucket.dataset.off / 16) * 16;
-      setZoom(r, a, a + Math.min(64, r.nbytes));
-    } else if (mm) {
-      const box = mm.getBoundingClientRect(), frac = (ev.clientX - box.left) / Math.max(1, box.width);
-      const c = Math.floor(frac * r.nbytes);
-      setZoom(r, Math.floor(c - span / 2), Math.floor(c - span / 2) + span);
-    }
-  };
-  const onLeave = () => { clearHl(); hideTip(); };
-  holder.addEventListener("mouseover", onOver);
-  holder.addEventListener("mousemove", onMove);
-  holder.addEventListener("mouseleave", onLeave);
-  holder.addEventListener("click", onClick);
-  // A fixed tooltip would stay put while the page scrolls under it.
-  window.addEventListener("scroll", hideTip, { capture: true, passive: true });
-  return {
-    update,
-    draw,
-    ui,
-    setSteps,
-    showStep,
-    destroy() {
-      clearTimeout(flashTimer);
-      holder.removeEventListener("mouseover", onOver);
-      holder.removeEventListener("mousemove", onMove);
-      holder.removeEventListener("mouseleave", onLeave);
-      holder.removeEventListener("click", onClick);
-      window.removeEventListener("scroll", hideTip, { capture: true });
-      layer.remove();
-      root.remove();
-    },
-  };
+export function update(v, snapshot, previews, changes) {
+  const { ui, root } = v;
+  v.state = attachPreviews(snapshot || {}, previews);
+  if (changes && changes.tick && changes.tick !== ui.lastTick) {
+    ui.flash = changes;
+    ui.lastTick = changes.tick;
+    clearTimeout(v.flashTimer);
+    v.flashTimer = setTimeout(() => { ui.flash = null; }, 1500);
+    root.dataset.flashes = String((+root.dataset.flashes || 0) + 1);
+  }
+  redraw(v);
+}
+
+export function showStep(v, generation, snapshot, previews, changes, info) {
+  if (generation == null) v.past = null;
+  else v.past = { generation, state: attachPreviews(snapshot || {}, previews), changes: changes || null };
+  v.root.dataset.step = v.past ? String(generation) : "live";
+  v.hist.mark(v.past ? generation : null, info);
+  redraw(v);
+}
+
+// ---- hover: the tooltip, and the same bytes lit in every lane
+const clearHl = (v) => v.holder.querySelectorAll(".pti-hl").forEach((n) => n.classList.remove("pti-hl"));
+
+const hideTip = (v) => { v.tip.hidden = true; };
+
+const light = (v, selector) => v.holder.querySelectorAll(selector).forEach((n) => n.classList.add("pti-hl"));
+
+function placeTip(v, ev) {
+  const de = document.documentElement;
+  const vw = de.clientWidth || window.innerWidth, vh = de.clientHeight || window.innerHeight;
+  const box = v.tip.getBoundingClientRect();
+  const { left, top } = tipPosition(ev.clientX, ev.clientY, box.width, box.height, vw, vh);
+  v.tip.style.left = `${left}px`;
+  v.tip.style.top = `${top}px`;
+}
+
+function showTip(v, html, ev) {
+  if (!html) { hideTip(v); return; }
+  v.tip.innerHTML = html;
+  v.tip.hidden = false;
+  placeTip(v, ev);
+}
+
+function hoverAt(v, ev) {
+  const t = ev.target.closest("[data-off],[data-view]");
+  clearHl(v);
+  const shown = shownState(v);
+  if (!t || !shown) { hideTip(v); return; }
+  if (t.dataset.off !== undefined && t.dataset.region) hoverByte(v, shown, t, ev);
+  else if (t.dataset.view) hoverView(v, shown, t, ev);
+}
+
+function hoverByte(v, shown, t, ev) {
+  const d = describeByte(shown, t.dataset.region, +t.dataset.off);
+  if (!d) { hideTip(v); return; }
+  for (const rd of d.readers) light(v, `.pti-el[data-view="${rd.view}"][data-start="${rd.start}"]`);
+  light(v, `.pti-byte[data-region="${t.dataset.region}"][data-off="${t.dataset.off}"]`);
+  const extra = t.dataset.end ? `<div class="pti-dim">bytes ${t.dataset.off}\u2013${t.dataset.end}: click to zoom in</div>` : "";
+  showTip(v, tipForByte(d) + extra, ev);
+}
+
+function hoverView(v, shown, t, ev) {
+  const vid = t.dataset.view;
+  let html = tipForView(describeView(shown, vid));
+  if (t.dataset.start !== undefined && t.classList.contains("pti-el")) {
+    // an element: its bytes in the strip, and the cells of every other lane over the same bytes
+    const w = shown.viewById[vid], start = +t.dataset.start;
+    for (let b = start; b < start + w.itemsize; b++) light(v, `.pti-byte[data-region="${w.region}"][data-off="${b}"]`);
+    const d = describeElement(shown, vid, start);
+    t.classList.add("pti-hl");
+    for (const o of d ? d.others : []) light(v, `.pti-el[data-view="${o.view}"][data-start="${o.start}"]`);
+    html = tipForElement(d) + html;
+  }
+  light(v, `.pti-lane[data-view="${vid}"]`);
+  showTip(v, html, ev);
+}
+
+// ---- clicks: the order and table toggles, and zoom
+function setZoom(v, r, z0, z1) {
+  const { ui, opts } = v;
+  const span = Math.max(16, z1 - z0);
+  z0 = Math.max(0, Math.min(z0, r.nbytes - span));
+  z1 = Math.min(r.nbytes, z0 + span);
+  if (z0 <= 0 && z1 >= r.nbytes) delete ui.zoom[r.id]; else ui.zoom[r.id] = [z0, z1];
+  const p = r.preview || { start: 0, length: 0 };
+  if (opts.send && r.host && (z0 < p.start || Math.min(z1, z0 + LIMITS.detailBytes) > p.start + p.length)) {
+    opts.send({ op: "window", region: r.id, start: z0 });
+  }
+  redraw(v);
+}
+
+function click(v, ev) {
+  const shown = shownState(v);
+  if (!shown) return;
+  const toggle = ev.target.closest(".pti-toggle");
+  if (toggle) {
+    const key = toggle.dataset.act === "order" ? "order" : "table";
+    v.ui[key][toggle.dataset.region] = toggle.getAttribute("aria-pressed") !== "true";
+    redraw(v);
+    return;
+  }
+  const z = ev.target.closest(".pti-zoom");
+  const bucket = ev.target.closest(".pti-bucket");
+  const mm = ev.target.closest(".pti-minimap");
+  const rid = (z || bucket || mm || {}).dataset?.region;
+  const r = rid && shown.regions.find((x) => x.id === rid);
+  if (!r) return;
+  const [z0, z1] = visibleRange(r, v.ui), span = z1 - z0, mid = (z0 + z1) / 2;
+  if (z) {
+    const act = z.dataset.act;
+    if (act === "in") setZoom(v, r, Math.floor(mid - span / 4), Math.ceil(mid + span / 4));
+    else if (act === "out") setZoom(v, r, Math.floor(mid - span), Math.ceil(mid + span));
+    else if (act === "left") setZoom(v, r, Math.floor(z0 - span / 2), Math.floor(z1 - span / 2));
+    else if (act === "right") setZoom(v, r, Math.ceil(z0 + span / 2), Math.ceil(z1 + span / 2));
+    else setZoom(v, r, 0, r.nbytes);
+  } else if (bucket) {
+    // straight to readable bytes: 64 of them, starting where the click landed
+    const a = Math.floor(+bucket.dataset.off / 16) * 16;
+    setZoom(v, r, a, a + Math.min(64, r.nbytes));
+  } else if (mm) {
+    const box = mm.getBoundingClientRect(), frac = (ev.clientX - box.left) / Math.max(1, box.width);
+    const c = Math.floor(frac * r.nbytes);
+    setZoom(v, r, Math.floor(c - span / 2), Math.floor(c - span / 2) + span);
+  }
 }
 
 /** Static page entry point: no kernel, hover and zoom still work. */
@@ -1452,7 +1558,7 @@ export function mountFallback(el, snapshot, previewsBase64) {
   return view;
 }
 
-function dropFallbacks(el) {
+export function dropFallbacks(el) {
   const area = el.closest(OUTPUT_AREA);
   for (const n of area ? area.querySelectorAll(".pti-fallback .pti-static") : []) {
     if (n.ptiView) n.ptiView.destroy();
@@ -1467,7 +1573,8 @@ function dropFallbacks(el) {
  * `set(steps)` refreshes the stops, `mark(g)` shows which is drawn, `onPick(g | null)` is called
  * when the user moves it (null: back to live).
  */
-function historyBar() {
+
+export function historyBar() {
   const el = document.createElement("div");
   el.className = "pti-history";
   el.hidden = true;
@@ -1508,11 +1615,25 @@ function historyBar() {
   return h;
 }
 
+// ---- entry.mjs
+// entry: the anywidget entry point (render) and the history slider.
+
 // anywidget entry point: redraw on every synced change, poll the kernel for foreign writes.
 function render({ model, el }) {
   const view = mount(el, { live: true, send: (msg) => model.send(msg) });
   dropFallbacks(el);
   view.ui.lastTick = (model.get("changes") || {}).tick;   // a new view does not replay an old flash
+  const stops = [followTraits(model, view), poll(model, view, el), followWidth(el, view)];
+  return () => {
+    for (const stop of stops) stop();
+    view.destroy();
+  };
+}
+
+const TRAITS = ["base", "checkpoint", "delta", "previews", "changes", "steps"];
+
+/** Draw the model's picture now and whenever its traits change; returns what stops it. */
+function followTraits(model, view) {
   const current = () => applyDelta(applyDelta(model.get("base"), model.get("checkpoint")), model.get("delta"));
   // One update message changes several traits: redraw once, after all of them landed.
   let pending = false;
@@ -1527,10 +1648,14 @@ function render({ model, el }) {
   };
   view.setSteps(model.get("steps"));
   view.update(current(), model.get("previews"), null);
-  const TRAITS = ["base", "checkpoint", "delta", "previews", "changes", "steps"];
   for (const t of TRAITS) model.on(`change:${t}`, sync);
-  // Polling: one message in flight at a time, so a busy kernel never piles them up.
-  // After 20 quiet polls the interval relaxes to 1 s; a change or the mouse brings it back.
+  return () => { for (const t of TRAITS) model.off(`change:${t}`, sync); };
+}
+
+/** Polling, and the answers to it and to the history slider's requests; returns what stops it.
+ * One poll in flight at a time, so a busy kernel never piles them up. After 20 quiet polls the
+ * interval relaxes to 1 s; a change or the mouse brings it back. */
+function poll(model, view, el) {
   let inflight = 0, timer = null, quiet = 0;
   const onMsg = (msg, buffers) => {
     if (msg && msg.op === "step") {
@@ -1558,7 +1683,15 @@ function render({ model, el }) {
     timer = setTimeout(tick, Math.max(100, ms || 1000));
   };
   timer = setTimeout(tick, Math.max(100, model.get("poll_ms") || 1000));
-  // Redraw when the output area changes width (the SVG is laid out for the width it gets).
+  return () => {
+    clearTimeout(timer);
+    model.off("msg:custom", onMsg);
+    el.removeEventListener("mouseover", wake);
+  };
+}
+
+/** Redraw when the output area changes width (the SVG is laid out for the width it gets). */
+function followWidth(el, view) {
   let lastWidth = 0, frame = 0;
   const onResize = () => {
     const w = el.clientWidth;
@@ -1571,13 +1704,8 @@ function render({ model, el }) {
   const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(onResize) : null;
   if (ro) ro.observe(el);
   return () => {
-    clearTimeout(timer);
-    for (const t of TRAITS) model.off(`change:${t}`, sync);
-    model.off("msg:custom", onMsg);
-    el.removeEventListener("mouseover", wake);
     if (ro) ro.disconnect();
     cancelAnimationFrame(frame);
-    view.destroy();
   };
 }
 

@@ -14,6 +14,11 @@ after a write, the bytes the widget sends for it, a whole snapshot (what every u
 before updates became deltas), and the redraw in Chromium, from the message's JSON to a painted
 picture, by the live view's own code over a stand-in for anywidget's model.
     cd /tmp && python /work/main/tests/bench/bench_inspector.py updates    # that table only
+
+The third table is the work bounds (issue 25, item 6): hundreds to ten thousand views of one
+buffer and a 256 GiB mapped file, each as snapshot(), to_text() and a page load in Chromium,
+beside the work the model counted (pairs listed of all that meet, pages asked).
+    cd /tmp && python /work/main/tests/bench/bench_inspector.py bounds     # that table only
 """
 import base64
 import json
@@ -27,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 import pytensor
-from pytensor.widgets import Inspector, snapshot, to_html
+from pytensor.widgets import Inspector, snapshot, to_html, to_text
 
 ROUNDS = 5
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -185,8 +190,57 @@ def update_table(ctx, tmp):
               f"| {redraw:.0f} ms | {lanes} |")
 
 
+# ---------------------------------------------------------------------- bounded work
+def bound_cases(tmp):
+    base = pytensor.arange(1 << 16, dtype=pytensor.int32)
+    for n in (300, 1000):
+        yield f"{n} strided views of one 256 KiB buffer", [base[k:k + 4000:(k % 7) + 2] for k in range(n)]
+    yield "10,000 dense views of one 256 KiB buffer", [base[k % 60000:k % 60000 + 64] for k in range(10_000)]
+    yield "10,000 overlapping dense views", [base[k % 600:k % 600 + 6400] for k in range(10_000)]
+    path = Path(tmp) / "sparse256.bin"
+    with open(path, "wb") as f:
+        f.truncate(256 << 30)                      # sparse: no disk is used
+    big = pytensor.from_file(str(path), shared=True, size=256 << 30, dtype=pytensor.uint8)
+    yield "a 256 GiB mapped file, 3 views", [big, big[::4096], big[1 << 37:]]
+
+
+def bounds_table(ctx, tmp):
+    from pytensor.widgets._pairs import Work
+    print("| case | snapshot() | to_text() | page load to picture | pairs listed / meeting | pages asked |")
+    print("|---|---:|---:|---:|---:|---:|")
+    page = ctx.new_page()
+    for name, objs in bound_cases(tmp):
+        work = Work()
+        snap, blob = snapshot(*objs, work=work)
+        snap_ms = median_ms(lambda: snapshot(*objs), rounds=3)
+        text_ms = median_ms(lambda: to_text(snap, blob), rounds=3)
+        path = Path(tmp) / "bounds.html"
+        path.write_text(to_html(snap, blob), encoding="utf-8")
+
+        def load():
+            page.goto(path.as_uri())
+            page.wait_for_selector("svg.pti-svg", timeout=120_000)
+        load_ms = median_ms(load, rounds=3)
+        meeting = sum(r["overlaps_total"] for r in snap["regions"])
+        print(f"| {name} | {snap_ms:.0f} ms | {text_ms:.0f} ms | {load_ms:.0f} ms "
+              f"| {len(snap['overlaps']):,} / {meeting:,} | {work.pages_asked:,} |")
+        del objs
+    page.close()
+
+
 def main():
     from playwright.sync_api import sync_playwright
+    if sys.argv[1:] == ["bounds"]:
+        with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+            ctx = p.chromium.launch_persistent_context(str(Path(tmp) / "profile"), executable_path=CHROMIUM,
+                                                       headless=True, args=ARGS,
+                                                       viewport={"width": 1280, "height": 900})
+            print(f"Run: {time.strftime('%Y-%m-%d')} · {sys.platform} · Python {sys.version.split()[0]} · "
+                  f"numpy {np.__version__} · Chromium via Playwright · median of 3")
+            print()
+            bounds_table(ctx, tmp)
+            ctx.close()
+        return
     only_updates = sys.argv[1:] == ["updates"]
     rows = []
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:

@@ -10,9 +10,10 @@ import { m, i32, view, oneRegion } from "./load.mjs";
 
 const SRC = fs.readFileSync(fileURLToPath(new URL("../../widgets/inspector.js", import.meta.url)), "utf8");
 
-/** The body of the top-level `function name(...) {...}` (up to the next line that is just "}"). */
+/** The body of the top-level `function name(...) {...}`, exported or not (up to the next line that is just "}"). */
 function body(name) {
-  const start = SRC.indexOf(`\nfunction ${name}(`);
+  const at = (prefix) => SRC.indexOf(`\n${prefix}function ${name}(`);
+  const start = at("") >= 0 ? at("") : at("export ");
   assert.ok(start >= 0, `inspector.js has no function ${name}`);
   return SRC.slice(start, SRC.indexOf("\n}\n", start));
 }

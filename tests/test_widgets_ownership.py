@@ -1,4 +1,4 @@
-"""The inspector answers "why do these share, and what did that cost?" (issue 19, items 3 and 4).
+"""The inspector answers "why do these share, and what did that cost?": who owns which bytes, and the teaching layouts.
 
 Three levels, like the rest of the inspector's tests:
 
@@ -26,6 +26,8 @@ import numpy as np
 import pytest
 
 import pytensor
+from pytensor.widgets import _accounting as A
+from pytensor.widgets import _geometry as G
 from pytensor.widgets import _snapshot as S
 from pytensor.widgets import snapshot, to_text
 from browser_support import chromium_context
@@ -149,8 +151,8 @@ def test_exclusive_shared_and_union_bytes_match_brute_force():
 def test_views_too_large_to_count_get_none_and_a_reason(monkeypatch):
     """With tiny limits the rules and the sweep may leave numbers unknown; what they do say is exact."""
     rng = random.Random(20)
-    monkeypatch.setattr(S, "EXACT_LIMIT", 6)
-    monkeypatch.setattr(S, "ACCOUNT_EVENTS", 12)
+    monkeypatch.setattr(G, "EXACT_LIMIT", 6)          # each limit where it lives
+    monkeypatch.setattr(A, "ACCOUNT_EVENTS", 12)
     S.layout_stats.cache_clear()
     S._shared_cached.cache_clear()
     try:

@@ -1,0 +1,348 @@
+// dom: the interactive view on a page: mounting, tooltips, zoom and history, patching the picture in place.
+import { LIMITS, W_DEFAULT } from "./geometry.mjs";
+import { attachPreviews, toU8, visibleRange } from "./state.mjs";
+import {
+  describeByte, describeElement, describeView, tipForByte, tipForElement, tipForView
+} from "./describe.mjs";
+import { renderSvg } from "./picture.mjs";
+
+export function tipPosition(mx, my, w, h, vw, vh, margin = 4) {
+  let left = mx + 14, top = my + 16;
+  if (left + w > vw - margin) left = vw - margin - w;
+  if (top + h > vh - margin) top = my - 10 - h;
+  left = Math.max(margin, Math.min(left, vw - margin - w));
+  top = Math.max(margin, Math.min(top, vh - margin - h));
+  return { left: Math.max(0, left), top: Math.max(0, top) };
+}
+
+/**
+ * Put the picture `html` into `holder`, keeping every node of the one already there that did not
+ * change: the SVG's children, and one level further down (a region's header, byte strip, lanes and
+ * table). A write changes a few lanes, a badge and some bytes, and the browser lays out only
+ * those again; replacing the whole picture would lay out every lane's text.
+ */
+export function patchPicture(holder, html) {
+  const old = holder.firstElementChild;
+  const tpl = document.createElement("template");
+  tpl.innerHTML = html;
+  const fresh = tpl.content.firstElementChild;
+  if (!old || !fresh || old.tagName !== fresh.tagName || holder.children.length !== 1) {
+    holder.replaceChildren(tpl.content);
+    return;
+  }
+  copyAttributes(old, fresh);
+  patchChildren(old, fresh, 1);
+}
+
+function copyAttributes(old, fresh) {
+  for (const { name } of [...old.attributes]) if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+  for (const { name, value } of fresh.attributes) if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+}
+
+const sameAttributes = (a, b) => a.attributes.length === b.attributes.length &&
+  [...b.attributes].every(({ name, value }) => a.getAttribute(name) === value);
+
+function patchChildren(old, fresh, depth) {
+  const a = [...old.children], b = [...fresh.children];
+  if (a.length !== b.length) { old.replaceChildren(...b); return; }
+  for (let i = 0; i < a.length; i++) {
+    // a container with the same attributes is patched child by child; anything else is compared whole
+    if (depth > 0 && a[i].tagName === b[i].tagName && sameAttributes(a[i], b[i])) patchChildren(a[i], b[i], depth - 1);
+    else if (a[i].outerHTML !== b[i].outerHTML) a[i].replaceWith(b[i]);
+  }
+}
+
+// Pattern ids must differ between every picture on a page, including pictures
+// drawn by separate copies of this module (each static export inlines one).
+const PAGE_TAG = Math.random().toString(36).slice(2, 8);
+
+let mounted = 0;
+
+export function mount(el, opts) {
+  const v = mountDom(el, opts);
+  const onOver = (ev) => hoverAt(v, ev), onMove = (ev) => { if (!v.tip.hidden) placeTip(v, ev); };
+  const onLeave = () => { clearHl(v); hideTip(v); }, onClick = (ev) => click(v, ev), onScroll = () => hideTip(v);
+  v.hist.onPick = (generation) => {
+    if (generation == null) showStep(v, null);
+    else if (opts.send) opts.send({ op: "step", generation });
+  };
+  v.holder.addEventListener("mouseover", onOver);
+  v.holder.addEventListener("mousemove", onMove);
+  v.holder.addEventListener("mouseleave", onLeave);
+  v.holder.addEventListener("click", onClick);
+  // A fixed tooltip would stay put while the page scrolls under it.
+  window.addEventListener("scroll", onScroll, { capture: true, passive: true });
+  return {
+    update: (snapshot, previews, changes) => update(v, snapshot, previews, changes),
+    draw: () => redraw(v),
+    ui: v.ui,
+    // History: the slider picks a step; the live view asks Python for its picture (showStep answers).
+    setSteps: (steps) => v.hist.set(steps || [], v.past ? v.past.generation : null),
+    showStep: (generation, snapshot, previews, changes, info) => showStep(v, generation, snapshot, previews, changes, info),
+    destroy() {
+      clearTimeout(v.flashTimer);
+      v.holder.removeEventListener("mouseover", onOver);
+      v.holder.removeEventListener("mousemove", onMove);
+      v.holder.removeEventListener("mouseleave", onLeave);
+      v.holder.removeEventListener("click", onClick);
+      window.removeEventListener("scroll", onScroll, { capture: true });
+      v.layer.remove();
+      v.root.remove();
+    },
+  };
+}
+
+/** A view's elements under `el` and its state: `state` is the live picture, `past` a history step shown
+ * instead of it. */
+function mountDom(el, opts) {
+  const root = document.createElement("div");
+  root.className = opts.live ? "pti-root pti-live" : "pti-root";
+  const bar = document.createElement("div");
+  bar.className = "pti-bar";
+  const hist = historyBar();
+  const holder = document.createElement("div");
+  holder.className = "pti-holder";
+  root.append(bar, hist.el, holder);
+  el.appendChild(root);
+  // The tooltip lives on <body>, outside every box that clips (the holder's
+  // scroll area, notebook output areas); pti-root gives it the scoped styles.
+  const layer = document.createElement("div");
+  layer.className = "pti-root pti-tip-layer";
+  const tip = document.createElement("div");
+  tip.className = "pti-tip";
+  tip.hidden = true;
+  layer.appendChild(tip);
+  document.body.appendChild(layer);
+  // The ownership table starts open in a static page (a document to read) and folded in a live
+  // widget (a notebook stacks many; its repr prints the same numbers): one click either way.
+  const ui = { zoom: {}, order: {}, table: {}, tableDefault: !opts.live, flash: null, width: 0,
+    uid: `${PAGE_TAG}${++mounted}` };
+  return { opts, root, bar, hist, holder, layer, tip, ui, state: null, flashTimer: null, past: null };
+}
+
+const shownState = (v) => (v.past ? v.past.state : v.state);
+
+export function redraw(v) {
+  const { ui, opts, past, root, holder, bar } = v, shown = shownState(v);
+  if (!shown) return;
+  ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
+  const flash = ui.flash;
+  if (past) { ui.flash = past.changes; ui.past = true; }
+  patchPicture(holder, renderSvg(shown, ui));
+  if (past) { ui.flash = flash; ui.past = false; }
+  bar.textContent = `${shown.views.length} view${shown.views.length === 1 ? "" : "s"} of ` +
+    `${shown.regions.length} buffer${shown.regions.length === 1 ? "" : "s"} \u00b7 ` +
+    (past ? "history: a past picture (live updates wait until you go back to live)" :
+      opts.live ? "live" : opts.saved ? "saved with the notebook (no kernel is drawing it; values are from when " +
+      "the cell ran)" : "static export (hover works; values are from the moment of export)");
+}
+
+export function update(v, snapshot, previews, changes) {
+  const { ui, root } = v;
+  v.state = attachPreviews(snapshot || {}, previews);
+  if (changes && changes.tick && changes.tick !== ui.lastTick) {
+    ui.flash = changes;
+    ui.lastTick = changes.tick;
+    clearTimeout(v.flashTimer);
+    v.flashTimer = setTimeout(() => { ui.flash = null; }, 1500);
+    root.dataset.flashes = String((+root.dataset.flashes || 0) + 1);
+  }
+  redraw(v);
+}
+
+export function showStep(v, generation, snapshot, previews, changes, info) {
+  if (generation == null) v.past = null;
+  else v.past = { generation, state: attachPreviews(snapshot || {}, previews), changes: changes || null };
+  v.root.dataset.step = v.past ? String(generation) : "live";
+  v.hist.mark(v.past ? generation : null, info);
+  redraw(v);
+}
+
+// ---- hover: the tooltip, and the same bytes lit in every lane
+const clearHl = (v) => v.holder.querySelectorAll(".pti-hl").forEach((n) => n.classList.remove("pti-hl"));
+
+const hideTip = (v) => { v.tip.hidden = true; };
+
+const light = (v, selector) => v.holder.querySelectorAll(selector).forEach((n) => n.classList.add("pti-hl"));
+
+function placeTip(v, ev) {
+  const de = document.documentElement;
+  const vw = de.clientWidth || window.innerWidth, vh = de.clientHeight || window.innerHeight;
+  const box = v.tip.getBoundingClientRect();
+  const { left, top } = tipPosition(ev.clientX, ev.clientY, box.width, box.height, vw, vh);
+  v.tip.style.left = `${left}px`;
+  v.tip.style.top = `${top}px`;
+}
+
+function showTip(v, html, ev) {
+  if (!html) { hideTip(v); return; }
+  v.tip.innerHTML = html;
+  v.tip.hidden = false;
+  placeTip(v, ev);
+}
+
+function hoverAt(v, ev) {
+  const t = ev.target.closest("[data-off],[data-view]");
+  clearHl(v);
+  const shown = shownState(v);
+  if (!t || !shown) { hideTip(v); return; }
+  if (t.dataset.off !== undefined && t.dataset.region) hoverByte(v, shown, t, ev);
+  else if (t.dataset.view) hoverView(v, shown, t, ev);
+}
+
+function hoverByte(v, shown, t, ev) {
+  const d = describeByte(shown, t.dataset.region, +t.dataset.off);
+  if (!d) { hideTip(v); return; }
+  for (const rd of d.readers) light(v, `.pti-el[data-view="${rd.view}"][data-start="${rd.start}"]`);
+  light(v, `.pti-byte[data-region="${t.dataset.region}"][data-off="${t.dataset.off}"]`);
+  const extra = t.dataset.end ? `<div class="pti-dim">bytes ${t.dataset.off}\u2013${t.dataset.end}: click to zoom in</div>` : "";
+  showTip(v, tipForByte(d) + extra, ev);
+}
+
+function hoverView(v, shown, t, ev) {
+  const vid = t.dataset.view;
+  let html = tipForView(describeView(shown, vid));
+  if (t.dataset.start !== undefined && t.classList.contains("pti-el")) {
+    // an element: its bytes in the strip, and the cells of every other lane over the same bytes
+    const w = shown.viewById[vid], start = +t.dataset.start;
+    for (let b = start; b < start + w.itemsize; b++) light(v, `.pti-byte[data-region="${w.region}"][data-off="${b}"]`);
+    const d = describeElement(shown, vid, start);
+    t.classList.add("pti-hl");
+    for (const o of d ? d.others : []) light(v, `.pti-el[data-view="${o.view}"][data-start="${o.start}"]`);
+    html = tipForElement(d) + html;
+  }
+  light(v, `.pti-lane[data-view="${vid}"]`);
+  showTip(v, html, ev);
+}
+
+// ---- clicks: the order and table toggles, and zoom
+function setZoom(v, r, z0, z1) {
+  const { ui, opts } = v;
+  const span = Math.max(16, z1 - z0);
+  z0 = Math.max(0, Math.min(z0, r.nbytes - span));
+  z1 = Math.min(r.nbytes, z0 + span);
+  if (z0 <= 0 && z1 >= r.nbytes) delete ui.zoom[r.id]; else ui.zoom[r.id] = [z0, z1];
+  const p = r.preview || { start: 0, length: 0 };
+  if (opts.send && r.host && (z0 < p.start || Math.min(z1, z0 + LIMITS.detailBytes) > p.start + p.length)) {
+    opts.send({ op: "window", region: r.id, start: z0 });
+  }
+  redraw(v);
+}
+
+function click(v, ev) {
+  const shown = shownState(v);
+  if (!shown) return;
+  const toggle = ev.target.closest(".pti-toggle");
+  if (toggle) {
+    const key = toggle.dataset.act === "order" ? "order" : "table";
+    v.ui[key][toggle.dataset.region] = toggle.getAttribute("aria-pressed") !== "true";
+    redraw(v);
+    return;
+  }
+  const z = ev.target.closest(".pti-zoom");
+  const bucket = ev.target.closest(".pti-bucket");
+  const mm = ev.target.closest(".pti-minimap");
+  const rid = (z || bucket || mm || {}).dataset?.region;
+  const r = rid && shown.regions.find((x) => x.id === rid);
+  if (!r) return;
+  const [z0, z1] = visibleRange(r, v.ui), span = z1 - z0, mid = (z0 + z1) / 2;
+  if (z) {
+    const act = z.dataset.act;
+    if (act === "in") setZoom(v, r, Math.floor(mid - span / 4), Math.ceil(mid + span / 4));
+    else if (act === "out") setZoom(v, r, Math.floor(mid - span), Math.ceil(mid + span));
+    else if (act === "left") setZoom(v, r, Math.floor(z0 - span / 2), Math.floor(z1 - span / 2));
+    else if (act === "right") setZoom(v, r, Math.ceil(z0 + span / 2), Math.ceil(z1 + span / 2));
+    else setZoom(v, r, 0, r.nbytes);
+  } else if (bucket) {
+    // straight to readable bytes: 64 of them, starting where the click landed
+    const a = Math.floor(+bucket.dataset.off / 16) * 16;
+    setZoom(v, r, a, a + Math.min(64, r.nbytes));
+  } else if (mm) {
+    const box = mm.getBoundingClientRect(), frac = (ev.clientX - box.left) / Math.max(1, box.width);
+    const c = Math.floor(frac * r.nbytes);
+    setZoom(v, r, Math.floor(c - span / 2), Math.floor(c - span / 2) + span);
+  }
+}
+
+/** Static page entry point: no kernel, hover and zoom still work. */
+export function mountStatic(el, snapshot, previewsBase64, options = {}) {
+  const view = mount(el, { live: false, saved: !!options.saved });
+  view.update(snapshot, toU8(previewsBase64), null);
+  return view;
+}
+
+// The notebook output areas a live view and its static fallback share (JupyterLab and Notebook 7,
+// classic Notebook, nbconvert's lab template).
+const OUTPUT_AREA = ".jp-OutputArea, .output_area, .output";
+
+/**
+ * The static stand-in that the widget's display adds after the live view: drawn only when no live
+ * view shares its output area (a saved notebook without a kernel, an nbconvert page). A live view
+ * that arrives later removes it (dropFallbacks).
+ */
+export function mountFallback(el, snapshot, previewsBase64) {
+  if (!el || !el.isConnected) return null;   // a newer picture replaced this output before its script ran
+  const area = el.closest(OUTPUT_AREA);
+  if (area && area.querySelector(".pti-live")) { el.hidden = true; return null; }
+  const view = mountStatic(el, snapshot, previewsBase64, { saved: true });
+  el.ptiView = view;
+  el.dataset.fallback = "shown";
+  return view;
+}
+
+export function dropFallbacks(el) {
+  const area = el.closest(OUTPUT_AREA);
+  for (const n of area ? area.querySelectorAll(".pti-fallback .pti-static") : []) {
+    if (n.ptiView) n.ptiView.destroy();
+    n.ptiView = null;
+    n.hidden = true;
+    n.dataset.fallback = "hidden";
+  }
+}
+
+/**
+ * The history slider above the picture: one stop per step Python keeps, the last one live.
+ * `set(steps)` refreshes the stops, `mark(g)` shows which is drawn, `onPick(g | null)` is called
+ * when the user moves it (null: back to live).
+ */
+
+export function historyBar() {
+  const el = document.createElement("div");
+  el.className = "pti-history";
+  el.hidden = true;
+  const range = document.createElement("input");
+  range.type = "range";
+  range.min = "0";
+  range.className = "pti-history-range";
+  range.setAttribute("aria-label", "history: step back through the pictures");
+  const label = document.createElement("span");
+  label.className = "pti-history-what";
+  const live = document.createElement("button");
+  live.type = "button";
+  live.className = "pti-history-live";
+  live.textContent = "live";
+  el.append(range, live, label);
+  const h = { el, steps: [], shown: null, onPick: () => {} };
+  const describe = () => {
+    const k = h.shown == null ? h.steps.length - 1 : h.steps.findIndex((s) => s.generation === h.shown);
+    range.value = String(Math.max(0, k));
+    live.disabled = h.shown == null;
+    if (k < 0) { label.textContent = h.shown == null ? "" : "a past step, no longer kept"; return; }
+    const s = h.shown == null ? null : h.info;
+    const who = s && s.views && s.views.length ? `; read by ${s.views.join(", ")}${s.more_views ? ` and ${s.more_views} more` : ""}` : "";
+    label.textContent = `step ${k + 1} of ${h.steps.length}${h.shown == null ? " (live)" : `: ${s ? s.what : ""}${who}`}`;
+  };
+  h.set = (steps, shown) => {
+    h.steps = steps;
+    el.hidden = steps.length < 2 && shown == null;
+    range.max = String(Math.max(0, steps.length - 1));
+    describe();
+  };
+  h.mark = (g, info) => { h.shown = g; h.info = info || null; describe(); };
+  range.addEventListener("input", () => {
+    const k = +range.value, s = h.steps[k];
+    h.onPick(!s || k === h.steps.length - 1 ? null : s.generation);
+  });
+  live.addEventListener("click", () => h.onPick(null));
+  return h;
+}

@@ -1,0 +1,96 @@
+// entry: the anywidget entry point (render) and the history slider.
+import { applyDelta } from "./state.mjs";
+import { dropFallbacks, mount } from "./dom.mjs";
+
+// anywidget entry point: redraw on every synced change, poll the kernel for foreign writes.
+function render({ model, el }) {
+  const view = mount(el, { live: true, send: (msg) => model.send(msg) });
+  dropFallbacks(el);
+  view.ui.lastTick = (model.get("changes") || {}).tick;   // a new view does not replay an old flash
+  const stops = [followTraits(model, view), poll(model, view, el), followWidth(el, view)];
+  return () => {
+    for (const stop of stops) stop();
+    view.destroy();
+  };
+}
+
+const TRAITS = ["base", "checkpoint", "delta", "previews", "changes", "steps"];
+
+/** Draw the model's picture now and whenever its traits change; returns what stops it. */
+function followTraits(model, view) {
+  const current = () => applyDelta(applyDelta(model.get("base"), model.get("checkpoint")), model.get("delta"));
+  // One update message changes several traits: redraw once, after all of them landed.
+  let pending = false;
+  const sync = () => {
+    if (pending) return;
+    pending = true;
+    Promise.resolve().then(() => {
+      pending = false;
+      view.setSteps(model.get("steps"));
+      view.update(current(), model.get("previews"), model.get("changes"));
+    });
+  };
+  view.setSteps(model.get("steps"));
+  view.update(current(), model.get("previews"), null);
+  for (const t of TRAITS) model.on(`change:${t}`, sync);
+  return () => { for (const t of TRAITS) model.off(`change:${t}`, sync); };
+}
+
+/** Polling, and the answers to it and to the history slider's requests; returns what stops it.
+ * One poll in flight at a time, so a busy kernel never piles them up. After 20 quiet polls the
+ * interval relaxes to 1 s; a change or the mouse brings it back. */
+function poll(model, view, el) {
+  let inflight = 0, timer = null, quiet = 0;
+  const onMsg = (msg, buffers) => {
+    if (msg && msg.op === "step") {
+      if (msg.missing) { view.showStep(null); return; }
+      view.showStep(msg.generation, applyDelta(model.get("base"), msg.delta), buffers && buffers[0], msg.changes, msg.info);
+      return;
+    }
+    if (!msg || msg.op !== "pong") return;
+    inflight = 0;
+    quiet = msg.changed ? 0 : quiet + 1;
+  };
+  model.on("msg:custom", onMsg);
+  const wake = () => { quiet = 0; };
+  el.addEventListener("mouseover", wake);
+  const tick = () => {
+    const base = model.get("poll_ms") || 0;
+    const ms = base > 0 && quiet >= 20 ? Math.max(base, 1000) : base;
+    if (ms > 0 && (typeof document === "undefined" || document.visibilityState !== "hidden")) {
+      const now = Date.now();
+      if (!inflight || now - inflight > 5000) {
+        inflight = now;
+        try { model.send({ op: "poll" }); } catch { /* kernel gone: keep the last picture */ }
+      }
+    }
+    timer = setTimeout(tick, Math.max(100, ms || 1000));
+  };
+  timer = setTimeout(tick, Math.max(100, model.get("poll_ms") || 1000));
+  return () => {
+    clearTimeout(timer);
+    model.off("msg:custom", onMsg);
+    el.removeEventListener("mouseover", wake);
+  };
+}
+
+/** Redraw when the output area changes width (the SVG is laid out for the width it gets). */
+function followWidth(el, view) {
+  let lastWidth = 0, frame = 0;
+  const onResize = () => {
+    const w = el.clientWidth;
+    if (w && Math.abs(w - lastWidth) > 8) {
+      lastWidth = w;
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => view.draw());
+    }
+  };
+  const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(onResize) : null;
+  if (ro) ro.observe(el);
+  return () => {
+    if (ro) ro.disconnect();
+    cancelAnimationFrame(frame);
+  };
+}
+
+export default { render };
