@@ -128,7 +128,7 @@ def test_from_numpy_refuses_what_torch_refuses_with_its_messages():
 
 
 def test_from_numpy_takes_ml_dtypes_arrays_by_name():
-    ml_dtypes = pytest.importorskip("ml_dtypes")
+    ml_dtypes = require_module("ml_dtypes")
     for name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
         a = np.arange(4).astype(getattr(ml_dtypes, name))
         t = pytensor.from_numpy(a)
