@@ -9,13 +9,13 @@ layout, permuted), never by a copy, as ``np.load(mmap_mode=...)`` does.
 """
 from __future__ import annotations
 
-import math
 import os
 import struct
 
 from . import dtypes as _dt
 from ._factories import empty
 from ._file import from_file, header_shape_fits, open_regular
+from ._layout import numel
 from .errors import PytensorError
 from ._core import Tensor
 
@@ -70,7 +70,7 @@ def _read_header(fd, file_nbytes, path):
     if not isinstance(fortran, bool):
         raise NpyFormatError(f"{path!r}: fortran_order must be True or False, got {fortran!r}")
     data_start = at + n
-    nbytes = math.prod(shape) * dt.itemsize
+    nbytes = numel(shape) * dt.itemsize
     if data_start + nbytes > file_nbytes:
         raise NpyFormatError(f"{path!r}: shape {shape} of {dt.name} needs {nbytes} bytes but the file holds "
                              f"{file_nbytes - data_start} after the header")
@@ -125,7 +125,7 @@ def load(f, *, mmap: bool = False, shared: bool = False) -> Tensor:
     try:
         file_nbytes = st.st_size
         start, dt, shape, fortran = _read_header(fd, file_nbytes, path)
-        nbytes = math.prod(shape) * dt.itemsize
+        nbytes = numel(shape) * dt.itemsize
         if not mmap:
             out = empty(shape[::-1] if fortran else shape, dtype=dt)
             if nbytes:
@@ -138,7 +138,7 @@ def load(f, *, mmap: bool = False, shared: bool = False) -> Tensor:
     base = from_file(path, shared=shared, dtype=_dt.uint8, size=start + nbytes)
     raw = base[start:start + nbytes]
     if start % dt.itemsize:  # a hand-made header NumPy would not write: the bytes cannot be a view
-        flat = empty(math.prod(shape), dtype=dt)
+        flat = empty(numel(shape), dtype=dt)
         flat.view(_dt.uint8)[:] = raw
     else:
         flat = raw.view(dt)

@@ -1,7 +1,7 @@
 """Provenance: how each tensor was made, and whether it shares or copied.
 
 Every view and constructor records one step on the tensor it makes (in C,
-for a few nanoseconds: see ``_shim_prov.h``): an operation code, the
+for a few nanoseconds: see ``_shim_prov.c``): an operation code, the
 argument the caller passed (an index key, a size tuple, the source's type)
 and its parent's *node*. A node is the tuple ``(op, arg, from_node, depth)``
 (depth: the nodes in its chain, at most 255: longer chains are cut to 64);
@@ -25,7 +25,7 @@ from ._ffi import shim
 __all__ = ["Step", "provenance", "set_enabled", "is_enabled", "last_writer", "node", "chain", "expr", "origin",
            "source"]
 
-OPS = shim.prov_ops                          # code -> name; the list lives in _shim_prov.h
+OPS = shim.prov_ops                          # code -> name; the list lives in _shim.h (PYT_PROV_OPS)
 OP = {name: code for code, name in enumerate(OPS)}
 
 # Steps whose result is new memory filled from the parent (or the source).

@@ -418,26 +418,9 @@ static PyObject *import_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t
     return t;
 }
 
-/* capsule_from_pointer(addr, versioned) -> capsule owning the managed
- * tensor at addr. For tests that hand-build (even malformed) managed
- * tensors with libtensor's test producer. */
-static PyObject *capsule_from_pointer(PyObject *self, PyObject *args)
-{
-    PyObject *addr_obj;
-    int versioned;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "Op", &addr_obj, &versioned))
-        return NULL;
-    void *managed = PyLong_AsVoidPtr(addr_obj);
-    if (!managed)
-        return PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "NULL pointer"), NULL);
-    return wrap_managed(managed, versioned);
-}
-
 PyMethodDef pyt_dlpack_methods[] = {
     {"to_capsule", (PyCFunction)(void (*)(void))to_capsule, METH_FASTCALL, "Export a view as a capsule."},
     {"from_capsule", from_capsule, METH_O, "Consume a DLPack capsule into a Tensor."},
     {"import_dlpack", (PyCFunction)(void (*)(void))import_dlpack, METH_FASTCALL, "from_dlpack's import."},
-    {"capsule_from_pointer", capsule_from_pointer, METH_VARARGS, "Wrap a managed tensor."},
     {NULL, NULL, 0, NULL},
 };

@@ -20,7 +20,6 @@ tensor([2., 4., 6.])
 from __future__ import annotations
 
 import functools
-import math
 import threading
 
 from . import dtypes as _dt
@@ -28,6 +27,7 @@ from ._convert import scratch_ndarray
 from ._core import TensorBase
 from ._factories import arange, ones
 from ._ffi import shim
+from ._layout import numel
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward", "Node"]
 
@@ -331,7 +331,7 @@ def scatter_backward(forward, in_shape, in_dtype):
     """
     def backward(grad):
         import numpy as np  # noqa: PLC0415  (only gathers' backward needs NumPy; `import pytensor` does not)
-        n = math.prod(in_shape)
+        n = numel(in_shape)
         index = forward(arange(n).view(in_shape) if in_shape else arange(n).view(()))
         work_dt = _dt.float32 if grad.dtype is _dt.bfloat16 else grad.dtype
         # scratch_ndarray: arrays used only in this call, so no storage is pinned

@@ -1,8 +1,11 @@
 """A foreign DLPack producer for tests: tests/c/dlpack_test_producer.c,
 compiled at test time into a shared library and loaded with cffi's ABI mode
 (it uses no libtensor symbol, so it is as foreign as any other producer),
-whose deleter counts its calls. Needs a C compiler: skipped without one, a
-failure in CI (support.require_program).
+whose deleter counts its calls; its capsules come from
+tests/c/dlpack_test_capsule.c, a test-only extension module compiled beside it
+(turning an integer into a capsule can crash the interpreter, so no shipped
+module offers it). Needs a C compiler: skipped without one, a failure in CI
+(support.require_program).
 
 The producer's buffer is filled so that element slot k, counted from the
 buffer's start, holds the value k; ``data`` points ``-lo`` bytes into it,
@@ -11,19 +14,22 @@ where ``lo`` is the lowest byte the strides reach below element 0. So for a
 ``[2, 3, 4, ...]``, and with stride -1 they count down to 0.
 """
 import atexit
+import importlib.util
 import pathlib
 import shutil
 import subprocess
 import tempfile
+import sysconfig
 import threading
 
 import cffi
 
-from pytensor._ffi import ffi, lib, shim
+from pytensor._ffi import ffi, lib
 from support import require_program
 
 HERE = pathlib.Path(__file__).resolve().parent
 SOURCE = HERE / "c" / "dlpack_test_producer.c"
+CAPSULE_SOURCE = HERE / "c" / "dlpack_test_capsule.c"
 ABI_INCLUDE = HERE.parent / "libtensor" / "include"  # only libtensor/dlpack_abi.h: the spec's structs
 
 _CDEF = """
@@ -37,7 +43,7 @@ int dlpack_test_producer(void **out, void **out_buffer, size_t *out_nbytes, int 
 # has finished (a view may outlive it); keep them alive for the whole run.
 _COUNTERS = []
 
-# (ffi, lib) of the compiled producer, built once per process. The library
+# (ffi, lib, capsule module) of the compiled producer, built once per process. The library
 # stays loaded until the process ends: tensors that outlive a test, or the
 # interpreter, still call their deleters in it.
 _built = None
@@ -59,8 +65,21 @@ def _producer():
             pffi.cdef(_CDEF)
             # RTLD_NODELETE: never unmapped, not even when cffi's lib object
             # is collected at shutdown while storages still hold its tensors
-            _built = (pffi, pffi.dlopen(str(out), pffi.RTLD_NOW | pffi.RTLD_NODELETE))
+            _built = (pffi, pffi.dlopen(str(out), pffi.RTLD_NOW | pffi.RTLD_NODELETE), _capsule_module(cc, folder))
         return _built
+
+
+def _capsule_module(cc, folder):
+    """tests/c/dlpack_test_capsule.c, compiled in folder and imported."""
+    out = pathlib.Path(folder) / ("dlpack_test_capsule" + sysconfig.get_config_var("EXT_SUFFIX"))
+    r = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror",
+                        f"-I{sysconfig.get_paths()['include']}", f"-I{ABI_INCLUDE}", str(CAPSULE_SOURCE),
+                        "-o", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, f"compiling {CAPSULE_SOURCE.name} failed:\n{r.stderr}"
+    spec = importlib.util.spec_from_file_location("dlpack_test_capsule", out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _address(cdata, of_ffi=ffi):
@@ -82,7 +101,7 @@ class Producer:
     """Makes managed tensors and capsules; ``calls`` is how often their deleters ran."""
 
     def __init__(self):
-        self._pffi, self._plib = _producer()
+        self._pffi, self._plib, _ = _producer()
         self._calls = ffi.new("int64_t *")
         _COUNTERS.append(self._calls)
 
@@ -121,7 +140,7 @@ class Producer:
 
 def wrap(managed, versioned):
     """A ``dltensor[_versioned]`` capsule taking ownership of ``managed``."""
-    return shim.capsule_from_pointer(int(ffi.cast("uintptr_t", managed)), bool(versioned))
+    return _producer()[2].wrap(int(ffi.cast("uintptr_t", managed)), bool(versioned))
 
 
 def capsule_name(capsule):

@@ -4,7 +4,6 @@ protocol), and the two strings must agree exactly once torch's dtype prefix
 "torch." is rewritten to "pytensor."."""
 import importlib.util
 import math
-import os
 import pathlib
 
 import numpy as np
@@ -12,17 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-
-def need_torch():
-    """torch, or a skip on a developer machine; a failure when CI is set."""
-    try:
-        import torch
-    except ImportError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI needs torch for the printing differential tests: {exc}",
-                        pytrace=False)
-        return pytest.importorskip("torch")
-    return torch
+from support import require_module
 
 
 def _load_format_module():
@@ -37,7 +26,7 @@ def _load_format_module():
         return module
 
 
-torch = need_torch()
+torch = require_module("torch")  # the whole module compares with torch: skipped without it, failed in CI
 fmt_mod = _load_format_module()
 format_tensor = fmt_mod.format_tensor
 set_printoptions = fmt_mod.set_printoptions

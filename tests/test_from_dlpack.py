@@ -76,6 +76,14 @@ def test_unconsumed_capsule_runs_deleter_once():  # 50
     assert p.calls == 1
 
 
+def test_the_shipped_shim_has_no_hook_that_wraps_an_address():
+    # Wrapping a raw address in a capsule lets any caller hand the interpreter a bad pointer; the tests get it
+    # from their own module (tests/c/dlpack_test_capsule.c), and the shipped extension must not offer it.
+    from pytensor._ffi import shim
+    assert not hasattr(shim, "capsule_from_pointer")
+    assert {"to_capsule", "from_capsule"} <= set(dir(shim))  # the shim read here is the one with the DLPack paths
+
+
 def test_raw_capsule_consumed_twice_raises_and_frees_once():  # 29, 30
     p = Producer()
     cap = p.capsule()

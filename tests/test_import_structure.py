@@ -1,16 +1,16 @@
 """Imports point one way: each module imports alone, the import graph has no circle, and Tensor is declared once.
 
-pytensor's layers are: the binding and leaf modules (_ffi, errors, dtypes,
-_device, _storage, _layout, _provenance), then _core (making tensors without
-the Tensor class), the kernels and converters, the Tensor parts
-(_tensor_*.py, _autograd_ops.py), tensor.py (which declares Tensor from the
-parts), and the public modules on top. These tests keep it so.
+pytensor's floors are the ones ARCHITECTURE.md states ("Python, in floors"):
+the tests read that list and fail on a module it leaves out and on an import,
+at module level or inside a function, of a module on a higher floor or named
+later on the same one. These tests keep the code and that page in step.
 """
 import ast
 import importlib
 import importlib.util
 import pathlib
 import pkgutil
+import re
 import subprocess
 import sys
 
@@ -88,7 +88,9 @@ def _imports(name, tree):
             if target == "pytensor" or target.startswith("pytensor."):
                 for alias in node.names:
                     sub = f"{target}.{alias.name}"
-                    found.add(sub if sub in FILES else target)  # `from . import x`: the submodule x
+                    # `from . import x`: the submodule x (a compiled one, such as _shim, is no edge between
+                    # Python modules); `from pytensor import name`: the package
+                    found.add(sub if sub in FILES or sub in sys.modules else target)
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -150,6 +152,92 @@ def test_pytensor_imports_form_no_circle():
 def test_nothing_below_tensor_imports_it():
     importers = sorted(name for name, deps in _graph().items() if "pytensor.tensor" in deps)
     assert importers == ["pytensor"], f"modules that import pytensor.tensor (only the package should): {importers}"
+
+
+# ============================================================ (b2) imports point down the floors ARCHITECTURE.md states
+ARCHITECTURE = pathlib.Path(__file__).resolve().parent.parent / "ARCHITECTURE.md"
+
+
+def _stated_floors(text):
+    """The floors of ARCHITECTURE.md's "Python, in floors" list: [[module, ...], ...] in the order written.
+
+    A floor is a numbered item ("  3. ..."), continued by its indented lines; its modules are the backticked
+    names that are pytensor modules (``tensor.py`` and ``__init__.py`` name ``pytensor.tensor`` and the package),
+    in the order they first appear; other backticked words (functions, code) are not modules and are passed over.
+    """
+    lines = text.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith("- Python, in floors"))
+    floors = []
+    for line in lines[start + 1:]:
+        item = re.match(r"\s+(\d+)\.\s", line)
+        if item:
+            assert int(item.group(1)) == len(floors) + 1, f"floor numbers out of order at: {line!r}"
+            floors.append([])
+        elif not floors or not line.startswith("     "):
+            if floors:
+                break                                       # the list ended
+            continue
+        for word in re.findall(r"`([A-Za-z_][\w.]*)`", line):
+            name = "pytensor" if word == "__init__.py" else "pytensor." + word.removesuffix(".py")
+            if name in FILES and all(name not in f for f in floors):
+                floors[-1].append(name)
+    return floors
+
+
+def _floor_order(floors):
+    """{module: its place in the stated order}; a package's submodules share the package's place."""
+    place = {name: (f, i) for f, names in enumerate(floors) for i, name in enumerate(names)}
+    for name in FILES:
+        parent = name.rpartition(".")[0]
+        if name not in place and parent in place and parent != "pytensor":
+            place[name] = place[parent]
+    return place
+
+
+def _upward_imports(graph, place):
+    """Imports of a module placed no lower than the importer ("a -> b"); a package may import its own submodules."""
+    return sorted(f"{a} -> {b}" for a, deps in graph.items() if a in place for b in deps
+                  if b in place and place[b] >= place[a] and not b.startswith(a + "."))
+
+
+def test_the_floor_reader_reads_an_example():
+    text = ("- Python, in floors. Some text:\n  1. `_ffi`, `errors` (uses `check`);\n  2. `_core`\n"
+            "     (`make`), `tensor.py`; then `__init__.py`.\n\nAfter the list: `_ops`.\n")
+    assert _stated_floors(text) == [["pytensor._ffi", "pytensor.errors"],
+                                    ["pytensor._core", "pytensor.tensor", "pytensor"]]
+
+
+def test_the_floor_check_finds_upward_and_same_floor_imports():
+    place = {"pytensor.a": (0, 0), "pytensor.b": (0, 1), "pytensor.c": (1, 0), "pytensor.p": (2, 0),
+             "pytensor.p.sub": (2, 0)}
+    graph = {"pytensor.a": {"pytensor.b"}, "pytensor.b": {"pytensor.a"}, "pytensor.c": {"pytensor.b"},
+             "pytensor.b2": {"pytensor.c"}, "pytensor.p": {"pytensor.p.sub", "pytensor.c"},
+             "pytensor.p.sub": {"pytensor.p"}}
+    assert _upward_imports(graph, place) == ["pytensor.a -> pytensor.b", "pytensor.p.sub -> pytensor.p"]
+
+
+def test_the_architecture_names_every_pytensor_module_on_a_floor():
+    floors = _stated_floors(ARCHITECTURE.read_text())
+    assert len(floors) >= 5 and "pytensor.tensor" in floors[-2], floors  # the list was found and read
+    place = _floor_order(floors)
+    unplaced = sorted(name for name in FILES
+                      if name not in place and not name.startswith("pytensor.widgets") and name not in SKIP)
+    assert not unplaced, f"modules ARCHITECTURE.md puts on no floor: {unplaced}"
+
+
+def test_imports_point_down_the_stated_floors():
+    """No module imports one on a higher floor, or one named after it on its own floor, even inside a function."""
+    graph = _graph()
+    place = _floor_order(_stated_floors(ARCHITECTURE.read_text()))
+    assert ("pytensor.autograd", "pytensor._factories") in {(a, b) for a, deps in graph.items() for b in deps}
+    upward = _upward_imports(graph, place)
+    assert not upward, "imports against the floors of ARCHITECTURE.md: " + "; ".join(upward)
+
+
+def test_nothing_in_pytensor_imports_the_inspector():
+    importers = sorted(a for a, deps in _graph().items() if not a.startswith("pytensor.widgets")
+                       and any(b.startswith("pytensor.widgets") for b in deps))
+    assert not importers, f"pytensor modules that import widgets/ (the layer above them): {importers}"
 
 
 # ============================================================ (c) Tensor is declared in one place
@@ -214,3 +302,45 @@ def test_hash_is_defined_once():
     assert owners == ["Arithmetic"], owners  # beside __eq__, which would otherwise make tensors unhashable
     t = pytensor.zeros(2)
     assert hash(t) == id(t) and len({t, t.view(2)}) == 2
+
+
+# ============================================================ (d) optional test dependencies fail in CI
+def _importorskip_calls(tree):
+    """Lines that reach ``importorskip`` (``pytest.importorskip(...)``, or the name imported from pytest)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "importorskip":
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Name) and node.id == "importorskip":
+            lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and any(a.name == "importorskip" for a in node.names):
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_the_importorskip_finder_finds_every_spelling():
+    tree = ast.parse("import pytest\nt = pytest.importorskip('torch')\nfrom pytest import importorskip\n"
+                     "importorskip('jax')\n")
+    assert _importorskip_calls(tree) == [2, 3, 4]
+
+
+def test_no_test_uses_importorskip():
+    """pytest.importorskip skips even under CI=true, where a missing dependency must fail the run;
+    support.require_module skips on a developer machine and fails in CI."""
+    tests_dir = pathlib.Path(__file__).resolve().parent
+    files = sorted(tests_dir.rglob("*.py"))
+    assert pathlib.Path(__file__).resolve() in files and len(files) > 20  # the walk found the suite
+    hits = [f"{p.relative_to(tests_dir)}:{line}" for p in files
+            for line in _importorskip_calls(ast.parse(p.read_text(), str(p)))]
+    assert not hits, "use support.require_module instead of pytest.importorskip: " + ", ".join(hits)
+
+
+# ============================================================ (e) comments point at files that exist
+def test_the_shim_files_that_python_sources_and_architecture_name_exist():
+    """A comment that sends the reader to a shim file (``_shim_prov.c``, ``_shim.h``) names one that is there."""
+    root = pathlib.Path(__file__).resolve().parent.parent
+    sources = sorted((root / "pytensor").glob("*.py")) + [ARCHITECTURE]
+    named = {(src.name, m) for src in sources for m in re.findall(r"\b(_shim\w*\.[ch])\b", src.read_text())}
+    assert any(m == "_shim.h" for _, m in named)  # the scan reads names
+    missing = sorted(f"{src} names {m}" for src, m in named if not (root / "pytensor" / m).exists())
+    assert not missing, "; ".join(missing)

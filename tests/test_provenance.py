@@ -15,6 +15,7 @@ import pytest
 
 import pytensor
 from pytensor import _provenance as prov
+from support import require_module
 
 
 def texts(t):
@@ -170,7 +171,7 @@ def test_from_dlpack_names_the_producer_type_and_reads_is_copied():
 
 
 def test_from_dlpack_of_a_torch_tensor_names_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_module("torch")
     t = torch.arange(4.0)
     assert own(pytensor.from_dlpack(t)).text == "from_dlpack(torch.Tensor)"
 

@@ -22,7 +22,7 @@ import pytest
 
 import pytensor
 from pytensor.widgets import _files as F
-from support import run_unprivileged
+from support import require_module, run_unprivileged
 
 P = pytensor.UntypedStorage.page_nbytes
 MiB = 1 << 20
@@ -271,7 +271,7 @@ def test_asking_is_cheap_for_a_large_mapping(tmp_path):
 def test_the_snapshot_and_the_live_widget_show_pages_coming_in_and_copied(tmp_path):
     """End to end: the region of a from_file buffer carries "file"; the widget redraws when a read
     pulls a page in and when a private write copies one, and looking never pulls a page in itself."""
-    pytest.importorskip("anywidget")
+    require_module("anywidget")
     from pytensor.widgets import snapshot
     from pytensor.widgets.inspector import Inspector
     t = pytensor.from_file(_sparse(tmp_path / "s.bin", 4 * MiB), shared=False, dtype=pytensor.uint8)
