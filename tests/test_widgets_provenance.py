@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import pytensor
+from support import require_module
 from pytensor import _provenance as prov
 from pytensor.widgets._snapshot import LINEAGE_TEXT_MAX, lineage_text, snapshot
 
@@ -133,7 +134,7 @@ def test_recording_off_gives_no_lineage_and_no_origin():
 
 
 def test_torch_tensors_have_no_lineage():
-    torch = pytest.importorskip("torch")
+    torch = require_module("torch")
     got = views(torch.arange(4), names=["t"])["t"]
     assert got["lineage"] == [] and got["origin"] is None
 
