@@ -2,16 +2,15 @@
 integer and boolean tensors (or lists) give copies, as in torch."""
 from __future__ import annotations
 
-import itertools
 import operator
 
 from . import dtypes
 from ._convert import as_index_tensor, as_tensor_operand, copy_preserving_layout, list_to_tensor
 from ._core import TensorBase, empty
-from ._ffi import shim
+from ._ffi import ffi, lib, shim
 from ._layout import broadcast_shapes
 from ._provenance import OP
-from .errors import PytensorError
+from .errors import PytensorError, check
 
 _note = shim.prov_note
 _P_INDEX, _P_GATHER = OP["index"], OP["gather"]
@@ -30,11 +29,7 @@ def getitem(t, index):
         # t[...] and t[:] are new tensor objects over the same bytes, as in torch
         view = t._view(t._shape, t._strides) if view is t else view
         return _note(view, _P_INDEX, _recorded_key(index), t)  # one step t[index], not _apply's several
-    out_shape, slots = _advanced_plan(view, adv)
-    out = empty(out_shape, t.dtype)
-    for out_index, src in slots:
-        out[out_index].copy_(src) if out_index else out.copy_(src)
-    return _note(out, _P_GATHER, _key_text(index), t)
+    return _note(_gather(view, adv), _P_GATHER, _key_text(index), t)
 
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
@@ -85,22 +80,7 @@ def setitem(t, index, value):
         else:
             view.copy_(_drop_leading_ones(value, view.dim()) if isinstance(value, TensorBase) else value)
         return
-    out_shape, slots = _advanced_plan(view, adv)
-    if not scalar:
-        value = as_tensor_operand(value, t.dtype)
-        if _reads_storage_of(value, t):
-            # The slots below are written one by one, so a source that aliases
-            # the destination would be read after some of it was overwritten
-            # (a[[1, 2, 3]] = a[0:3] gave [0, 0, 0, 0, ...]). Reading it whole
-            # first gives NumPy's answer.
-            value = copy_preserving_layout(value)
-        value = _drop_leading_ones(value, len(out_shape))
-        value = value.expand(out_shape) if tuple(value.shape) != tuple(out_shape) else value
-    for out_index, dst in slots:
-        if scalar:
-            dst.fill_(value)
-        else:
-            dst.copy_(value[out_index] if out_index else value)
+    scatter(t, view, adv, value)
 
 
 def _drop_leading_ones(value, ndim):
@@ -221,6 +201,8 @@ def _add_scalar_bool(view, d, value, adv):
 
 
 def _add_mask(view, d, mask, adv):
+    """A bool mask over dims [d, d + k): checked against the view, kept as
+    one advanced entry (the kernels turn it into positions, not Python)."""
     k = mask.dim()
     want = tuple(view.shape[d:d + k])
     if tuple(mask.shape) != want:
@@ -228,19 +210,29 @@ def _add_mask(view, d, mask, adv):
             if m != v:
                 raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape "
                                  f"of the indexed tensor {list(view.shape)} at index {d + j}")
-    flat = mask.reshape(-1).tolist()
-    hits = [i for i, b in enumerate(flat) if b]
-    coords = [[] for _ in range(k)]
-    for h in hits:
-        for j in range(k - 1, -1, -1):
-            coords[j].append(h % want[j])
-            h //= want[j]
-    for j in range(k):
-        adv.append((d + j, list_to_tensor(coords[j], dtypes.int64)))
+    adv.append((d, mask))
     return d + k
 
 
 # ------------------------------------------------------------------ advanced part
+#
+# Every advanced index becomes element offsets in libtensor (gather.c), and
+# the copy is one strided walk there: NumPy's three paths. A bool mask over the
+# whole view is counted and copied in two passes (lt_mask_gather); any other
+# mix of masks and index tensors becomes one offsets array (lt_mask_positions,
+# lt_index_offsets, which also range-checks) read or written by
+# lt_index_gather / lt_index_scatter. Python only works out the result's shape
+# and which strides each of its dimensions walks.
+
+_NO_LIMIT = 2**63 - 1  # the "size" of a dimension that mask positions index: they are in range by construction
+
+
+def _index_error(rc):
+    """IndexError (torch's type) for an out-of-range index, the one translator otherwise."""
+    if rc == lib.LT_ERANGE:
+        raise IndexError(ffi.string(lib.lt_last_error()).decode())
+    check(rc)
+
 
 def _broadcast_shapes(shapes):
     """The shape index tensors broadcast to (libtensor's rule), refused with NumPy's IndexError."""
@@ -251,30 +243,138 @@ def _broadcast_shapes(shapes):
                          f"{', '.join(str(list(s)) for s in shapes)}") from None
 
 
-def _advanced_plan(view, adv):
-    """Result shape, and for each position of the broadcast index a pair
-    (index into the result, source view of the elements that land there)."""
-    dims = [d for d, _ in adv]
-    bshape = _broadcast_shapes([tuple(i.shape) for _, i in adv])
-    lists = []
+def _i64(t):
+    """cdata ``int64_t *`` of element 0 of an int64 tensor."""
+    return ffi.cast("int64_t *", t._ptr())
+
+
+def _strides_over(t, shape):
+    """t's strides when broadcast to ``shape``: 0 where t has extent 1 or lacks the dimension."""
+    return [0] * (len(shape) - t.dim()) + [0 if n == 1 else s for n, s in zip(t._shape, t._strides)]
+
+
+def mask_count(mask):
+    """The number of true elements of a bool tensor (one C pass)."""
+    out = ffi.new("int64_t *")
+    check(lib.lt_mask_count(out, mask._ptr(), mask._strides, mask.dim(), mask._shape))
+    return out[0]
+
+
+def mask_positions(mask, weights_rows, count=None):
+    """A (count, len(weights_rows)) int64 tensor: for each true element of
+    ``mask`` (row-major), its coordinates dotted with each row of weights."""
+    count = mask_count(mask) if count is None else count
+    ncols = len(weights_rows)
+    out = empty((count, ncols), dtypes.int64)
+    weights = [w for row in weights_rows for w in row]
+    check(lib.lt_mask_positions(_i64(out), count, ncols, weights, mask._ptr(), mask._strides, mask.dim(),
+                                mask._shape))
+    return out
+
+
+class _Plan:
+    """Where ``view[adv]`` reads: the result shape and, per result dimension,
+    the view stride it walks (0 on the indexed ones) and the stride it walks
+    in ``offsets`` (the element offsets of the broadcast index, 0 elsewhere)."""
+
+    __slots__ = ("out_shape", "src_strides", "offsets", "offset_strides")
+
+
+def _plan(view, adv):
+    tensors, sizes, strides, ids, used = [], [], [], [], []
     for d, idx in adv:
-        size = view.shape[d]
-        values = idx.expand(bshape).reshape(-1).tolist() if bshape else [idx.item()]
-        for v in values:
-            if not -size <= v < size:
-                raise IndexError(f"index {v} is out of bounds for dimension {d} with size {size}")
-        lists.append([v + size if v < 0 else v for v in values])
-    rest = [i for i in range(view.dim()) if i not in dims]
-    consecutive = dims == list(range(dims[0], dims[0] + len(dims)))
-    before = [view.shape[i] for i in rest if consecutive and i < dims[0]]
-    after = [view.shape[i] for i in rest if not (consecutive and i < dims[0])]
-    out_shape = tuple(before) + bshape + tuple(after)
-    lead = (slice(None),) * len(before)
-    slots = []
-    positions = itertools.product(*(range(n) for n in bshape)) if bshape else [()]
-    for flat, pos in enumerate(positions):
-        src = view
-        for d, values in sorted(zip(dims, lists), key=lambda p: -p[0]):
-            src = src.select(d, values[flat])
-        slots.append((lead + pos, src))
-    return out_shape, slots
+        if idx._dtype is dtypes.bool:
+            k = idx.dim()
+            pos = mask_positions(idx, [view._strides[d:d + k]])
+            tensors.append(pos.view((pos._shape[0],)))
+            sizes.append(_NO_LIMIT)
+            strides.append(1)
+            used.extend(range(d, d + k))
+        else:
+            tensors.append(idx)
+            sizes.append(view._shape[d])
+            strides.append(view._strides[d])
+            used.append(d)
+        ids.append(d)
+    bshape = tensors[0]._shape if len(tensors) == 1 else _broadcast_shapes([i._shape for i in tensors])
+    offsets = empty(bshape, dtypes.int64)
+    ptrs = ffi.new("int64_t *[]", [_i64(i) for i in tensors])
+    index_strides = [st for i in tensors for st in _strides_over(i, bshape)]
+    _index_error(lib.lt_index_offsets(_i64(offsets), len(tensors), ptrs, index_strides, sizes, strides, ids,
+                                      len(bshape), bshape))
+    rest = [i for i in range(view.dim()) if i not in used]
+    consecutive = used == list(range(used[0], used[0] + len(used)))
+    before = [i for i in rest if consecutive and i < used[0]]
+    after = [i for i in rest if i not in before]
+    p = _Plan()
+    p.out_shape = tuple(view._shape[i] for i in before) + tuple(bshape) + tuple(view._shape[i] for i in after)
+    p.src_strides = [view._strides[i] for i in before] + [0] * len(bshape) + [view._strides[i] for i in after]
+    p.offsets = offsets
+    p.offset_strides = [0] * len(before) + list(offsets._strides) + [0] * len(after)
+    return p
+
+
+def _whole_mask(view, adv):
+    """The mask of ``view[mask]`` when it covers every dimension of the view (the fast path), else None."""
+    if len(adv) == 1:
+        d, idx = adv[0]
+        if d == 0 and idx._dtype is dtypes.bool and idx.dim() == view.dim():
+            return idx
+    return None
+
+
+def _gather(view, adv):
+    """``view[adv]`` in new memory: one or two C calls."""
+    mask = _whole_mask(view, adv)
+    dt = view._dtype
+    if mask is not None:
+        count = mask_count(mask)
+        out = empty((count,), dt)
+        check(lib.lt_mask_gather(out._ptr(), view._ptr(), view._strides, dt.code, mask._ptr(), mask._strides,
+                                 mask.dim(), mask._shape, count))
+        return out
+    p = _plan(view, adv)
+    out = empty(p.out_shape, dt)
+    check(lib.lt_index_gather(out._ptr(), out._strides, view._ptr(), p.src_strides, _i64(p.offsets),
+                              p.offset_strides, dt.code, len(p.out_shape), p.out_shape))
+    return out
+
+
+def _value_for(value, t, shape, scalar):
+    """The written value as a tensor of t's dtype broadcast to ``shape``, read
+    whole first when it shares t's memory (the aliasing-safe copy)."""
+    value = as_tensor_operand(value, t.dtype)
+    if scalar:
+        return value.expand(shape) if shape else value
+    if _reads_storage_of(value, t):
+        # The scatter writes element by element, so a source that aliases the
+        # destination would be read after part of it was overwritten
+        # (a[[1, 2, 3]] = a[0:3] gave [0, 0, 0, 0, ...]); reading it whole first gives NumPy's answer.
+        value = copy_preserving_layout(value)
+    value = _drop_leading_ones(value, len(shape))
+    if tuple(value._shape) != tuple(shape):
+        try:
+            value = value.expand(shape)
+        except RuntimeError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._shape)} cannot be broadcast "
+                               f"to indexing result of shape {list(shape)}") from None
+    return value
+
+
+def scatter(t, view, adv, value, accumulate=False):
+    """``view[adv] = value`` (adding at every hit when ``accumulate``): one C call after the plan."""
+    scalar = not isinstance(value, TensorBase) and isinstance(value, (bool, int, float, complex))
+    view._check_write(refuse_overlap=not scalar or accumulate)
+    dt = view._dtype
+    mask = None if accumulate else _whole_mask(view, adv)
+    if mask is not None:
+        count = mask_count(mask)
+        src = _value_for(value, t, (count,), scalar)
+        check(lib.lt_mask_scatter(view._ptr(), view._strides, src._ptr(), src._strides[0] if src.dim() else 0,
+                                  dt.code, mask._ptr(), mask._strides, mask.dim(), mask._shape, count))
+    else:
+        p = _plan(view, adv)
+        src = _value_for(value, t, p.out_shape, scalar)
+        check(lib.lt_index_scatter(view._ptr(), p.src_strides, _i64(p.offsets), p.offset_strides, src._ptr(),
+                                   src._strides, dt.code, 1 if accumulate else 0, len(p.out_shape), p.out_shape))
+    view._version_bump()
