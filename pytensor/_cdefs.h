@@ -117,7 +117,7 @@ lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, cons
 /* gather and scatter */
 lt_status lt_mask_count(int64_t *out, const void *mask, const int64_t *mask_strides, int32_t ndim,
                         const int64_t *shape);
-lt_status lt_mask_positions(int64_t *out, int64_t count, int32_t ncols, const int64_t *weights, const void *mask,
+lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride, int64_t count, int32_t ncols, const int64_t *weights, const void *mask,
                             const int64_t *mask_strides, int32_t ndim, const int64_t *shape);
 lt_status lt_mask_gather(void *dst, const void *src, const int64_t *src_strides, lt_dtype dtype, const void *mask,
                          const int64_t *mask_strides, int32_t ndim, const int64_t *shape, int64_t count);

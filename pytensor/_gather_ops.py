@@ -18,7 +18,7 @@ from ._convert import _dense_strides_like, _is_non_overlapping_and_dense, as_ten
 from ._core import TensorBase, empty, make, wrap_dim
 from ._ffi import ffi, lib
 from ._indexing import _apply as apply_index
-from ._indexing import _i64, _strides_over, mask_count, mask_positions, scatter
+from ._indexing import _i64, _strides_over, mask_count, mask_positions, new_output, scatter
 from ._layout import broadcast_shapes
 from .errors import check
 
@@ -193,11 +193,11 @@ def nonzero(input, *, as_tuple=False):
     m = input if input._dtype is _dt.bool else (input != 0)
     n = m.dim()
     eye = [[1 if i == j else 0 for j in range(n)] for i in range(n)]
-    coords = mask_positions(m, eye)
+    coords = mask_positions(m, eye, column_major=True)
     if not as_tuple:
         return coords
     if n == 0:
-        return (empty((coords._shape[0],), _dt.int64, zero=True),)
+        return (empty((coords._shape[0],), _dt.int64, zero=True),)  # a 0-d input reads as 1-d: index 0
     return tuple(coords.select(1, j) for j in range(n))
 
 
@@ -214,7 +214,7 @@ def where(condition, input=None, other=None):
     dt = _dt.result_type_of((input, other))
     a, b = as_tensor_operand(input, dt), as_tensor_operand(other, dt)
     shape = broadcast_shapes(condition._shape, a._shape, b._shape)
-    out = empty(shape, dt)
+    out = new_output(shape, dt, [_strides_over(x, shape) for x in (condition, a, b)])
     check(lib.lt_where(out._ptr(), out._strides, condition._ptr(), _strides_over(condition, shape), a._ptr(),
                        _strides_over(a, shape), b._ptr(), _strides_over(b, shape), dt.code, len(shape), shape))
     return out

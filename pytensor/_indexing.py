@@ -6,7 +6,7 @@ import operator
 
 from . import dtypes
 from ._convert import as_index_tensor, as_tensor_operand, copy_preserving_layout, list_to_tensor
-from ._core import TensorBase, empty
+from ._core import TensorBase, empty, make
 from ._ffi import ffi, lib, shim
 from ._layout import broadcast_shapes
 from ._provenance import OP
@@ -249,8 +249,59 @@ def _i64(t):
 
 
 def _strides_over(t, shape):
-    """t's strides when broadcast to ``shape``: 0 where t has extent 1 or lacks the dimension."""
-    return [0] * (len(shape) - t.dim()) + [0 if n == 1 else s for n, s in zip(t._shape, t._strides)]
+    """t's strides when broadcast to ``shape``: 0 where t lacks the dimension or
+    stretches an extent 1 (an extent 1 that stays 1 keeps its stride, as torch's expand)."""
+    pad = len(shape) - t.dim()
+    return [0] * pad + [0 if n == 1 and shape[pad + i] != 1 else s
+                        for i, (n, s) in enumerate(zip(t._shape, t._strides))]
+
+
+def iter_layout(shape, operands):
+    """The strides torch's TensorIterator gives a new output of ``shape``
+    computed from ``operands`` (each a list of strides over ``shape``, 0 where
+    broadcast): the dimensions are ordered innermost-first by the first operand
+    whose strides tell them apart (equal strides put the smaller extent
+    inside), and the output is dense in that order. So an advanced index or a
+    where() of a transposed tensor gives a transposed result, as in torch."""
+    n = len(shape)
+    if all(all(a > b for a, b in zip(ops_nz, ops_nz[1:])) for ops_nz in ([s for s in st if s] for st in operands)):
+        return None  # every operand walks row-major: the insertion sort below would keep the order
+    perm = list(range(n - 1, -1, -1))  # perm[0] is the innermost dimension
+
+    def should_swap(d0, d1):  # 1: d0 must go outside d1, -1: keep, 0: undecided
+        for st in operands:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, n):  # torch's insertion sort, which tolerates undecided pairs
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    if perm == list(range(n - 1, -1, -1)):
+        return None
+    strides, step = [0] * n, 1
+    for d in perm:
+        strides[d] = step  # dense in perm's order: the product of the extents inside d
+        step *= shape[d]
+    return tuple(strides)
+
+
+def new_output(shape, dt, operands):
+    """A new tensor of ``shape`` laid out as torch lays out an iterator's output over ``operands``."""
+    strides = iter_layout(shape, operands) if len(shape) > 1 else None
+    out = empty(shape, dt)
+    return out if strides is None else make(out._storage, dt, tuple(shape), strides, 0)
 
 
 def mask_count(mask):
@@ -260,15 +311,18 @@ def mask_count(mask):
     return out[0]
 
 
-def mask_positions(mask, weights_rows, count=None):
+def mask_positions(mask, weights_rows, column_major=False):
     """A (count, len(weights_rows)) int64 tensor: for each true element of
-    ``mask`` (row-major), its coordinates dotted with each row of weights."""
-    count = mask_count(mask) if count is None else count
+    ``mask`` (row-major), its coordinates dotted with each row of weights;
+    laid out column by column when ``column_major`` (torch's nonzero())."""
+    count = mask_count(mask)
     ncols = len(weights_rows)
     out = empty((count, ncols), dtypes.int64)
+    if column_major:
+        out = make(out._storage, dtypes.int64, (count, ncols), (1, count), 0)
     weights = [w for row in weights_rows for w in row]
-    check(lib.lt_mask_positions(_i64(out), count, ncols, weights, mask._ptr(), mask._strides, mask.dim(),
-                                mask._shape))
+    check(lib.lt_mask_positions(_i64(out), out._strides[0], out._strides[1], count, ncols, weights, mask._ptr(),
+                                mask._strides, mask.dim(), mask._shape))
     return out
 
 
@@ -277,7 +331,7 @@ class _Plan:
     the view stride it walks (0 on the indexed ones) and the stride it walks
     in ``offsets`` (the element offsets of the broadcast index, 0 elsewhere)."""
 
-    __slots__ = ("out_shape", "src_strides", "offsets", "offset_strides")
+    __slots__ = ("out_shape", "src_strides", "offsets", "offset_strides", "index_operands")
 
 
 def _plan(view, adv):
@@ -311,6 +365,8 @@ def _plan(view, adv):
     p.src_strides = [view._strides[i] for i in before] + [0] * len(bshape) + [view._strides[i] for i in after]
     p.offsets = offsets
     p.offset_strides = [0] * len(before) + list(offsets._strides) + [0] * len(after)
+    # torch's iterator also reads each index tensor, broadcast over the result (its layout rule looks at them)
+    p.index_operands = [[0] * len(before) + _strides_over(i, bshape) + [0] * len(after) for i in tensors]
     return p
 
 
@@ -334,7 +390,7 @@ def _gather(view, adv):
                                  mask.dim(), mask._shape, count))
         return out
     p = _plan(view, adv)
-    out = empty(p.out_shape, dt)
+    out = new_output(p.out_shape, dt, [p.src_strides] + p.index_operands)
     check(lib.lt_index_gather(out._ptr(), out._strides, view._ptr(), p.src_strides, _i64(p.offsets),
                               p.offset_strides, dt.code, len(p.out_shape), p.out_shape))
     return out

@@ -507,12 +507,14 @@ lt_status lt_mask_count(int64_t *out, const void *mask, const int64_t *mask_stri
                         const int64_t *shape);
 
 /* For the k-th nonzero byte of mask (row-major order), at coordinates
- * i[0..ndim), writes  out[k * ncols + c] = sum_d i[d] * weights[c * ndim + d]
- * for each column c < ncols: identity weights give nonzero()'s coordinates,
- * ncols 1 with a view's strides gives element offsets. count is what
- * lt_mask_count returned; LT_EINVAL when the mask holds another number (it
- * changed in between), so out (count * ncols entries) is never overrun. */
-lt_status lt_mask_positions(int64_t *out, int64_t count, int32_t ncols, const int64_t *weights, const void *mask,
+ * i[0..ndim), writes
+ *   out[k * row_stride + c * col_stride] = sum_d i[d] * weights[c * ndim + d]
+ * for each column c < ncols (strides in elements): identity weights give
+ * nonzero()'s coordinates, ncols 1 with a view's strides gives element
+ * offsets. count is what lt_mask_count returned; LT_EINVAL when the mask
+ * holds another number (it changed in between), so out (a count x ncols
+ * view) is never overrun. */
+lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride, int64_t count, int32_t ncols, const int64_t *weights, const void *mask,
                             const int64_t *mask_strides, int32_t ndim, const int64_t *shape);
 
 /* x[mask] with a mask over every dimension of the view src: the count

@@ -161,7 +161,7 @@ lt_status lt_mask_count(int64_t *out, const void *mask, const int64_t *mask_stri
     return LT_OK;
 }
 
-lt_status lt_mask_positions(int64_t *out, int64_t count, int32_t ncols, const int64_t *weights, const void *mask,
+lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride, int64_t count, int32_t ncols, const int64_t *weights, const void *mask,
                             const int64_t *mask_strides, int32_t ndim, const int64_t *shape)
 {
     int64_t numel, idx[LT_MAX_NDIM] = {0}, k = 0;
@@ -189,7 +189,7 @@ lt_status lt_mask_positions(int64_t *out, int64_t count, int32_t ncols, const in
                 if (ndim)
                     idx[ndim - 1] = i;
                 for (int32_t c = 0; c < ncols; c++)
-                    out[k * ncols + c] = dot(idx, weights + (int64_t)c * ndim, ndim);
+                    out[k * row_stride + c * col_stride] = dot(idx, weights + (int64_t)c * ndim, ndim);
                 k++;
             }
             if (ndim)

@@ -19,27 +19,34 @@ static void test_mask_count_and_positions(void)
     CHECK_INT(lt_mask_count(&count, m, unit, 1, shape), LT_OK);
     CHECK_INT(count, 4);
     int64_t pos[4], w[1] = {3}; /* weight 3: offsets in a view of stride 3 */
-    CHECK_INT(lt_mask_positions(pos, 4, 1, w, m, unit, 1, shape), LT_OK);
+    CHECK_INT(lt_mask_positions(pos, 1, 1, 4, 1, w, m, unit, 1, shape), LT_OK);
     CHECK_INT(pos[0], 0);
     CHECK_INT(pos[1], 27);
     CHECK_INT(pos[2], 51);
     CHECK_INT(pos[3], 57);
     /* a count that is wrong is refused before out is overrun */
-    CHECK_INT(lt_mask_positions(pos, 3, 1, w, m, unit, 1, shape), LT_EINVAL);
-    CHECK_INT(lt_mask_positions(pos, 5, 1, w, m, unit, 1, shape), LT_EINVAL);
+    CHECK_INT(lt_mask_positions(pos, 1, 1, 3, 1, w, m, unit, 1, shape), LT_EINVAL);
+    CHECK_INT(lt_mask_positions(pos, 1, 1, 5, 1, w, m, unit, 1, shape), LT_EINVAL);
 
     /* 2-D transposed mask: nonzero coordinates, identity weights */
     uint8_t m2[6] = {0, 1, 0, 0, 1, 1}; /* row-major (2, 3); read as its transpose (3, 2) */
     int64_t shape2[2] = {3, 2}, st2[2] = {1, 3}, eye[4] = {1, 0, 0, 1}, coords[6];
     CHECK_INT(lt_mask_count(&count, m2, st2, 2, shape2), LT_OK);
     CHECK_INT(count, 3);
-    CHECK_INT(lt_mask_positions(coords, 3, 2, eye, m2, st2, 2, shape2), LT_OK);
+    CHECK_INT(lt_mask_positions(coords, 2, 1, 3, 2, eye, m2, st2, 2, shape2), LT_OK);
     /* transposed: element (i, j) is m2[j * 3 + i]: (1, 0), (1, 1), (2, 1) */
     CHECK_INT(coords[0], 1);
     CHECK_INT(coords[1], 0);
     CHECK_INT(coords[2], 1);
     CHECK_INT(coords[3], 1);
     CHECK_INT(coords[4], 2);
+    CHECK_INT(coords[5], 1);
+    /* column-major output, as torch's nonzero() lays it out */
+    CHECK_INT(lt_mask_positions(coords, 1, 3, 3, 2, eye, m2, st2, 2, shape2), LT_OK);
+    CHECK_INT(coords[0], 1);
+    CHECK_INT(coords[1], 1);
+    CHECK_INT(coords[2], 2);
+    CHECK_INT(coords[3], 0);
     CHECK_INT(coords[5], 1);
     /* 0-d mask */
     uint8_t one = 1;
