@@ -125,7 +125,8 @@ lt_status lt_mask_scatter(void *dst, const int64_t *dst_strides, const void *src
                           const void *mask, const int64_t *mask_strides, int32_t ndim, const int64_t *shape,
                           int64_t count);
 lt_status lt_index_offsets(int64_t *out, int32_t nidx, const int64_t *const *index, const int64_t *index_strides,
-                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids, int32_t ndim,
+                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids, int wrap_negative,
+                           int32_t ndim,
                            const int64_t *shape);
 lt_status lt_index_gather(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
                           const int64_t *offsets, const int64_t *offset_strides, lt_dtype dtype, int32_t ndim,

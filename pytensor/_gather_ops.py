@@ -72,11 +72,11 @@ def _index_vector(fn, index, dtypes=(_dt.int64, _dt.int32)):
     return index if index._dtype is _dt.int64 else index.to(_dt.int64)
 
 
-def _offsets(index, size, stride, dim, error=IndexError):
+def _offsets(index, size, stride, dim, error=IndexError, wrap=True):
     """Element offsets of an int64 index into a dimension of ``size`` and ``stride``, range-checked in C."""
     offsets = empty(index._shape, _dt.int64)
     ptrs = ffi.new("int64_t *[]", [_i64(index)])
-    rc = lib.lt_index_offsets(_i64(offsets), 1, ptrs, list(index._strides), [size], [stride], [dim],
+    rc = lib.lt_index_offsets(_i64(offsets), 1, ptrs, list(index._strides), [size], [stride], [dim], int(wrap),
                               index.dim(), index._shape)
     if rc == lib.LT_ERANGE:
         raise error(ffi.string(lib.lt_last_error()).decode())
@@ -102,7 +102,7 @@ def index_select(input, dim, index):
         return take(input, flat).view(index._shape)  # a 0-d input is indexed as if 1-d, as torch
     if _tracks_grad(input):
         return input[(slice(None),) * d + (flat,)]
-    offsets = _offsets(flat, input._shape[d], input._strides[d], d)
+    offsets = _offsets(flat, input._shape[d], input._strides[d], d, wrap=False)  # torch: no negative indices
     shape = input._shape[:d] + flat._shape + input._shape[d + 1:]
     out = empty(shape, input._dtype)
     src_strides = list(input._strides)
@@ -147,7 +147,7 @@ def gather(input, dim, index, *, sparse_grad=False):
         grids = [_positions(range(m)).view([m if j == i else 1 for j in range(n)]) for i, m in enumerate(index._shape)]
         grids[d] = index
         return input[tuple(grids)]
-    offsets = _offsets(index, input._shape[d], input._strides[d], d, RuntimeError)
+    offsets = _offsets(index, input._shape[d], input._strides[d], d, RuntimeError, wrap=False)
     src_strides = list(input._strides)
     src_strides[d] = 0
     out = empty(index._shape, input._dtype)
@@ -238,7 +238,7 @@ def cat(tensors, dim=0):
     tensor of size 0 is skipped whatever the others' shape."""
     tensors = _tensor_list("cat", tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     _refuse_grad("cat", *tensors)
     parts = [t for t in tensors if t._shape != (0,)]
     ref = parts[0] if parts else tensors[0]
@@ -286,8 +286,6 @@ def stack(tensors, dim=0):
 # ------------------------------------------------------------------ flip, roll
 
 def _dims_arg(fn, dims, n):
-    if isinstance(dims, int) or hasattr(dims, "__index__"):
-        dims = (dims,)
     out = [wrap_dim(x, n) for x in dims]
     for x in out:
         if out.count(x) > 1:
@@ -298,6 +296,8 @@ def _dims_arg(fn, dims, n):
 def flip(input, dims):
     """A copy with the order of the elements along each of ``dims`` reversed (torch never returns a view here)."""
     _check_tensor("flip", "input", input)
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
     n = input.dim()
     dims = _dims_arg("flip", dims, n)
     if _tracks_grad(input):

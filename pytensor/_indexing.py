@@ -2,6 +2,7 @@
 integer and boolean tensors (or lists) give copies, as in torch."""
 from __future__ import annotations
 
+import math
 import operator
 
 from . import dtypes
@@ -148,6 +149,10 @@ def _apply(t, index):
         elif isinstance(item, slice):
             view = _slice(view, d, item)
             d += 1
+        elif (item.__class__ is not bool and isinstance(item, TensorBase) and not item._shape
+              and item._dtype.kind in ("int", "uint") and item._dtype is not dtypes.uint8):
+            # a 0-d integer tensor is a number, as in torch: a select (a view), not a gather
+            view = _select(view, d, item.item())
         elif _is_advanced(item):
             idx = as_index_tensor(item)
             if idx.dtype.kind == "bool" and idx.dim() == 0:
@@ -165,11 +170,15 @@ def _apply(t, index):
                                         f"or bool tensors are valid indices (got {type(item).__name__})") from None
             if not -2**63 <= i < 2**63:
                 raise ValueError("Overflow when unpacking long long")  # torch's parse of an int64 index
-            size = view.shape[d]
-            if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
-            view = view.select(d, i)
+            view = _select(view, d, i)
     return view, adv
+
+
+def _select(view, d, i):
+    size = view.shape[d]
+    if not -size <= i < size:
+        raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+    return view.select(d, i)
 
 
 def _slice(view, d, s):
@@ -354,7 +363,7 @@ def _plan(view, adv):
     offsets = empty(bshape, dtypes.int64)
     ptrs = ffi.new("int64_t *[]", [_i64(i) for i in tensors])
     index_strides = [st for i in tensors for st in _strides_over(i, bshape)]
-    _index_error(lib.lt_index_offsets(_i64(offsets), len(tensors), ptrs, index_strides, sizes, strides, ids,
+    _index_error(lib.lt_index_offsets(_i64(offsets), len(tensors), ptrs, index_strides, sizes, strides, ids, 1,
                                       len(bshape), bshape))
     rest = [i for i in range(view.dim()) if i not in used]
     consecutive = used == list(range(used[0], used[0] + len(used)))
@@ -366,7 +375,15 @@ def _plan(view, adv):
     p.offsets = offsets
     p.offset_strides = [0] * len(before) + list(offsets._strides) + [0] * len(after)
     # torch's iterator also reads each index tensor, broadcast over the result (its layout rule looks at them)
-    p.index_operands = [[0] * len(before) + _strides_over(i, bshape) + [0] * len(after) for i in tensors]
+    # (torch reshapes each to 1s around the broadcast dims, and an extent-1 result dim keeps that view's stride)
+    lead = [1 if view._shape[i] == 1 else 0 for i in before]
+    trail = [1 if view._shape[i] == 1 else 0 for i in after]
+    p.index_operands = []
+    for i in tensors:
+        own = _strides_over(i, bshape)
+        outer = (own[0] * bshape[0] if bshape and own[0] else max(math.prod(bshape), 1))
+        p.index_operands.append([outer * k for k in lead] + own + [(own[-1] if own and own[-1] else 1) * k
+                                                                   for k in trail])
     return p
 
 
@@ -420,7 +437,8 @@ def _value_for(value, t, shape, scalar):
 def scatter(t, view, adv, value, accumulate=False):
     """``view[adv] = value`` (adding at every hit when ``accumulate``): one C call after the plan."""
     scalar = not isinstance(value, TensorBase) and isinstance(value, (bool, int, float, complex))
-    view._check_write(refuse_overlap=not scalar or accumulate)
+    # torch refuses a target where one memory location is several elements, unless it is empty
+    view._check_write(refuse_overlap=(not scalar or accumulate) and 0 not in view._shape)
     dt = view._dtype
     mask = None if accumulate else _whole_mask(view, adv)
     if mask is not None:

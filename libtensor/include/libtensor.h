@@ -534,11 +534,14 @@ lt_status lt_mask_scatter(void *dst, const int64_t *dst_strides, const void *src
  * index_strides[j * ndim + d], 0 where broadcast), one per position,
  * row-major into out (numel(shape) entries):
  *   out[k] = sum_j wrap(index[j][k]) * dim_strides[j],  wrap(v) = v < 0 ? v + dim_sizes[j] : v
- * An index outside [-dim_sizes[j], dim_sizes[j]) fails with LT_ERANGE and
- * torch's sentence, naming dim_ids[j]: "index 5 is out of bounds for
- * dimension 0 with size 5". Every offset is checked before any is used. */
+ * An index outside [-dim_sizes[j], dim_sizes[j]) (outside [0, dim_sizes[j])
+ * when wrap_negative is 0, as torch's gather and index_select) fails with
+ * LT_ERANGE and torch's sentence, naming dim_ids[j]: "index 5 is out of
+ * bounds for dimension 0 with size 5". Every offset is checked before any is
+ * used. */
 lt_status lt_index_offsets(int64_t *out, int32_t nidx, const int64_t *const *index, const int64_t *index_strides,
-                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids, int32_t ndim,
+                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids, int wrap_negative,
+                           int32_t ndim,
                            const int64_t *shape);
 
 /* Over shape (ndim dims), element i of the indexed view is at

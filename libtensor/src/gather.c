@@ -270,7 +270,8 @@ lt_status lt_mask_scatter(void *dst, const int64_t *dst_strides, const void *src
 /* ------------------------------------------------------------ index tensors */
 
 lt_status lt_index_offsets(int64_t *out, int32_t nidx, const int64_t *const *index, const int64_t *index_strides,
-                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids, int32_t ndim,
+                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids, int wrap_negative,
+                           int32_t ndim,
                            const int64_t *shape)
 {
     int64_t numel, idx[LT_MAX_NDIM] = {0}, k = 0;
@@ -298,7 +299,7 @@ lt_status lt_index_offsets(int64_t *out, int32_t nidx, const int64_t *const *ind
             int64_t off = 0;
             for (int32_t j = 0; j < nidx; j++) {
                 int64_t v = index[j][dot(idx, index_strides + (int64_t)j * ndim, ndim)], size = dim_sizes[j];
-                if (v < -size || v >= size)
+                if (v < (wrap_negative ? -size : 0) || v >= size)
                     return lt__fail(LT_ERANGE, "index %" PRId64 " is out of bounds for dimension %" PRId64
                                     " with size %" PRId64, v, dim_ids[j], size);
                 off += (v < 0 ? v + size : v) * dim_strides[j]; /* negative indices count from the end, as torch */

@@ -87,22 +87,25 @@ static void test_index_offsets(void)
     const int64_t *idx[2] = {i0, i1};
     int64_t shape[1] = {3}, istr[2] = {1, 0}; /* i1 broadcast along the one dimension */
     int64_t sizes[2] = {3, 4}, strides[2] = {4, 1}, ids[2] = {0, 1}, out[3] = {-9, -9, -9};
-    CHECK_INT(lt_index_offsets(out, 2, idx, istr, sizes, strides, ids, 1, shape), LT_OK);
+    CHECK_INT(lt_index_offsets(out, 2, idx, istr, sizes, strides, ids, 1, 1, shape), LT_OK);
     CHECK_INT(out[0], 1);
     CHECK_INT(out[1], 9);
     CHECK_INT(out[2], 9);
     i0[2] = 3;
-    CHECK_INT(lt_index_offsets(out, 2, idx, istr, sizes, strides, ids, 1, shape), LT_ERANGE);
+    CHECK_INT(lt_index_offsets(out, 2, idx, istr, sizes, strides, ids, 1, 1, shape), LT_ERANGE);
     CHECK_STR(lt_last_error(), "index 3 is out of bounds for dimension 0 with size 3");
     i0[2] = -4;
-    CHECK_INT(lt_index_offsets(out, 2, idx, istr, sizes, strides, ids, 1, shape), LT_ERANGE);
+    CHECK_INT(lt_index_offsets(out, 2, idx, istr, sizes, strides, ids, 1, 1, shape), LT_ERANGE);
     CHECK_STR(lt_last_error(), "index -4 is out of bounds for dimension 0 with size 3");
+    i0[2] = -1; /* refused where negative indices do not wrap (gather, index_select) */
+    CHECK_INT(lt_index_offsets(out, 2, idx, istr, sizes, strides, ids, 0, 1, shape), LT_ERANGE);
+    CHECK_STR(lt_last_error(), "index -1 is out of bounds for dimension 0 with size 3");
     i0[2] = INT64_MIN; /* no overflow in the wrap */
-    CHECK_INT(lt_index_offsets(out, 2, idx, istr, sizes, strides, ids, 1, shape), LT_ERANGE);
-    CHECK_INT(lt_index_offsets(out, 0, idx, istr, sizes, strides, ids, 1, shape), LT_EINVAL);
+    CHECK_INT(lt_index_offsets(out, 2, idx, istr, sizes, strides, ids, 1, 1, shape), LT_ERANGE);
+    CHECK_INT(lt_index_offsets(out, 0, idx, istr, sizes, strides, ids, 1, 1, shape), LT_EINVAL);
     /* an empty index checks nothing and writes nothing */
     int64_t empty[1] = {0};
-    CHECK_INT(lt_index_offsets(NULL, 2, idx, istr, sizes, strides, ids, 1, empty), LT_OK);
+    CHECK_INT(lt_index_offsets(NULL, 2, idx, istr, sizes, strides, ids, 1, 1, empty), LT_OK);
 }
 
 static void test_gather_scatter_walks(void)
