@@ -134,6 +134,9 @@ lt_status lt_index_gather(void *dst, const int64_t *dst_strides, const void *src
 lt_status lt_index_scatter(void *dst, const int64_t *dst_strides, const int64_t *offsets,
                            const int64_t *offset_strides, const void *src, const int64_t *src_strides, lt_dtype dtype,
                            int accumulate, int32_t ndim, const int64_t *shape);
+lt_status lt_index_take(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
+                        const int64_t *index, const int64_t *index_strides, int64_t dim_size, int64_t dim_stride,
+                        int64_t dim_id, int wrap_negative, lt_dtype dtype, int32_t ndim, const int64_t *shape);
 lt_status lt_where(void *dst, const int64_t *dst_strides, const void *cond, const int64_t *cond_strides,
                    const void *a, const int64_t *a_strides, const void *b, const int64_t *b_strides, lt_dtype dtype,
                    int32_t ndim, const int64_t *shape);

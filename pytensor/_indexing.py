@@ -117,50 +117,48 @@ def _is_advanced(item):
 
 
 def _consumed_dims(item):
-    """How many of the tensor's dimensions an index item uses up."""
-    if item is None or item is Ellipsis or isinstance(item, bool):
+    """How many of the tensor's dimensions an index item uses up (advanced items already converted)."""
+    if item is None or item is Ellipsis or item.__class__ is bool:
         return 0
-    if _is_advanced(item):
-        idx = as_index_tensor(item)
-        return idx.dim() if idx.dtype.kind == "bool" else 1
+    if isinstance(item, TensorBase) and item._dtype is dtypes.bool:
+        return len(item._shape)
     return 1
 
 
 def _apply(t, index):
     """Apply the basic part of ``index``; return the view and the advanced
-    indices as (dim in the view, int64 index tensor) pairs."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    n_ell = sum(1 for i in index if i is Ellipsis)
-    if n_ell > 1:
+    indices as (dim in the view, int64 index tensor or bool mask) pairs."""
+    items = index if index.__class__ is tuple else (index,)
+    # each advanced item (tensor, list, array) is converted once, here
+    items = [as_index_tensor(i) if _is_advanced(i) else i for i in items]
+    if sum(1 for i in items if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    used = sum(_consumed_dims(i) for i in index)
+    used = sum(_consumed_dims(i) for i in items)
     if used > t.dim():
         raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
     view, d, adv = t, 0, []
-    for item in index:
+    for item in items:
         if item is None:
             view = view.unsqueeze(d)
             d += 1
         elif item is Ellipsis:
             d += t.dim() - used
-        elif isinstance(item, bool):
+        elif item.__class__ is bool:
             view, d = _add_scalar_bool(view, d, item, adv)
         elif isinstance(item, slice):
             view = _slice(view, d, item)
             d += 1
-        elif (item.__class__ is not bool and isinstance(item, TensorBase) and not item._shape
-              and item._dtype.kind in ("int", "uint") and item._dtype is not dtypes.uint8):
-            # a 0-d integer tensor is a number, as in torch: a select (a view), not a gather
-            view = _select(view, d, item.item())
-        elif _is_advanced(item):
-            idx = as_index_tensor(item)
-            if idx.dtype.kind == "bool" and idx.dim() == 0:
-                view, d = _add_scalar_bool(view, d, idx.item(), adv)
-            elif idx.dtype.kind == "bool":
-                d = _add_mask(view, d, idx, adv)
+        elif isinstance(item, TensorBase):
+            if item._dtype is dtypes.bool:
+                if item._shape:
+                    d = _add_mask(view, d, item, adv)
+                else:
+                    view, d = _add_scalar_bool(view, d, item.item(), adv)
+            elif not item._shape:
+                # a 0-d integer tensor is a number, as in torch: a select (a view), not a gather
+                view = _select(view, d, item.item())
             else:
-                adv.append((d, idx))
+                adv.append((d, item))
                 d += 1
         else:
             try:
@@ -265,6 +263,18 @@ def _strides_over(t, shape):
                         for i, (n, s) in enumerate(zip(t._shape, t._strides))]
 
 
+def _all_row_major(operands):
+    """True when each operand's nonzero strides strictly decrease from the outer dimension in."""
+    for st in operands:
+        last = None
+        for v in st:
+            if v:
+                if last is not None and v >= last:
+                    return False
+                last = v
+    return True
+
+
 def iter_layout(shape, operands):
     """The strides torch's TensorIterator gives a new output of ``shape``
     computed from ``operands`` (each a list of strides over ``shape``, 0 where
@@ -273,7 +283,7 @@ def iter_layout(shape, operands):
     inside), and the output is dense in that order. So an advanced index or a
     where() of a transposed tensor gives a transposed result, as in torch."""
     n = len(shape)
-    if all(all(a > b for a, b in zip(ops_nz, ops_nz[1:])) for ops_nz in ([s for s in st if s] for st in operands)):
+    if _all_row_major(operands):
         return None  # every operand walks row-major: the insertion sort below would keep the order
     perm = list(range(n - 1, -1, -1))  # perm[0] is the innermost dimension
 
@@ -406,10 +416,31 @@ def _gather(view, adv):
         check(lib.lt_mask_gather(out._ptr(), view._ptr(), view._strides, dt.code, mask._ptr(), mask._strides,
                                  mask.dim(), mask._shape, count))
         return out
+    if len(adv) == 1 and adv[0][1]._dtype is not dtypes.bool:
+        return _take(view, *adv[0])
     p = _plan(view, adv)
     out = new_output(p.out_shape, dt, [p.src_strides] + p.index_operands)
     check(lib.lt_index_gather(out._ptr(), out._strides, view._ptr(), p.src_strides, _i64(p.offsets),
                               p.offset_strides, dt.code, len(p.out_shape), p.out_shape))
+    return out
+
+
+def _take(view, d, idx):
+    """``view[(:,) * d + (idx,)]`` for one int64 index tensor: one C pass, checking each index as it reads it."""
+    k = len(idx._shape)
+    shape = view._shape[:d] + idx._shape + view._shape[d + 1:]
+    vs = view._strides
+    src_strides = vs[:d] + (0,) * k + vs[d + 1:]
+    after = len(view._shape) - d - 1
+    own = idx._strides
+    index_strides = (0,) * d + own + (0,) * after
+    # the layout torch's iterator gives (see _plan): index strides kept on the extent-1 dims around it
+    lead = [max(math.prod(idx._shape), 1) if view._shape[i] == 1 else 0 for i in range(d)]
+    inner = own[-1] if own and own[-1] else 1
+    trail = [inner if view._shape[i] == 1 else 0 for i in range(d + 1, len(view._shape))]
+    out = new_output(shape, view._dtype, [src_strides, lead + list(own) + trail])
+    _index_error(lib.lt_index_take(out._ptr(), out._strides, view._ptr(), src_strides, _i64(idx), index_strides,
+                                   view._shape[d], vs[d], d, 1, view._dtype.code, len(shape), shape))
     return out
 
 

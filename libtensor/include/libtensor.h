@@ -561,6 +561,17 @@ lt_status lt_index_scatter(void *dst, const int64_t *dst_strides, const int64_t 
                            const int64_t *offset_strides, const void *src, const int64_t *src_strides, lt_dtype dtype,
                            int accumulate, int32_t ndim, const int64_t *shape);
 
+/* The gather of one index tensor in a single pass (no offsets array): over
+ * shape, element i of dst is read at
+ *   src + (src_strides . i + wrap(index[index_strides . i]) * dim_stride) * itemsize
+ * (src_strides 0 on the indexed dimensions, index_strides 0 elsewhere). Each
+ * index is checked as it is read, as lt_index_offsets checks it (LT_ERANGE
+ * naming dim_id; wrap_negative as there), so on failure dst holds part of
+ * the result: meant for a new output that is then dropped. */
+lt_status lt_index_take(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
+                        const int64_t *index, const int64_t *index_strides, int64_t dim_size, int64_t dim_stride,
+                        int64_t dim_id, int wrap_negative, lt_dtype dtype, int32_t ndim, const int64_t *shape);
+
 /* dst[i] = cond[i] ? a[i] : b[i] over shape; cond is a bool view, a and b
  * views of dtype (zero strides broadcast). dst must not overlap a, b or cond. */
 lt_status lt_where(void *dst, const int64_t *dst_strides, const void *cond, const int64_t *cond_strides,

@@ -10,8 +10,9 @@
  *     lt_mask_positions): the index tensors become one array of element
  *     offsets, range-checked once (lt_index_offsets), and a strided walk
  *     reads or writes src + offsets[...] (lt_index_gather, lt_index_scatter);
- *   - a single index tensor is the same walk, whose innermost loop is either
- *     a contiguous row (x[idx] of a matrix) or the gather itself (x[:, idx]).
+ *   - a single index tensor is its own loop (lt_index_take), checking each
+ *     index as it reads it: its innermost loop either copies a contiguous
+ *     row (x[idx] of a matrix) or is the gather itself (x[:, idx]).
  *
  * These kernels move bytes: source and destination have one dtype, which the
  * caller has converted to. Only the accumulating scatter does arithmetic.
@@ -373,6 +374,62 @@ lt_status lt_index_scatter(void *dst, const int64_t *dst_strides, const int64_t 
 {
     return index_walk(dst, dst_strides, offsets, offset_strides, (char *)(uintptr_t)src, src_strides, dtype,
                       accumulate ? 2 : 1, ndim, shape, "lt_index_scatter");
+}
+
+/* ------------------------------------------------------------ one index tensor */
+
+/* index[j] as an element offset along a dimension of size and stride, or -1
+ * (with the error recorded) when out of range. */
+static inline int take_offset(int64_t *off, int64_t v, int64_t size, int64_t stride, int64_t dim_id, int wrap)
+{
+    if (v < (wrap ? -size : 0) || v >= size) {
+        lt__fail(LT_ERANGE, "index %" PRId64 " is out of bounds for dimension %" PRId64 " with size %" PRId64, v,
+                 dim_id, size);
+        return -1;
+    }
+    *off = (v < 0 ? v + size : v) * stride;
+    return 0;
+}
+
+lt_status lt_index_take(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
+                        const int64_t *index, const int64_t *index_strides, int64_t dim_size, int64_t dim_stride,
+                        int64_t dim_id, int wrap_negative, lt_dtype dtype, int32_t ndim, const int64_t *shape)
+{
+    int64_t numel, idx[LT_MAX_NDIM] = {0}, off;
+    lt_status rc = check_args(dtype, ndim, shape, &numel);
+    if (rc == LT_OK)
+        rc = lt__check_operand("dst", dst, dst_strides, dtype, ndim, shape, numel);
+    if (rc == LT_OK)
+        rc = lt__check_operand("index", index, index_strides, LT_INT64, ndim, shape, numel);
+    if (rc != LT_OK || numel == 0)
+        return rc;
+    if (!src || (ndim > 0 && !src_strides) || dim_size < 0)
+        return lt__fail(LT_EINVAL, "lt_index_take: NULL source or a dimension of size %" PRId64, dim_size);
+    const int64_t isz = (int64_t)lt_dtype_itemsize(dtype), n = ndim ? shape[ndim - 1] : 1;
+    const int32_t outer = ndim > 0 ? ndim - 1 : 0;
+    const int64_t ds = ndim ? dst_strides[outer] : 0, ss = ndim ? src_strides[outer] : 0;
+    const int64_t xs = ndim ? index_strides[outer] : 0;
+    do {
+        char *o = (char *)dst + dot(idx, dst_strides, outer) * isz;
+        const char *v = (const char *)src + dot(idx, src_strides, outer) * isz;
+        const int64_t *x = index + dot(idx, index_strides, outer);
+        if (xs == 0) { /* one index for the whole row: x[idx] of a matrix copies a row */
+            if (take_offset(&off, x[0], dim_size, dim_stride, dim_id, wrap_negative))
+                return LT_ERANGE;
+            if (ss == 1 && ds == 1)
+                memcpy(o, v + off * isz, (size_t)(n * isz));
+            else
+                for (int64_t i = 0; i < n; i++)
+                    move1(o + i * ds * isz, v + (off + i * ss) * isz, (size_t)isz);
+        } else { /* the gather itself: x[:, idx], x[idx] of a vector */
+            for (int64_t i = 0; i < n; i++) {
+                if (take_offset(&off, x[i * xs], dim_size, dim_stride, dim_id, wrap_negative))
+                    return LT_ERANGE;
+                move1(o + i * ds * isz, v + (off + i * ss) * isz, (size_t)isz);
+            }
+        }
+    } while (next_row(idx, ndim, shape));
+    return LT_OK;
 }
 
 /* ------------------------------------------------------------ where */

@@ -142,6 +142,31 @@ static void test_gather_scatter_walks(void)
     CHECK_INT(x[3], 30);
 }
 
+static void test_take(void)
+{
+    /* x is 3 x 4 int16; x[:, [-1, 0]] gathers in the innermost loop, x[[2, 0]] copies rows */
+    int16_t x[12], out[8];
+    for (int i = 0; i < 12; i++)
+        x[i] = (int16_t)(i * 3);
+    int64_t cols[2] = {-1, 0}, shape[2] = {3, 2}, dst[2] = {2, 1}, src[2] = {4, 0}, ist[2] = {0, 1};
+    CHECK_INT(lt_index_take(out, dst, x, src, cols, ist, 4, 1, 1, 1, LT_INT16, 2, shape), LT_OK);
+    CHECK_INT(out[0], 9);
+    CHECK_INT(out[1], 0);
+    CHECK_INT(out[5], 24);
+    int64_t rows[2] = {2, 0}, rshape[2] = {2, 4}, rdst[2] = {4, 1}, rsrc[2] = {0, 1}, rist[2] = {1, 0};
+    CHECK_INT(lt_index_take(out, rdst, x, rsrc, rows, rist, 3, 4, 0, 1, LT_INT16, 2, rshape), LT_OK);
+    CHECK_INT(out[0], 24);
+    CHECK_INT(out[7], 9);
+    rows[1] = 3;
+    CHECK_INT(lt_index_take(out, rdst, x, rsrc, rows, rist, 3, 4, 0, 1, LT_INT16, 2, rshape), LT_ERANGE);
+    CHECK_STR(lt_last_error(), "index 3 is out of bounds for dimension 0 with size 3");
+    cols[0] = -1; /* refused without wrapping */
+    CHECK_INT(lt_index_take(out, dst, x, src, cols, ist, 4, 1, 1, 0, LT_INT16, 2, shape), LT_ERANGE);
+    CHECK_STR(lt_last_error(), "index -1 is out of bounds for dimension 1 with size 4");
+    cols[0] = INT64_MIN;
+    CHECK_INT(lt_index_take(out, dst, x, src, cols, ist, 4, 1, 1, 1, LT_INT16, 2, shape), LT_ERANGE);
+}
+
 static void test_accumulate_dtypes(void)
 {
     int64_t rep[2] = {0, 0}, s2[1] = {2}, zero[1] = {0}, unit[1] = {1};
@@ -180,6 +205,7 @@ int main(void)
     test_mask_gather_scatter();
     test_index_offsets();
     test_gather_scatter_walks();
+    test_take();
     test_accumulate_dtypes();
     test_where();
     MT_DONE();
