@@ -203,6 +203,83 @@ lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride
     return LT_OK;
 }
 
+/* One row of x[mask]: appends the elements of v under true mask bytes to
+ * packed from position k. Branch-free: each element is stored at packed[k]
+ * and k advances only past a selected one, so a random mask costs no
+ * mispredicted branches; runs of eight false bytes are skipped. Returns the
+ * new k, or -1 when the mask holds more than count true bytes. */
+#define GATHER_ROW(NAME, T)                                                                                  \
+    static int64_t NAME(const char *v, int64_t vst, char *p, int64_t ps, const uint8_t *m, int64_t st,         \
+                        int64_t n, int64_t k, int64_t count)                                                 \
+    {                                                                                                        \
+        for (int64_t i = 0; i < n;) {                                                                        \
+            int64_t end = i + 1;                                                                             \
+            if (st == 1 && i + 8 <= n) {                                                                     \
+                if (!any8(m + i)) {                                                                          \
+                    i += 8;                                                                                  \
+                    continue;                                                                                \
+                }                                                                                            \
+                end = i + 8;                                                                                 \
+            }                                                                                                \
+            for (; i < end; i++) {                                                                           \
+                int64_t sel = m[i * st] != 0;                                                                \
+                if (k < count)                                                                               \
+                    LT__STORE(T, p + k * ps * (int64_t)sizeof(T), LT__LOAD(T, v + i * vst * (int64_t)sizeof(T))); \
+                else if (sel)                                                                                \
+                    return -1;                                                                               \
+                k += sel;                                                                                    \
+            }                                                                                                \
+        }                                                                                                    \
+        return k;                                                                                            \
+    }
+GATHER_ROW(gather_row1, uint8_t)
+GATHER_ROW(gather_row2, uint16_t)
+GATHER_ROW(gather_row4, uint32_t)
+GATHER_ROW(gather_row8, uint64_t)
+#undef GATHER_ROW
+
+static int64_t gather_row(const char *v, int64_t vst, char *p, int64_t ps, size_t isz, const uint8_t *m, int64_t st,
+                          int64_t n, int64_t k, int64_t count)
+{
+    switch (isz) {
+    case 1: return gather_row1(v, vst, p, ps, m, st, n, k, count);
+    case 2: return gather_row2(v, vst, p, ps, m, st, n, k, count);
+    case 4: return gather_row4(v, vst, p, ps, m, st, n, k, count);
+    case 8: return gather_row8(v, vst, p, ps, m, st, n, k, count);
+    default: break;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (!m[i * st])
+            continue;
+        if (k == count)
+            return -1;
+        move1(p + k * ps * (int64_t)isz, v + i * vst * (int64_t)isz, isz);
+        k++;
+    }
+    return k;
+}
+
+/* One row of x[mask] = packed: writes only the selected elements (a store to
+ * every element would dirty pages of a mapped file that the write does not
+ * change), skipping runs of eight false bytes. Returns the new k, or -1. */
+static int64_t scatter_row(char *v, int64_t vst, const char *p, int64_t ps, size_t isz, const uint8_t *m, int64_t st,
+                           int64_t n, int64_t k, int64_t count)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (st == 1 && (i & 7) == 0 && i + 8 <= n && !any8(m + i)) {
+            i += 7; /* a run of eight false bytes */
+            continue;
+        }
+        if (!m[i * st])
+            continue;
+        if (k == count)
+            return -1;
+        move1(v + i * vst * (int64_t)isz, p + k * ps * (int64_t)isz, isz);
+        k++;
+    }
+    return k;
+}
+
 /* The shared walk of lt_mask_gather and lt_mask_scatter: for the k-th true
  * element of mask (row-major), view[i] and packed[k * packed_stride]. */
 static lt_status mask_walk(char *view, const int64_t *view_strides, char *packed, int64_t packed_stride,
@@ -227,23 +304,11 @@ static lt_status mask_walk(char *view, const int64_t *view_strides, char *packed
             int32_t outer = ndim > 0 ? ndim - 1 : 0;
             const uint8_t *m = (const uint8_t *)mask + dot(idx, mask_strides, outer);
             char *v = view + dot(idx, view_strides, outer) * (int64_t)isz;
-            for (int64_t i = 0; i < n; i++) {
-                if (st == 1 && (i & 7) == 0 && i + 8 <= n && !any8(m + i)) {
-                    i += 7; /* a run of eight false bytes */
-                    continue;
-                }
-                if (!m[i * st])
-                    continue;
-                if (k == count)
-                    return lt__fail(LT_EINVAL, "%s: the mask holds more than the %" PRId64 " true elements counted",
-                                    fn, count);
-                char *p = packed + k * packed_stride * (int64_t)isz, *e = v + i * vst * (int64_t)isz;
-                if (to_view)
-                    move1(e, p, isz);
-                else
-                    move1(p, e, isz);
-                k++;
-            }
+            k = to_view ? scatter_row(v, vst, packed, packed_stride, isz, m, st, n, k, count)
+                        : gather_row(v, vst, packed, packed_stride, isz, m, st, n, k, count);
+            if (k < 0)
+                return lt__fail(LT_EINVAL, "%s: the mask holds more than the %" PRId64 " true elements counted",
+                                fn, count);
         } while (next_row(idx, ndim, shape));
     }
     if (k != count)
