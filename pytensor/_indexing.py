@@ -353,7 +353,8 @@ class _Plan:
     __slots__ = ("out_shape", "src_strides", "offsets", "offset_strides", "index_operands")
 
 
-def _plan(view, adv):
+def _plan(view, adv, layout=True):
+    """The plan of ``view[adv]``; ``layout`` also works out the operands torch's layout rule reads (reads only)."""
     tensors, sizes, strides, ids, used = [], [], [], [], []
     for d, idx in adv:
         if idx._dtype is dtypes.bool:
@@ -372,7 +373,8 @@ def _plan(view, adv):
     bshape = tensors[0]._shape if len(tensors) == 1 else _broadcast_shapes([i._shape for i in tensors])
     offsets = empty(bshape, dtypes.int64)
     ptrs = ffi.new("int64_t *[]", [_i64(i) for i in tensors])
-    index_strides = [st for i in tensors for st in _strides_over(i, bshape)]
+    index_strides = tensors[0]._strides if len(tensors) == 1 else \
+        [st for i in tensors for st in _strides_over(i, bshape)]
     _index_error(lib.lt_index_offsets(_i64(offsets), len(tensors), ptrs, index_strides, sizes, strides, ids, 1,
                                       len(bshape), bshape))
     rest = [i for i in range(view.dim()) if i not in used]
@@ -384,6 +386,8 @@ def _plan(view, adv):
     p.src_strides = [view._strides[i] for i in before] + [0] * len(bshape) + [view._strides[i] for i in after]
     p.offsets = offsets
     p.offset_strides = [0] * len(before) + list(offsets._strides) + [0] * len(after)
+    if not layout:
+        return p
     # torch's iterator also reads each index tensor, broadcast over the result (its layout rule looks at them)
     # (torch reshapes each to 1s around the broadcast dims, and an extent-1 result dim keeps that view's stride)
     lead = [1 if view._shape[i] == 1 else 0 for i in before]
@@ -478,7 +482,7 @@ def scatter(t, view, adv, value, accumulate=False):
         check(lib.lt_mask_scatter(view._ptr(), view._strides, src._ptr(), src._strides[0] if src.dim() else 0,
                                   dt.code, mask._ptr(), mask._strides, mask.dim(), mask._shape, count))
     else:
-        p = _plan(view, adv)
+        p = _plan(view, adv, layout=False)
         src = _value_for(value, t, p.out_shape, scalar)
         check(lib.lt_index_scatter(view._ptr(), p.src_strides, _i64(p.offsets), p.offset_strides, src._ptr(),
                                    src._strides, dt.code, 1 if accumulate else 0, len(p.out_shape), p.out_shape))
