@@ -259,12 +259,57 @@ static int64_t gather_row(const char *v, int64_t vst, char *p, int64_t ps, size_
     return k;
 }
 
-/* One row of x[mask] = packed: writes only the selected elements (a store to
- * every element would dirty pages of a mapped file that the write does not
- * change), skipping runs of eight false bytes. Returns the new k, or -1. */
+/* One dense row of x[mask] = packed, for 8 dense mask bytes with at least one
+ * set: branch-free, each of the 8 elements is stored, the unselected ones
+ * with their own value. The 8 elements share the selected one's cache line
+ * or its neighbour, so no page is written that the write does not change. */
+#define SCATTER_ROW(NAME, T)                                                                                  \
+    static int64_t NAME(char *v, const char *p, int64_t ps, const uint8_t *m, int64_t n, int64_t k, int64_t count) \
+    {                                                                                                        \
+        int64_t i = 0;                                                                                       \
+        for (; i + 8 <= n; i += 8) {                                                                         \
+            if (!any8(m + i))                                                                                \
+                continue;                                                                                    \
+            for (int64_t j = i; j < i + 8; j++) {                                                            \
+                int64_t sel = m[j] != 0;                                                                     \
+                if (sel && k >= count)                                                                       \
+                    return -1;                                                                               \
+                const char *from = sel ? p + k * ps * (int64_t)sizeof(T) : v + j * (int64_t)sizeof(T);        \
+                LT__STORE(T, v + j * (int64_t)sizeof(T), LT__LOAD(T, from));                                 \
+                k += sel;                                                                                    \
+            }                                                                                                \
+        }                                                                                                    \
+        for (; i < n; i++)                                                                                   \
+            if (m[i]) {                                                                                      \
+                if (k >= count)                                                                              \
+                    return -1;                                                                               \
+                LT__STORE(T, v + i * (int64_t)sizeof(T), LT__LOAD(T, p + k * ps * (int64_t)sizeof(T)));       \
+                k++;                                                                                         \
+            }                                                                                                \
+        return k;                                                                                            \
+    }
+SCATTER_ROW(scatter_row1, uint8_t)
+SCATTER_ROW(scatter_row2, uint16_t)
+SCATTER_ROW(scatter_row4, uint32_t)
+SCATTER_ROW(scatter_row8, uint64_t)
+#undef SCATTER_ROW
+
+/* One row of x[mask] = packed: writes only the selected elements where the
+ * row is strided (a store to every element could dirty pages of a mapped
+ * file that the write does not change), skipping runs of eight false bytes.
+ * Returns the new k, or -1. */
 static int64_t scatter_row(char *v, int64_t vst, const char *p, int64_t ps, size_t isz, const uint8_t *m, int64_t st,
                            int64_t n, int64_t k, int64_t count)
 {
+    if (vst == 1 && st == 1) {
+        switch (isz) {
+        case 1: return scatter_row1(v, p, ps, m, n, k, count);
+        case 2: return scatter_row2(v, p, ps, m, n, k, count);
+        case 4: return scatter_row4(v, p, ps, m, n, k, count);
+        case 8: return scatter_row8(v, p, ps, m, n, k, count);
+        default: break;
+        }
+    }
     for (int64_t i = 0; i < n; i++) {
         if (st == 1 && (i & 7) == 0 && i + 8 <= n && !any8(m + i)) {
             i += 7; /* a run of eight false bytes */
@@ -414,6 +459,8 @@ static lt_status index_walk(char *view, const int64_t *view_strides, const int64
         } else if (mode == GATHER) {
             for (int64_t i = 0; i < n; i++)
                 move1(o + i * ds * isz, v + (i * vs + off[i * os]) * isz, (size_t)isz);
+        } else if (mode == SCATTER && os == 0 && vs == 1 && ds == 1) {
+            memcpy(v + off[0] * isz, o, (size_t)(n * isz)); /* a whole row: x[idx] = rows */
         } else if (mode == SCATTER) {
             for (int64_t i = 0; i < n; i++)
                 move1(v + (i * vs + off[i * os]) * isz, o + i * ds * isz, (size_t)isz);

@@ -81,6 +81,33 @@ static void test_mask_gather_scatter(void)
     CHECK_DBL(src[4], 4.0);
 }
 
+static void test_dense_mask_rows(void)
+{
+    /* 19 dense elements: two 8-byte mask words (one all false) and a tail of 3 */
+    double v[19], packed[4] = {-1, -2, -3, -4}, back[4] = {0};
+    uint8_t m[19] = {0};
+    m[1] = 1, m[7] = 2, m[17] = 1, m[18] = 1;
+    for (int i = 0; i < 19; i++)
+        v[i] = i;
+    int64_t shape[1] = {19}, unit[1] = {1};
+    CHECK_INT(lt_mask_gather(back, v, unit, LT_FLOAT64, m, unit, 1, shape, 4), LT_OK);
+    CHECK_DBL(back[0], 1.0);
+    CHECK_DBL(back[1], 7.0);
+    CHECK_DBL(back[2], 17.0);
+    CHECK_DBL(back[3], 18.0);
+    CHECK_INT(lt_mask_scatter(v, unit, packed, 1, LT_FLOAT64, m, unit, 1, shape, 4), LT_OK);
+    CHECK_DBL(v[0], 0.0);
+    CHECK_DBL(v[1], -1.0);
+    CHECK_DBL(v[2], 2.0);
+    CHECK_DBL(v[7], -2.0);
+    CHECK_DBL(v[16], 16.0);
+    CHECK_DBL(v[17], -3.0);
+    CHECK_DBL(v[18], -4.0);
+    /* a count below the mask's is refused, and nothing past the packed operand is read */
+    CHECK_INT(lt_mask_scatter(v, unit, packed, 1, LT_FLOAT64, m, unit, 1, shape, 1), LT_EINVAL);
+    CHECK_INT(lt_mask_gather(back, v, unit, LT_FLOAT64, m, unit, 1, shape, 3), LT_EINVAL);
+}
+
 static void test_index_offsets(void)
 {
     int64_t i0[3] = {0, -1, 2}, i1[1] = {1};
@@ -203,6 +230,7 @@ int main(void)
 {
     test_mask_count_and_positions();
     test_mask_gather_scatter();
+    test_dense_mask_rows();
     test_index_offsets();
     test_gather_scatter_walks();
     test_take();
