@@ -131,6 +131,16 @@ static int64_t dot(const int64_t *idx, const int64_t *strides, int32_t n)
  * walks below skip a run of false bytes eight at a time. */
 static inline int any8(const uint8_t *p) { return LT__LOAD(uint64_t, p) != 0; }
 
+/* How many of the 8 bytes of w are nonzero, without a branch per byte: a bool
+ * byte is 0 or 1 in torch, but any nonzero byte counts as true. Per byte,
+ * ((b & 0x7f) + 0x7f) | b has its top bit set exactly when b != 0. */
+static inline int64_t nonzero_bytes(uint64_t w)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+    uint64_t top = (((w & low7) + low7) | w) & ~low7;
+    return __builtin_popcountll(top);
+}
+
 lt_status lt_mask_count(int64_t *out, const void *mask, const int64_t *mask_strides, int32_t ndim,
                         const int64_t *shape)
 {
@@ -149,10 +159,7 @@ lt_status lt_mask_count(int64_t *out, const void *mask, const int64_t *mask_stri
             int64_t i = 0;
             if (st == 1)
                 for (; i + 8 <= n; i += 8) {
-                    uint64_t w = LT__LOAD(uint64_t, m + i);
-                    /* a bool byte is 0 or 1 in torch, but any nonzero byte counts as true */
-                    for (int k = 0; w && k < 8; k++, w >>= 8)
-                        count += (w & 0xff) != 0;
+                    count += nonzero_bytes(LT__LOAD(uint64_t, m + i));
                 }
             for (; i < n; i++)
                 count += m[i * st] != 0;
@@ -272,10 +279,13 @@ static int64_t gather_row(const char *v, int64_t vst, char *p, int64_t ps, size_
                 continue;                                                                                    \
             for (int64_t j = i; j < i + 8; j++) {                                                            \
                 int64_t sel = m[j] != 0;                                                                     \
-                if (sel && k >= count)                                                                       \
+                if (sel & (k >= count)) /* not &&: no branch on the mask byte */                              \
                     return -1;                                                                               \
-                const char *from = sel ? p + k * ps * (int64_t)sizeof(T) : v + j * (int64_t)sizeof(T);        \
-                LT__STORE(T, v + j * (int64_t)sizeof(T), LT__LOAD(T, from));                                 \
+                T mine = LT__LOAD(T, v + j * (int64_t)sizeof(T));                                            \
+                int64_t at = k - (k >= count); /* in range even past the last selected one (count > 0) */     \
+                T theirs = LT__LOAD(T, p + at * ps * (int64_t)sizeof(T));                                    \
+                T keep = (T)(sel - 1); /* all ones when not selected */                                        \
+                LT__STORE(T, v + j * (int64_t)sizeof(T), (T)((mine & keep) | (theirs & (T)~keep)));           \
                 k += sel;                                                                                    \
             }                                                                                                \
         }                                                                                                    \
@@ -301,7 +311,7 @@ SCATTER_ROW(scatter_row8, uint64_t)
 static int64_t scatter_row(char *v, int64_t vst, const char *p, int64_t ps, size_t isz, const uint8_t *m, int64_t st,
                            int64_t n, int64_t k, int64_t count)
 {
-    if (vst == 1 && st == 1) {
+    if (vst == 1 && st == 1 && count > 0) {
         switch (isz) {
         case 1: return scatter_row1(v, p, ps, m, n, k, count);
         case 2: return scatter_row2(v, p, ps, m, n, k, count);
