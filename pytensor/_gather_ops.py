@@ -72,16 +72,14 @@ def _index_vector(fn, index, dtypes=(_dt.int64, _dt.int32)):
     return index if index._dtype is _dt.int64 else index.to(_dt.int64)
 
 
-def _offsets(index, size, stride, dim, error=IndexError, wrap=True):
-    """Element offsets of an int64 index into a dimension of ``size`` and ``stride``, range-checked in C."""
-    offsets = empty(index._shape, _dt.int64)
-    ptrs = ffi.new("int64_t *[]", [_i64(index)])
-    rc = lib.lt_index_offsets(_i64(offsets), 1, ptrs, list(index._strides), [size], [stride], [dim], int(wrap),
-                              index.dim(), index._shape)
+def _take_into(out, src, src_strides, index, index_strides, d, error=IndexError, wrap=True):
+    """One C pass (lt_index_take): out[i] = src at src_strides . i + index[index_strides . i] along dimension d."""
+    rc = lib.lt_index_take(out._ptr(), out._strides, src._ptr(), list(src_strides), _i64(index), list(index_strides),
+                           src._shape[d], src._strides[d], d, int(wrap), src._dtype.code, out.dim(), out._shape)
     if rc == lib.LT_ERANGE:
         raise error(ffi.string(lib.lt_last_error()).decode())
     check(rc)
-    return offsets
+    return out
 
 
 def index_select(input, dim, index):
@@ -102,16 +100,13 @@ def index_select(input, dim, index):
         return take(input, flat).view(index._shape)  # a 0-d input is indexed as if 1-d, as torch
     if _tracks_grad(input):
         return input[(slice(None),) * d + (flat,)]
-    offsets = _offsets(flat, input._shape[d], input._strides[d], d, wrap=False)  # torch: no negative indices
     shape = input._shape[:d] + flat._shape + input._shape[d + 1:]
-    out = empty(shape, input._dtype)
     src_strides = list(input._strides)
     src_strides[d] = 0
-    off_strides = [0] * input.dim()
-    off_strides[d] = 1
-    check(lib.lt_index_gather(out._ptr(), out._strides, input._ptr(), src_strides, _i64(offsets), off_strides,
-                              input._dtype.code, len(shape), shape))
-    return out
+    index_strides = [0] * input.dim()
+    index_strides[d] = flat._strides[0]
+    # torch: no negative indices here
+    return _take_into(empty(shape, input._dtype), input, src_strides, flat, index_strides, d, wrap=False)
 
 
 def take(input, index):
@@ -121,11 +116,8 @@ def take(input, index):
     flat = input.reshape(-1)
     if _tracks_grad(input):
         return flat[index]
-    offsets = _offsets(index, flat._shape[0], flat._strides[0], 0)
     out = empty(index._shape, input._dtype)
-    check(lib.lt_index_gather(out._ptr(), out._strides, flat._ptr(), [0] * index.dim(), _i64(offsets),
-                              list(offsets._strides), input._dtype.code, index.dim(), index._shape))
-    return out
+    return _take_into(out, flat, [0] * index.dim(), index, index._strides, 0)
 
 
 def gather(input, dim, index, *, sparse_grad=False):
@@ -147,13 +139,10 @@ def gather(input, dim, index, *, sparse_grad=False):
         grids = [_positions(range(m)).view([m if j == i else 1 for j in range(n)]) for i, m in enumerate(index._shape)]
         grids[d] = index
         return input[tuple(grids)]
-    offsets = _offsets(index, input._shape[d], input._strides[d], d, RuntimeError, wrap=False)
     src_strides = list(input._strides)
     src_strides[d] = 0
     out = empty(index._shape, input._dtype)
-    check(lib.lt_index_gather(out._ptr(), out._strides, input._ptr(), src_strides, _i64(offsets),
-                              list(offsets._strides), input._dtype.code, n, index._shape))
-    return out
+    return _take_into(out, input, src_strides, index, index._strides, d, RuntimeError, wrap=False)
 
 
 def _positions(values):
