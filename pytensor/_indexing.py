@@ -477,6 +477,10 @@ def scatter(t, view, adv, value, accumulate=False):
     dt = view._dtype
     mask = None if accumulate else _whole_mask(view, adv)
     if mask is not None:
+        if _reads_storage_of(mask, t):
+            # the mask is read while the elements are written: a mask in t's own bytes
+            # (b[b.roll(1)] = False on a bool b) would see its own writes
+            mask = copy_preserving_layout(mask)
         count = mask_count(mask)
         src = _value_for(value, t, (count,), scalar)
         check(lib.lt_mask_scatter(view._ptr(), view._strides, src._ptr(), src._strides[0] if src.dim() else 0,

@@ -196,6 +196,15 @@ def test_write_whose_source_overlaps_destination():
     assert d.tolist() == [1, 3, 5, 3, 4, 5]
 
 
+def test_write_through_a_mask_in_the_written_memory(torch):
+    """A bool tensor masked by a view of itself: the mask is read as it was before the write (as torch)."""
+    vals = [True, True, False, True, True, False, True, True, True, False, True]
+    bp, bt = pytensor.tensor(vals), torch.tensor(vals)
+    bp[1:][bp[:-1]] = False
+    bt[1:][bt[:-1].clone()] = False
+    assert bp.tolist() == bt.tolist()
+
+
 ERRORS = [
     (lambda T, x: x[T.tensor([4])], IndexError),
     (lambda T, x: x[T.tensor([-5])], IndexError),
