@@ -117,17 +117,17 @@ lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, cons
 /* gather and scatter */
 lt_status lt_mask_count(int64_t *out, const void *mask, const int64_t *mask_strides, int32_t ndim,
                         const int64_t *shape);
-lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride, int64_t count, int32_t ncols, const int64_t *weights, const void *mask,
-                            const int64_t *mask_strides, int32_t ndim, const int64_t *shape);
+lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride, int64_t count, int32_t ncols,
+                            const int64_t *weights, const void *mask, const int64_t *mask_strides, int32_t ndim,
+                            const int64_t *shape);
 lt_status lt_mask_gather(void *dst, const void *src, const int64_t *src_strides, lt_dtype dtype, const void *mask,
                          const int64_t *mask_strides, int32_t ndim, const int64_t *shape, int64_t count);
 lt_status lt_mask_scatter(void *dst, const int64_t *dst_strides, const void *src, int64_t src_stride, lt_dtype dtype,
                           const void *mask, const int64_t *mask_strides, int32_t ndim, const int64_t *shape,
                           int64_t count);
 lt_status lt_index_offsets(int64_t *out, int32_t nidx, const int64_t *const *index, const int64_t *index_strides,
-                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids, int wrap_negative,
-                           int32_t ndim,
-                           const int64_t *shape);
+                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids,
+                           int wrap_negative, int32_t ndim, const int64_t *shape);
 lt_status lt_index_gather(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
                           const int64_t *offsets, const int64_t *offset_strides, lt_dtype dtype, int32_t ndim,
                           const int64_t *shape);

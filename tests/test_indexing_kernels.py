@@ -106,7 +106,8 @@ def test_getitem_three_d_layouts_match_torch(torch):
 SETS = {
     "mask_scalar": lambda T, x: x.__setitem__(_pattern(T, x.shape), 0),
     "mask_vector": lambda T, x: x.__setitem__(_alternate(T, x.shape[0]), T.tensor([7] * x.shape[1]).to(x.dtype)),
-    "mask_values": lambda T, x: x.__setitem__(_pattern(T, x.shape), T.arange(int(_pattern(T, x.shape).sum())).to(x.dtype)),
+    "mask_values": lambda T, x: x.__setitem__(_pattern(T, x.shape),
+                                              T.arange(int(_pattern(T, x.shape).sum())).to(x.dtype)),
     "idx_row": lambda T, x: x.__setitem__(T.tensor([0, 2]), T.arange(x.shape[1]).to(x.dtype)),
     "idx_cols": lambda T, x: x.__setitem__((slice(None), T.tensor([1, -1])), 9),
     "pair": lambda T, x: x.__setitem__((T.tensor([0, 1]), T.tensor([1, 2])), T.tensor([5, 6]).to(x.dtype)),

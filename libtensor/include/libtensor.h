@@ -514,8 +514,9 @@ lt_status lt_mask_count(int64_t *out, const void *mask, const int64_t *mask_stri
  * offsets. count is what lt_mask_count returned; LT_EINVAL when the mask
  * holds another number (it changed in between), so out (a count x ncols
  * view) is never overrun. */
-lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride, int64_t count, int32_t ncols, const int64_t *weights, const void *mask,
-                            const int64_t *mask_strides, int32_t ndim, const int64_t *shape);
+lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride, int64_t count, int32_t ncols,
+                            const int64_t *weights, const void *mask, const int64_t *mask_strides, int32_t ndim,
+                            const int64_t *shape);
 
 /* x[mask] with a mask over every dimension of the view src: the count
  * elements under nonzero mask bytes, row-major, into the dense dst
@@ -540,9 +541,8 @@ lt_status lt_mask_scatter(void *dst, const int64_t *dst_strides, const void *src
  * bounds for dimension 0 with size 5". Every offset is checked before any is
  * used. */
 lt_status lt_index_offsets(int64_t *out, int32_t nidx, const int64_t *const *index, const int64_t *index_strides,
-                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids, int wrap_negative,
-                           int32_t ndim,
-                           const int64_t *shape);
+                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids,
+                           int wrap_negative, int32_t ndim, const int64_t *shape);
 
 /* Over shape (ndim dims), element i of the indexed view is at
  *   base + (strides . i + offsets[offset_strides . i]) * itemsize

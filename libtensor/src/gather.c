@@ -169,8 +169,9 @@ lt_status lt_mask_count(int64_t *out, const void *mask, const int64_t *mask_stri
     return LT_OK;
 }
 
-lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride, int64_t count, int32_t ncols, const int64_t *weights, const void *mask,
-                            const int64_t *mask_strides, int32_t ndim, const int64_t *shape)
+lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride, int64_t count, int32_t ncols,
+                            const int64_t *weights, const void *mask, const int64_t *mask_strides, int32_t ndim,
+                            const int64_t *shape)
 {
     int64_t numel, idx[LT_MAX_NDIM] = {0}, k = 0;
     lt_status rc = check_args(LT_BOOL, ndim, shape, &numel);
@@ -391,9 +392,8 @@ lt_status lt_mask_scatter(void *dst, const int64_t *dst_strides, const void *src
 /* ------------------------------------------------------------ index tensors */
 
 lt_status lt_index_offsets(int64_t *out, int32_t nidx, const int64_t *const *index, const int64_t *index_strides,
-                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids, int wrap_negative,
-                           int32_t ndim,
-                           const int64_t *shape)
+                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids,
+                           int wrap_negative, int32_t ndim, const int64_t *shape)
 {
     int64_t numel, idx[LT_MAX_NDIM] = {0}, k = 0;
     lt_status rc = check_args(LT_INT64, ndim, shape, &numel);
