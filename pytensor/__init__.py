@@ -120,3 +120,7 @@ def set_num_threads(n):
 
 def get_num_threads():
     return _lib.lt_get_num_threads()
+from ._gather_ops import (  # noqa: E402,F401  (the gather family: copies with torch's semantics)
+    index_select, masked_select, nonzero, take, gather, where, cat, stack, flip, roll,
+)
+concat = concatenate = cat

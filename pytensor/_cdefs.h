@@ -133,6 +133,33 @@ lt_status lt_binary(lt_binop op, lt_dtype dtype, int32_t ndim, const int64_t *sh
 lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
                  const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape);
 
+/* gather and scatter */
+lt_status lt_mask_count(int64_t *out, const void *mask, const int64_t *mask_strides, int32_t ndim,
+                        const int64_t *shape);
+lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride, int64_t count, int32_t ncols,
+                            const int64_t *weights, const void *mask, const int64_t *mask_strides, int32_t ndim,
+                            const int64_t *shape);
+lt_status lt_mask_gather(void *dst, const void *src, const int64_t *src_strides, lt_dtype dtype, const void *mask,
+                         const int64_t *mask_strides, int32_t ndim, const int64_t *shape, int64_t count);
+lt_status lt_mask_scatter(void *dst, const int64_t *dst_strides, const void *src, int64_t src_stride, lt_dtype dtype,
+                          const void *mask, const int64_t *mask_strides, int32_t ndim, const int64_t *shape,
+                          int64_t count);
+lt_status lt_index_offsets(int64_t *out, int32_t nidx, const int64_t *const *index, const int64_t *index_strides,
+                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids,
+                           int wrap_negative, int32_t ndim, const int64_t *shape);
+lt_status lt_index_gather(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
+                          const int64_t *offsets, const int64_t *offset_strides, lt_dtype dtype, int32_t ndim,
+                          const int64_t *shape);
+lt_status lt_index_scatter(void *dst, const int64_t *dst_strides, const int64_t *offsets,
+                           const int64_t *offset_strides, const void *src, const int64_t *src_strides, lt_dtype dtype,
+                           int accumulate, int32_t ndim, const int64_t *shape);
+lt_status lt_index_take(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
+                        const int64_t *index, const int64_t *index_strides, int64_t dim_size, int64_t dim_stride,
+                        int64_t dim_id, int wrap_negative, lt_dtype dtype, int32_t ndim, const int64_t *shape);
+lt_status lt_where(void *dst, const int64_t *dst_strides, const void *cond, const int64_t *cond_strides,
+                   const void *a, const int64_t *a_strides, const void *b, const int64_t *b_strides, lt_dtype dtype,
+                   int32_t ndim, const int64_t *shape);
+
 /* dlpack */
 #define LT_EXPORT_VERSIONED 1
 #define LT_EXPORT_COPIED 2

@@ -2,16 +2,16 @@
 integer and boolean tensors (or lists) give copies, as in torch."""
 from __future__ import annotations
 
-import itertools
+import math
 import operator
 
 from . import dtypes
 from ._convert import as_index_tensor, as_tensor_operand, copy_preserving_layout, list_to_tensor
-from ._core import TensorBase, empty
-from ._ffi import shim
+from ._core import TensorBase, empty, make
+from ._ffi import ffi, lib, shim
 from ._layout import broadcast_shapes
 from ._provenance import OP
-from .errors import PytensorError
+from .errors import PytensorError, check
 
 _note = shim.prov_note
 _P_INDEX, _P_GATHER = OP["index"], OP["gather"]
@@ -30,11 +30,7 @@ def getitem(t, index):
         # t[...] and t[:] are new tensor objects over the same bytes, as in torch
         view = t._view(t._shape, t._strides) if view is t else view
         return _note(view, _P_INDEX, _recorded_key(index), t)  # one step t[index], not _apply's several
-    out_shape, slots = _advanced_plan(view, adv)
-    out = empty(out_shape, t.dtype)
-    for out_index, src in slots:
-        out[out_index].copy_(src) if out_index else out.copy_(src)
-    return _note(out, _P_GATHER, _key_text(index), t)
+    return _note(_gather(view, adv), _P_GATHER, _key_text(index), t)
 
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
@@ -85,22 +81,7 @@ def setitem(t, index, value):
         else:
             view.copy_(_drop_leading_ones(value, view.dim()) if isinstance(value, TensorBase) else value)
         return
-    out_shape, slots = _advanced_plan(view, adv)
-    if not scalar:
-        value = as_tensor_operand(value, t.dtype)
-        if _reads_storage_of(value, t):
-            # The slots below are written one by one, so a source that aliases
-            # the destination would be read after some of it was overwritten
-            # (a[[1, 2, 3]] = a[0:3] gave [0, 0, 0, 0, ...]). Reading it whole
-            # first gives NumPy's answer.
-            value = copy_preserving_layout(value)
-        value = _drop_leading_ones(value, len(out_shape))
-        value = value.expand(out_shape) if tuple(value.shape) != tuple(out_shape) else value
-    for out_index, dst in slots:
-        if scalar:
-            dst.fill_(value)
-        else:
-            dst.copy_(value[out_index] if out_index else value)
+    scatter(t, view, adv, value)
 
 
 def _drop_leading_ones(value, ndim):
@@ -136,46 +117,48 @@ def _is_advanced(item):
 
 
 def _consumed_dims(item):
-    """How many of the tensor's dimensions an index item uses up."""
-    if item is None or item is Ellipsis or isinstance(item, bool):
+    """How many of the tensor's dimensions an index item uses up (advanced items already converted)."""
+    if item is None or item is Ellipsis or item.__class__ is bool:
         return 0
-    if _is_advanced(item):
-        idx = as_index_tensor(item)
-        return idx.dim() if idx.dtype.kind == "bool" else 1
+    if isinstance(item, TensorBase) and item._dtype is dtypes.bool:
+        return len(item._shape)
     return 1
 
 
 def _apply(t, index):
     """Apply the basic part of ``index``; return the view and the advanced
-    indices as (dim in the view, int64 index tensor) pairs."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    n_ell = sum(1 for i in index if i is Ellipsis)
-    if n_ell > 1:
+    indices as (dim in the view, int64 index tensor or bool mask) pairs."""
+    items = index if index.__class__ is tuple else (index,)
+    # each advanced item (tensor, list, array) is converted once, here
+    items = [as_index_tensor(i) if _is_advanced(i) else i for i in items]
+    if sum(1 for i in items if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    used = sum(_consumed_dims(i) for i in index)
+    used = sum(_consumed_dims(i) for i in items)
     if used > t.dim():
         raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
     view, d, adv = t, 0, []
-    for item in index:
+    for item in items:
         if item is None:
             view = view.unsqueeze(d)
             d += 1
         elif item is Ellipsis:
             d += t.dim() - used
-        elif isinstance(item, bool):
+        elif item.__class__ is bool:
             view, d = _add_scalar_bool(view, d, item, adv)
         elif isinstance(item, slice):
             view = _slice(view, d, item)
             d += 1
-        elif _is_advanced(item):
-            idx = as_index_tensor(item)
-            if idx.dtype.kind == "bool" and idx.dim() == 0:
-                view, d = _add_scalar_bool(view, d, idx.item(), adv)
-            elif idx.dtype.kind == "bool":
-                d = _add_mask(view, d, idx, adv)
+        elif isinstance(item, TensorBase):
+            if item._dtype is dtypes.bool:
+                if item._shape:
+                    d = _add_mask(view, d, item, adv)
+                else:
+                    view, d = _add_scalar_bool(view, d, item.item(), adv)
+            elif not item._shape:
+                # a 0-d integer tensor is a number, as in torch: a select (a view), not a gather
+                view = _select(view, d, item.item())
             else:
-                adv.append((d, idx))
+                adv.append((d, item))
                 d += 1
         else:
             try:
@@ -185,11 +168,15 @@ def _apply(t, index):
                                         f"or bool tensors are valid indices (got {type(item).__name__})") from None
             if not -2**63 <= i < 2**63:
                 raise ValueError("Overflow when unpacking long long")  # torch's parse of an int64 index
-            size = view.shape[d]
-            if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
-            view = view.select(d, i)
+            view = _select(view, d, i)
     return view, adv
+
+
+def _select(view, d, i):
+    size = view.shape[d]
+    if not -size <= i < size:
+        raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+    return view.select(d, i)
 
 
 def _slice(view, d, s):
@@ -221,6 +208,8 @@ def _add_scalar_bool(view, d, value, adv):
 
 
 def _add_mask(view, d, mask, adv):
+    """A bool mask over dims [d, d + k): checked against the view, kept as
+    one advanced entry (the kernels turn it into positions, not Python)."""
     k = mask.dim()
     want = tuple(view.shape[d:d + k])
     if tuple(mask.shape) != want:
@@ -228,19 +217,29 @@ def _add_mask(view, d, mask, adv):
             if m != v:
                 raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape "
                                  f"of the indexed tensor {list(view.shape)} at index {d + j}")
-    flat = mask.reshape(-1).tolist()
-    hits = [i for i, b in enumerate(flat) if b]
-    coords = [[] for _ in range(k)]
-    for h in hits:
-        for j in range(k - 1, -1, -1):
-            coords[j].append(h % want[j])
-            h //= want[j]
-    for j in range(k):
-        adv.append((d + j, list_to_tensor(coords[j], dtypes.int64)))
+    adv.append((d, mask))
     return d + k
 
 
 # ------------------------------------------------------------------ advanced part
+#
+# Every advanced index becomes element offsets in libtensor (gather.c), and
+# the copy is one strided walk there: NumPy's three paths. A bool mask over the
+# whole view is counted and copied in two passes (lt_mask_gather); any other
+# mix of masks and index tensors becomes one offsets array (lt_mask_positions,
+# lt_index_offsets, which also range-checks) read or written by
+# lt_index_gather / lt_index_scatter. Python only works out the result's shape
+# and which strides each of its dimensions walks.
+
+_NO_LIMIT = 2**63 - 1  # the "size" of a dimension that mask positions index: they are in range by construction
+
+
+def _index_error(rc):
+    """IndexError (torch's type) for an out-of-range index, the one translator otherwise."""
+    if rc == lib.LT_ERANGE:
+        raise IndexError(ffi.string(lib.lt_last_error()).decode())
+    check(rc)
+
 
 def _broadcast_shapes(shapes):
     """The shape index tensors broadcast to (libtensor's rule), refused with NumPy's IndexError."""
@@ -251,30 +250,244 @@ def _broadcast_shapes(shapes):
                          f"{', '.join(str(list(s)) for s in shapes)}") from None
 
 
-def _advanced_plan(view, adv):
-    """Result shape, and for each position of the broadcast index a pair
-    (index into the result, source view of the elements that land there)."""
-    dims = [d for d, _ in adv]
-    bshape = _broadcast_shapes([tuple(i.shape) for _, i in adv])
-    lists = []
+def _i64(t):
+    """cdata ``int64_t *`` of element 0 of an int64 tensor."""
+    return ffi.cast("int64_t *", t._ptr())
+
+
+def _strides_over(t, shape):
+    """t's strides when broadcast to ``shape``: 0 where t lacks the dimension or
+    stretches an extent 1 (an extent 1 that stays 1 keeps its stride, as torch's expand)."""
+    pad = len(shape) - t.dim()
+    return [0] * pad + [0 if n == 1 and shape[pad + i] != 1 else s
+                        for i, (n, s) in enumerate(zip(t._shape, t._strides))]
+
+
+def _all_row_major(operands):
+    """True when each operand's nonzero strides strictly decrease from the outer dimension in."""
+    for st in operands:
+        last = None
+        for v in st:
+            if v:
+                if last is not None and v >= last:
+                    return False
+                last = v
+    return True
+
+
+def iter_layout(shape, operands):
+    """The strides torch's TensorIterator gives a new output of ``shape``
+    computed from ``operands`` (each a list of strides over ``shape``, 0 where
+    broadcast): the dimensions are ordered innermost-first by the first operand
+    whose strides tell them apart (equal strides put the smaller extent
+    inside), and the output is dense in that order. So an advanced index or a
+    where() of a transposed tensor gives a transposed result, as in torch."""
+    n = len(shape)
+    if _all_row_major(operands):
+        return None  # every operand walks row-major: the insertion sort below would keep the order
+    perm = list(range(n - 1, -1, -1))  # perm[0] is the innermost dimension
+
+    def should_swap(d0, d1):  # 1: d0 must go outside d1, -1: keep, 0: undecided
+        for st in operands:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, n):  # torch's insertion sort, which tolerates undecided pairs
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    if perm == list(range(n - 1, -1, -1)):
+        return None
+    strides, step = [0] * n, 1
+    for d in perm:
+        strides[d] = step  # dense in perm's order: the product of the extents inside d
+        step *= shape[d]
+    return tuple(strides)
+
+
+def new_output(shape, dt, operands):
+    """A new tensor of ``shape`` laid out as torch lays out an iterator's output over ``operands``."""
+    strides = iter_layout(shape, operands) if len(shape) > 1 else None
+    out = empty(shape, dt)
+    return out if strides is None else make(out._storage, dt, tuple(shape), strides, 0)
+
+
+def mask_count(mask):
+    """The number of true elements of a bool tensor (one C pass)."""
+    out = ffi.new("int64_t *")
+    check(lib.lt_mask_count(out, mask._ptr(), mask._strides, mask.dim(), mask._shape))
+    return out[0]
+
+
+def mask_positions(mask, weights_rows, column_major=False):
+    """A (count, len(weights_rows)) int64 tensor: for each true element of
+    ``mask`` (row-major), its coordinates dotted with each row of weights;
+    laid out column by column when ``column_major`` (torch's nonzero())."""
+    count = mask_count(mask)
+    ncols = len(weights_rows)
+    out = empty((count, ncols), dtypes.int64)
+    if column_major:
+        out = make(out._storage, dtypes.int64, (count, ncols), (1, count), 0)
+    weights = [w for row in weights_rows for w in row]
+    check(lib.lt_mask_positions(_i64(out), out._strides[0], out._strides[1], count, ncols, weights, mask._ptr(),
+                                mask._strides, mask.dim(), mask._shape))
+    return out
+
+
+class _Plan:
+    """Where ``view[adv]`` reads: the result shape and, per result dimension,
+    the view stride it walks (0 on the indexed ones) and the stride it walks
+    in ``offsets`` (the element offsets of the broadcast index, 0 elsewhere)."""
+
+    __slots__ = ("out_shape", "src_strides", "offsets", "offset_strides", "index_operands")
+
+
+def _plan(view, adv, layout=True):
+    """The plan of ``view[adv]``; ``layout`` also works out the operands torch's layout rule reads (reads only)."""
+    tensors, sizes, strides, ids, used = [], [], [], [], []
     for d, idx in adv:
-        size = view.shape[d]
-        values = idx.expand(bshape).reshape(-1).tolist() if bshape else [idx.item()]
-        for v in values:
-            if not -size <= v < size:
-                raise IndexError(f"index {v} is out of bounds for dimension {d} with size {size}")
-        lists.append([v + size if v < 0 else v for v in values])
-    rest = [i for i in range(view.dim()) if i not in dims]
-    consecutive = dims == list(range(dims[0], dims[0] + len(dims)))
-    before = [view.shape[i] for i in rest if consecutive and i < dims[0]]
-    after = [view.shape[i] for i in rest if not (consecutive and i < dims[0])]
-    out_shape = tuple(before) + bshape + tuple(after)
-    lead = (slice(None),) * len(before)
-    slots = []
-    positions = itertools.product(*(range(n) for n in bshape)) if bshape else [()]
-    for flat, pos in enumerate(positions):
-        src = view
-        for d, values in sorted(zip(dims, lists), key=lambda p: -p[0]):
-            src = src.select(d, values[flat])
-        slots.append((lead + pos, src))
-    return out_shape, slots
+        if idx._dtype is dtypes.bool:
+            k = idx.dim()
+            pos = mask_positions(idx, [view._strides[d:d + k]])
+            tensors.append(pos.view((pos._shape[0],)))
+            sizes.append(_NO_LIMIT)
+            strides.append(1)
+            used.extend(range(d, d + k))
+        else:
+            tensors.append(idx)
+            sizes.append(view._shape[d])
+            strides.append(view._strides[d])
+            used.append(d)
+        ids.append(d)
+    bshape = tensors[0]._shape if len(tensors) == 1 else _broadcast_shapes([i._shape for i in tensors])
+    offsets = empty(bshape, dtypes.int64)
+    ptrs = ffi.new("int64_t *[]", [_i64(i) for i in tensors])
+    index_strides = tensors[0]._strides if len(tensors) == 1 else \
+        [st for i in tensors for st in _strides_over(i, bshape)]
+    _index_error(lib.lt_index_offsets(_i64(offsets), len(tensors), ptrs, index_strides, sizes, strides, ids, 1,
+                                      len(bshape), bshape))
+    rest = [i for i in range(view.dim()) if i not in used]
+    consecutive = used == list(range(used[0], used[0] + len(used)))
+    before = [i for i in rest if consecutive and i < used[0]]
+    after = [i for i in rest if i not in before]
+    p = _Plan()
+    p.out_shape = tuple(view._shape[i] for i in before) + tuple(bshape) + tuple(view._shape[i] for i in after)
+    p.src_strides = [view._strides[i] for i in before] + [0] * len(bshape) + [view._strides[i] for i in after]
+    p.offsets = offsets
+    p.offset_strides = [0] * len(before) + list(offsets._strides) + [0] * len(after)
+    if not layout:
+        return p
+    # torch's iterator also reads each index tensor, broadcast over the result (its layout rule looks at them)
+    # (torch reshapes each to 1s around the broadcast dims, and an extent-1 result dim keeps that view's stride)
+    lead = [1 if view._shape[i] == 1 else 0 for i in before]
+    trail = [1 if view._shape[i] == 1 else 0 for i in after]
+    p.index_operands = []
+    for i in tensors:
+        own = _strides_over(i, bshape)
+        outer = (own[0] * bshape[0] if bshape and own[0] else max(math.prod(bshape), 1))
+        p.index_operands.append([outer * k for k in lead] + own + [(own[-1] if own and own[-1] else 1) * k
+                                                                   for k in trail])
+    return p
+
+
+def _whole_mask(view, adv):
+    """The mask of ``view[mask]`` when it covers every dimension of the view (the fast path), else None."""
+    if len(adv) == 1:
+        d, idx = adv[0]
+        if d == 0 and idx._dtype is dtypes.bool and idx.dim() == view.dim():
+            return idx
+    return None
+
+
+def _gather(view, adv):
+    """``view[adv]`` in new memory: one or two C calls."""
+    mask = _whole_mask(view, adv)
+    dt = view._dtype
+    if mask is not None:
+        count = mask_count(mask)
+        out = empty((count,), dt)
+        check(lib.lt_mask_gather(out._ptr(), view._ptr(), view._strides, dt.code, mask._ptr(), mask._strides,
+                                 mask.dim(), mask._shape, count))
+        return out
+    if len(adv) == 1 and adv[0][1]._dtype is not dtypes.bool:
+        return _take(view, *adv[0])
+    p = _plan(view, adv)
+    out = new_output(p.out_shape, dt, [p.src_strides] + p.index_operands)
+    check(lib.lt_index_gather(out._ptr(), out._strides, view._ptr(), p.src_strides, _i64(p.offsets),
+                              p.offset_strides, dt.code, len(p.out_shape), p.out_shape))
+    return out
+
+
+def _take(view, d, idx):
+    """``view[(:,) * d + (idx,)]`` for one int64 index tensor: one C pass, checking each index as it reads it."""
+    k = len(idx._shape)
+    shape = view._shape[:d] + idx._shape + view._shape[d + 1:]
+    vs = view._strides
+    src_strides = vs[:d] + (0,) * k + vs[d + 1:]
+    after = len(view._shape) - d - 1
+    own = idx._strides
+    index_strides = (0,) * d + own + (0,) * after
+    # the layout torch's iterator gives (see _plan): index strides kept on the extent-1 dims around it
+    lead = [max(math.prod(idx._shape), 1) if view._shape[i] == 1 else 0 for i in range(d)]
+    inner = own[-1] if own and own[-1] else 1
+    trail = [inner if view._shape[i] == 1 else 0 for i in range(d + 1, len(view._shape))]
+    out = new_output(shape, view._dtype, [src_strides, lead + list(own) + trail])
+    _index_error(lib.lt_index_take(out._ptr(), out._strides, view._ptr(), src_strides, _i64(idx), index_strides,
+                                   view._shape[d], vs[d], d, 1, view._dtype.code, len(shape), shape))
+    return out
+
+
+def _value_for(value, t, shape, scalar):
+    """The written value as a tensor of t's dtype broadcast to ``shape``, read
+    whole first when it shares t's memory (the aliasing-safe copy)."""
+    value = as_tensor_operand(value, t.dtype)
+    if scalar:
+        return value.expand(shape) if shape else value
+    if _reads_storage_of(value, t):
+        # The scatter writes element by element, so a source that aliases the
+        # destination would be read after part of it was overwritten
+        # (a[[1, 2, 3]] = a[0:3] gave [0, 0, 0, 0, ...]); reading it whole first gives NumPy's answer.
+        value = copy_preserving_layout(value)
+    value = _drop_leading_ones(value, len(shape))
+    if tuple(value._shape) != tuple(shape):
+        try:
+            value = value.expand(shape)
+        except RuntimeError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._shape)} cannot be broadcast "
+                               f"to indexing result of shape {list(shape)}") from None
+    return value
+
+
+def scatter(t, view, adv, value, accumulate=False):
+    """``view[adv] = value`` (adding at every hit when ``accumulate``): one C call after the plan."""
+    scalar = not isinstance(value, TensorBase) and isinstance(value, (bool, int, float, complex))
+    # torch refuses a target where one memory location is several elements, unless it is empty
+    view._check_write(refuse_overlap=(not scalar or accumulate) and 0 not in view._shape)
+    dt = view._dtype
+    mask = None if accumulate else _whole_mask(view, adv)
+    if mask is not None:
+        if _reads_storage_of(mask, t):
+            # the mask is read while the elements are written: a mask in t's own bytes
+            # (b[b.roll(1)] = False on a bool b) would see its own writes
+            mask = copy_preserving_layout(mask)
+        count = mask_count(mask)
+        src = _value_for(value, t, (count,), scalar)
+        check(lib.lt_mask_scatter(view._ptr(), view._strides, src._ptr(), src._strides[0] if src.dim() else 0,
+                                  dt.code, mask._ptr(), mask._strides, mask.dim(), mask._shape, count))
+    else:
+        p = _plan(view, adv, layout=False)
+        src = _value_for(value, t, p.out_shape, scalar)
+        check(lib.lt_index_scatter(view._ptr(), p.src_strides, _i64(p.offsets), p.offset_strides, src._ptr(),
+                                   src._strides, dt.code, 1 if accumulate else 0, len(p.out_shape), p.out_shape))
+    view._version_bump()

@@ -1,4 +1,5 @@
-"""The Tensor part that indexes: t[index] and t[index] = value (pytensor/_indexing.py does the work).
+"""The Tensor part that indexes: t[index], t[index] = value, and the gather
+family's methods (pytensor/_indexing.py and pytensor/_gather_ops.py do the work).
 
 ``t[index]`` is the C base's subscript slot; it builds the common views itself
 and calls ``_getitem`` by that name for everything else, so the name is part
@@ -6,11 +7,13 @@ of the contract with the shim.
 """
 from __future__ import annotations
 
+from . import _gather_ops as _g
 from ._indexing import getitem, setitem
 
 
 class Indexing:
-    """__setitem__ and _getitem (behind t[index])."""
+    """__setitem__ and _getitem (behind t[index]); index_select, gather, take, masked_select,
+    nonzero, where, flip, roll, index_put_ (copies, as in torch)."""
 
     __slots__ = ()
 
@@ -22,3 +25,35 @@ class Indexing:
     # other index, and every error, comes here.
     def _getitem(self, index):
         return getitem(self, index)
+
+    def index_select(self, dim, index):
+        return _g.index_select(self, dim, index)
+
+    def gather(self, dim, index, *, sparse_grad=False):
+        return _g.gather(self, dim, index)
+
+    def take(self, index):
+        return _g.take(self, index)
+
+    def masked_select(self, mask):
+        return _g.masked_select(self, mask)
+
+    def nonzero(self, *, as_tuple=False):
+        return _g.nonzero(self, as_tuple=as_tuple)
+
+    def where(self, condition, other):
+        """``self`` where ``condition`` is true, else ``other`` (torch's Tensor.where)."""
+        return _g.where(condition, self, other)
+
+    def flip(self, *dims):
+        return _g.flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
+
+    def roll(self, shifts, dims=None):
+        return _g.roll(self, shifts, dims)
+
+    def index_put_(self, indices, values, accumulate=False):
+        return _g.index_put_(self, indices, values, accumulate)
+
+    def index_put(self, indices, values, accumulate=False):
+        """index_put_ on a clone."""
+        return _g.index_put_(self.clone(), indices, values, accumulate)

@@ -617,6 +617,89 @@ lt_status lt_binary(lt_binop op, lt_dtype dtype, int32_t ndim, const int64_t *sh
 lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
                  const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape);
 
+/* ---------------------------------------------------------------- gather and scatter (gather.c) */
+
+/* Advanced indexing's kernels. They move elements of one dtype (the caller
+ * converts first); strides and offsets are in elements, and every pointer is
+ * element 0 of its view. None allocates. Borrows every buffer.
+ *
+ * lt_mask_count: *out = the number of nonzero bytes of the bool view mask.
+ * Fails with LT_EINVAL for a bad shape or NULL out. */
+lt_status lt_mask_count(int64_t *out, const void *mask, const int64_t *mask_strides, int32_t ndim,
+                        const int64_t *shape);
+
+/* For the k-th nonzero byte of mask (row-major order), at coordinates
+ * i[0..ndim), writes
+ *   out[k * row_stride + c * col_stride] = sum_d i[d] * weights[c * ndim + d]
+ * for each column c < ncols (strides in elements): identity weights give
+ * nonzero()'s coordinates, ncols 1 with a view's strides gives element
+ * offsets. count is what lt_mask_count returned; LT_EINVAL when the mask
+ * holds another number (it changed in between), so out (a count x ncols
+ * view) is never overrun. */
+lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride, int64_t count, int32_t ncols,
+                            const int64_t *weights, const void *mask, const int64_t *mask_strides, int32_t ndim,
+                            const int64_t *shape);
+
+/* x[mask] with a mask over every dimension of the view src: the count
+ * elements under nonzero mask bytes, row-major, into the dense dst
+ * (count elements). lt_mask_scatter is the write x[mask] = v: the k-th
+ * selected element of the view dst gets src[k * src_stride] (src_stride 0
+ * writes one value everywhere). Runs of eight false bytes are skipped at a
+ * time where the mask is dense along its last dimension. LT_EINVAL when the
+ * mask does not hold count nonzero bytes. */
+lt_status lt_mask_gather(void *dst, const void *src, const int64_t *src_strides, lt_dtype dtype, const void *mask,
+                         const int64_t *mask_strides, int32_t ndim, const int64_t *shape, int64_t count);
+lt_status lt_mask_scatter(void *dst, const int64_t *dst_strides, const void *src, int64_t src_stride, lt_dtype dtype,
+                          const void *mask, const int64_t *mask_strides, int32_t ndim, const int64_t *shape,
+                          int64_t count);
+
+/* Element offsets of nidx int64 index tensors broadcast to shape (strides
+ * index_strides[j * ndim + d], 0 where broadcast), one per position,
+ * row-major into out (numel(shape) entries):
+ *   out[k] = sum_j wrap(index[j][k]) * dim_strides[j],  wrap(v) = v < 0 ? v + dim_sizes[j] : v
+ * An index outside [-dim_sizes[j], dim_sizes[j]) (outside [0, dim_sizes[j])
+ * when wrap_negative is 0, as torch's gather and index_select) fails with
+ * LT_ERANGE and torch's sentence, naming dim_ids[j]: "index 5 is out of
+ * bounds for dimension 0 with size 5". Every offset is checked before any is
+ * used. */
+lt_status lt_index_offsets(int64_t *out, int32_t nidx, const int64_t *const *index, const int64_t *index_strides,
+                           const int64_t *dim_sizes, const int64_t *dim_strides, const int64_t *dim_ids,
+                           int wrap_negative, int32_t ndim, const int64_t *shape);
+
+/* Over shape (ndim dims), element i of the indexed view is at
+ *   base + (strides . i + offsets[offset_strides . i]) * itemsize
+ * (the offsets from lt_index_offsets or lt_mask_positions; strides 0 on the
+ * dimensions the offsets cover). lt_index_gather copies those elements into
+ * the view dst; lt_index_scatter writes the view src into them, or adds it
+ * when accumulate is nonzero (torch's index_put_(accumulate=True): every
+ * repeated index adds; integers wrap, bool ors, float16/bfloat16 add in
+ * float32; LT_EDTYPE for the float8s and float4). Without accumulate a
+ * repeated index keeps the last write. The caller guarantees the offsets are
+ * in range and that src does not overlap dst. */
+lt_status lt_index_gather(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
+                          const int64_t *offsets, const int64_t *offset_strides, lt_dtype dtype, int32_t ndim,
+                          const int64_t *shape);
+lt_status lt_index_scatter(void *dst, const int64_t *dst_strides, const int64_t *offsets,
+                           const int64_t *offset_strides, const void *src, const int64_t *src_strides, lt_dtype dtype,
+                           int accumulate, int32_t ndim, const int64_t *shape);
+
+/* The gather of one index tensor in a single pass (no offsets array): over
+ * shape, element i of dst is read at
+ *   src + (src_strides . i + wrap(index[index_strides . i]) * dim_stride) * itemsize
+ * (src_strides 0 on the indexed dimensions, index_strides 0 elsewhere). Each
+ * index is checked as it is read, as lt_index_offsets checks it (LT_ERANGE
+ * naming dim_id; wrap_negative as there), so on failure dst holds part of
+ * the result: meant for a new output that is then dropped. */
+lt_status lt_index_take(void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
+                        const int64_t *index, const int64_t *index_strides, int64_t dim_size, int64_t dim_stride,
+                        int64_t dim_id, int wrap_negative, lt_dtype dtype, int32_t ndim, const int64_t *shape);
+
+/* dst[i] = cond[i] ? a[i] : b[i] over shape; cond is a bool view, a and b
+ * views of dtype (zero strides broadcast). dst must not overlap a, b or cond. */
+lt_status lt_where(void *dst, const int64_t *dst_strides, const void *cond, const int64_t *cond_strides,
+                   const void *a, const int64_t *a_strides, const void *b, const int64_t *b_strides, lt_dtype dtype,
+                   int32_t ndim, const int64_t *shape);
+
 /* ---------------------------------------------------------------- dlpack */
 
 /* Export flags for lt_dlpack_export. */
