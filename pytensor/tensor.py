@@ -17,6 +17,7 @@ its own module (one job each):
 ``_tensor_writes``          Writes: fill_, zero_, copy_, resize_
 ``_tensor_conversion``      Conversion: tolist, item, int/float/bool, numpy, __array__
 ``_tensor_dlpack``          DLPackExport: __dlpack__, __dlpack_device__
+``_tensor_pickle``          Pickling: __reduce_ex__ (pickle), __copy__, __deepcopy__
 ``_tensor_formatting``      Formatting: repr, describe
 ``_tensor_fields``          Fields: shape, stride, dtype, device, data_ptr, grad flags, ...
 ==========================  ===================================================================
@@ -39,6 +40,7 @@ from ._tensor_dlpack import DLPackExport
 from ._tensor_fields import Fields
 from ._tensor_formatting import Formatting
 from ._tensor_indexing import Indexing
+from ._tensor_pickle import Pickling
 from ._tensor_reductions import Reductions
 from ._tensor_views import Views
 from ._tensor_writes import Writes
@@ -48,7 +50,7 @@ __all__ = ["Tensor", "device", "Size", "get_default_device", "set_default_device
 
 
 class Tensor(Differentiable, Views, Arithmetic, Reductions, Indexing, Copies, Writes, Conversion, DLPackExport,
-             Formatting, Fields, TensorBase):
+             Pickling, Formatting, Fields, TensorBase):
     """A strided view of an :class:`UntypedStorage`.
 
     >>> import pytensor
