@@ -223,7 +223,8 @@ class UntypedStorage(shim.StorageBase):
 
 def _rebuild_storage(buffer, writable_copy=False):
     """The storage a pickle carries: sharing ``buffer``'s bytes (frombuffer's rule: read-only exactly when the
-    buffer is), or over a writable copy of them for ``writable_copy`` (in-band bytes, protocols 0-4)."""
+    buffer is), or, for ``writable_copy`` (the immutable in-band bytes of protocols 0-4 from a writable
+    storage), new memory of pytensor's own holding one copy of them."""
     if writable_copy not in (True, False):
         raise TypeError(f"pickled storage: writable_copy must be a bool, got {writable_copy!r}")
     try:
@@ -231,12 +232,14 @@ def _rebuild_storage(buffer, writable_copy=False):
     except TypeError:
         raise TypeError(f"pickled storage: expected a buffer, got {type(buffer).__name__}") from None
     with view:
-        nbytes, readonly = view.nbytes, view.readonly and not writable_copy
-    if writable_copy:
-        buffer = bytearray(buffer)
-    if nbytes == 0:  # frombuffer refuses empty buffers (as torch); an empty storage holds no address
-        return shim.wrap_object(buffer, 0, 0, lib.LT_STORAGE_READONLY if readonly else 0, lib.LT_PROV_BUFFER,
-                                type(buffer).__name__)
+        if writable_copy:
+            new = shim.storage_new(view.nbytes, False)
+            with view.cast("B") as src, memoryview(new) as dst:  # cast refuses non-contiguous memory (TypeError)
+                dst[:] = src
+            return new
+        if view.nbytes == 0:  # frombuffer refuses empty buffers (as torch); an empty storage holds no address
+            flags = lib.LT_STORAGE_READONLY if view.readonly else 0
+            return shim.wrap_object(buffer, 0, 0, flags, lib.LT_PROV_BUFFER, type(buffer).__name__)
     return shim.share_buffer(buffer, _dt.uint8, -1, 0, False)._storage
 
 

@@ -88,6 +88,17 @@ def test_views_of_one_storage_come_back_as_views_of_one_storage(protocol):
     assert len(pickle.dumps([x, x[1:], x.T], protocol=protocol)) < alone + 200  # the bytes travel once
 
 
+def test_torch_sends_a_storage_once_per_view_and_pytensor_once(torch):
+    """The README's comparison, measured: torch 2.13 pickles [x, x[1:]] with two copies of the storage and
+    unpickles two unrelated storages (pytorch#145665); pytensor sends it once and keeps the views together."""
+    for lib, copies, shared in ((torch, 2, False), (pytensor, 1, True)):
+        x = lib.arange(10_000, dtype=lib.float32)
+        size = len(pickle.dumps([x, x[1:]], protocol=4))
+        assert copies * 40_000 < size < copies * 40_000 + 2_000, (lib.__name__, size)
+        p, q = pickle.loads(pickle.dumps([x, x[1:]], protocol=4))
+        assert (p.untyped_storage().data_ptr() == q.untyped_storage().data_ptr()) == shared
+
+
 def test_a_view_sends_its_whole_storage():
     """The storage travels whole (once for all its views): .clone() sends only a view's elements."""
     x = pytensor.zeros(10_000, dtype=pytensor.uint8)

@@ -29,7 +29,16 @@ def mapping_of(address):
 @pytest.fixture(scope="module")
 def ray():
     ray = require_module("ray")
-    ray.init(num_cpus=1, include_dashboard=False, object_store_memory=256 << 20, log_to_driver=False)
+    options = dict(num_cpus=1, include_dashboard=False, object_store_memory=256 << 20, log_to_driver=False)
+    try:
+        ray.init(**options)
+    except Exception as e:  # noqa: BLE001
+        # Ray gives its raylet a fixed 30 s to register (ray/_private/node.py), which a loaded machine can
+        # miss; a second start is a real second chance, and its failure fails the tests.
+        if "timed out during startup" not in str(e):
+            raise
+        ray.shutdown()
+        ray.init(**options)
     yield ray
     ray.shutdown()
 
