@@ -243,3 +243,13 @@ def test_weak_references():
     del x, s
     gc.collect()
     assert rx() is None and rs() is None
+
+
+def test_frombuffer_still_refuses_a_tensor_as_torch(torch):
+    """Exporting a buffer does not make a Tensor a frombuffer source: torch.frombuffer(tensor) raises
+    ValueError (torch tensors export none), and pytensor keeps that; the bytes are t.view(dtype)."""
+    for lib in (torch, pytensor):
+        with pytest.raises(ValueError):
+            lib.frombuffer(lib.zeros(4), dtype=lib.uint8)
+    with pytest.raises(ValueError, match="does not take a Tensor"):
+        pytensor.frombuffer(pytensor.zeros(4), dtype=pytensor.uint8, count=2)
