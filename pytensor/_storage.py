@@ -225,7 +225,12 @@ def _rebuild_storage(buffer, writable_copy=False):
     """The storage a pickle carries: sharing ``buffer``'s bytes (frombuffer's rule: read-only exactly when the
     buffer is), or, for ``writable_copy`` (the immutable in-band bytes of protocols 0-4 from a writable
     storage), new memory of pytensor's own holding one copy of them."""
-    if writable_copy not in (True, False):
+    if writable_copy is False:
+        try:
+            return shim.share_buffer(buffer, _dt.uint8, -1, 0, False)._storage  # the common case
+        except ValueError:
+            pass  # an empty buffer (frombuffer refuses those, as torch) or no buffer at all: sorted out below
+    elif writable_copy is not True:
         raise TypeError(f"pickled storage: writable_copy must be a bool, got {writable_copy!r}")
     try:
         view = memoryview(buffer)
@@ -237,10 +242,10 @@ def _rebuild_storage(buffer, writable_copy=False):
             with view.cast("B") as src, memoryview(new) as dst:  # cast refuses non-contiguous memory (TypeError)
                 dst[:] = src
             return new
-        if view.nbytes == 0:  # frombuffer refuses empty buffers (as torch); an empty storage holds no address
+        if view.nbytes == 0:  # an empty storage holds no address
             flags = lib.LT_STORAGE_READONLY if view.readonly else 0
             return shim.wrap_object(buffer, 0, 0, flags, lib.LT_PROV_BUFFER, type(buffer).__name__)
-    return shim.share_buffer(buffer, _dt.uint8, -1, 0, False)._storage
+    raise TypeError(f"pickled storage: a {type(buffer).__name__} is not a buffer a storage can share")
 
 
 class TypedStorage:
