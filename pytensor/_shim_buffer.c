@@ -1,7 +1,8 @@
 /* _shim_buffer.c: the buffer protocol (PEP 3118) of UntypedStorage and Tensor.
  *
- * memoryview(t), bytes(t), f.write(t), socket.send(t) and PickleBuffer(s)
- * read the bytes in place through these two slots; nothing is copied.
+ * memoryview(t), np.asarray(t), f.write(t), socket.send(t) and
+ * PickleBuffer(s) read the bytes in place through these two slots (bytes(t)
+ * copies them out, once).
  *
  *   storage  1-D, format "B", shape (nbytes,), stride 1.
  *   tensor   the view as NumPy exports an array: buf at element 0, shape,
