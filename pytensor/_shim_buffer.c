@@ -19,12 +19,14 @@
  * C-contiguous tensor; t.view(pytensor.uint8) exports them with a shape.
  *
  * Read-only storages refuse a writable request (BufferError); a request for
- * a contiguity the layout lacks is refused as NumPy refuses it. Each export
- * holds a strong reference to the storage object, so the bytes outlive
- * every export even if the tensor dies, and counts itself in the storage's
- * `exports` (Tensor.resize_ refuses to move bytes while it is above zero)
- * and in one process-wide count that tests read back to zero. All of it
- * runs with the GIL held. */
+ * a contiguity the layout lacks is refused as NumPy refuses it; a tensor
+ * that requires grad exports nothing (NumPy then falls back to __array__,
+ * which refuses it as torch does). Each export holds a strong reference to
+ * the storage object and one libtensor reference to its bytes (a holder in
+ * lt_storage_refcount, as a DLPack export is, so nothing moves them while
+ * it lives), and counts itself in the storage's `exports` (Tensor.resize_
+ * names them when it refuses) and in one process-wide count that tests
+ * read back to zero. All of it runs with the GIL held. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +50,7 @@ static char empty_bytes[1];
  * for a tensor, its shape and byte strides. */
 typedef struct {
     PyObject *storage;
+    lt_storage *bytes; /* one libtensor reference: an export is a holder, as a DLPack export is */
     Py_ssize_t dims[]; /* shape[ndim], then strides[ndim] */
 } export_state;
 
@@ -107,6 +110,13 @@ static int check_contiguity(Py_buffer *view, int flags)
     return -1;
 }
 
+static void drop_state(export_state *state)
+{
+    lt_storage_release(state->bytes);
+    Py_DECREF(state->storage);
+    free(state);
+}
+
 /* Fills view from a filled layout: buf, len, itemsize, format, ndim, and
  * shape/strides from state->dims; then drops what the request did not ask
  * for and counts the export. Steals state (freed on failure). */
@@ -125,8 +135,7 @@ static int finish(Py_buffer *view, PyObject *exporter, export_state *state, char
     view->suboffsets = NULL;
     view->internal = state;
     if (check_contiguity(view, flags) != 0) {
-        Py_DECREF(state->storage);
-        free(state);
+        drop_state(state);
         return -1;
     }
     if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES)
@@ -153,6 +162,8 @@ static export_state *new_state(PyObject *storage, int ndim)
     }
     Py_INCREF(storage);
     state->storage = storage;
+    state->bytes = ((StorageObject *)storage)->s;
+    lt_storage_retain(state->bytes);
     return state;
 }
 
@@ -191,8 +202,7 @@ static int tensor_layout(export_state **out, TensorObject *t, Py_ssize_t itemsiz
         int64_t b;
         /* Views are extent-checked when made, but a zero-size one may carry any stride. */
         if (__builtin_mul_overflow(strides[i], (int64_t)itemsize, &b) || b != (Py_ssize_t)b) {
-            Py_DECREF(state->storage);
-            free(state);
+            drop_state(state);
             PyErr_Format(PyExc_BufferError, "stride %lld of dimension %d times itemsize %zd overflows a byte "
                          "stride", (long long)strides[i], i, itemsize);
             return -1;
@@ -216,6 +226,11 @@ int pyt_tensor_getbuffer(PyObject *self, Py_buffer *view, int flags)
     }
     if (check_access(st, flags) != 0)
         return -1;
+    if (t->requires_grad == Py_True) { /* a consumer could read or write the graph's memory behind autograd */
+        PyErr_SetString(PyExc_BufferError, "the tensor requires grad: its memory is not exported behind "
+                                           "autograd's back (as numpy() refuses it); export t.detach()");
+        return -1;
+    }
     Py_ssize_t itemsize = (Py_ssize_t)lt_dtype_itemsize((lt_dtype)code);
     int raw = formats[code][0] == '\0';
     if (raw && (flags & (PyBUF_FORMAT | PyBUF_ND)) != 0) {
@@ -254,8 +269,7 @@ void pyt_buffer_release(PyObject *self, Py_buffer *view)
         return;
     ((StorageObject *)state->storage)->exports--;
     live_exports--;
-    Py_DECREF(state->storage);
-    free(state);
+    drop_state(state);
     view->internal = NULL;
 }
 

@@ -253,3 +253,27 @@ def test_frombuffer_still_refuses_a_tensor_as_torch(torch):
             lib.frombuffer(lib.zeros(4), dtype=lib.uint8)
     with pytest.raises(ValueError, match="does not take a Tensor"):
         pytensor.frombuffer(pytensor.zeros(4), dtype=pytensor.uint8, count=2)
+
+
+def test_an_export_is_a_holder_of_the_bytes():
+    """Each export holds one libtensor reference (as a DLPack export does), so code that refuses to move bytes
+    other holders use (resize_, moving them into shared memory) sees it."""
+    x = pytensor.zeros(4)
+    s = x.untyped_storage()
+    base = s.refcount
+    m, n = memoryview(x), memoryview(s)
+    assert s.refcount == base + 2
+    m.release(), n.release()
+    assert s.refcount == base
+
+
+def test_a_tensor_that_requires_grad_exports_nothing():
+    """Its memory is not handed out behind autograd's back (numpy() refuses it too); its detached alias and its
+    storage export (what pickle uses) are not affected."""
+    x = pytensor.ones(3, requires_grad=True)
+    with pytest.raises(BufferError, match="requires grad"):
+        memoryview(x)
+    with memoryview(x.detach()) as m:
+        assert m.tolist() == [1.0, 1.0, 1.0]
+    with memoryview(x.untyped_storage()) as m:
+        assert m.nbytes == 12
