@@ -595,6 +595,9 @@ def to_numpy(t, force=False):
     if not t._storage._host:
         raise TypeError(f"can't convert {t.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
                         "tensor to host memory first.")
+    # NumPy takes t through its buffer export, which refuses resize_ while the array lives; numpy() also pins
+    # the storage for good, as torch makes a storage it handed to NumPy non-resizable.
+    lib.lt_storage_pin(t._storage._ptr)
     return np.asarray(t.detach() if t._requires_grad else t)  # forced: the same memory, out of the graph
 
 

@@ -8,6 +8,7 @@
  *   _shim.c            the module: adds every table below and the two types
  *   _shim_keepalive.c  Python objects kept alive by a storage's deleter
  *   _shim_types.c      StorageBase and TensorBase, the error translator
+ *   _shim_buffer.c     their buffer protocol: memoryview(t), bytes(t), PickleBuffer
  *   _shim_prov.c       provenance: how each tensor was made, the last writer
  *   _shim_share.c      from_numpy and frombuffer: tensors over Python memory
  *   _shim_view.c       view()/reshape() and t[i], t[a:b:c] on dim 0
@@ -54,6 +55,7 @@ typedef struct {
     PyObject *writer_node;
     uintptr_t writer_id;
     uint64_t writer_version;
+    Py_ssize_t exports; /* buffer exports alive (_shim_buffer.c): the bytes must not move */
 } StorageObject;
 
 typedef struct {
@@ -120,6 +122,19 @@ void pyt_replace_ref(PyObject **slot, PyObject *value);
 
 /* Adds StorageBase and TensorBase to module m. Returns 0, or -1 with an exception. */
 int pyt_add_types(PyObject *m);
+
+/* ------------------------------------------------------------ buffer protocol (_shim_buffer.c) */
+
+/* The bf_getbuffer slots of StorageBase and TensorBase, and their shared
+ * bf_releasebuffer; buffer_exports() counts the exports alive. */
+int pyt_storage_getbuffer(PyObject *self, Py_buffer *view, int flags);
+int pyt_tensor_getbuffer(PyObject *self, Py_buffer *view, int flags);
+void pyt_buffer_release(PyObject *self, Py_buffer *view);
+PyObject *pyt_buffer_exports(PyObject *self, PyObject *unused);
+
+/* Records dtype code's struct format (a str, or None for a dtype with
+ * none), from register(). Returns 0, or -1 with an exception. */
+int pyt_buffer_set_format(int code, PyObject *fmt);
 
 /* ------------------------------------------------------------ keep-alive (_shim_keepalive.c) */
 

@@ -451,6 +451,12 @@ static PyObject *share_buffer(PyObject *self, PyObject *const *args, Py_ssize_t 
     long long offset = PyLong_AsLongLongAndOverflow(args[3], &over_offset);
     if (code < 0 || over_count || over_offset)
         Py_RETURN_NONE;
+    if (pyt_is_tensor(obj)) { /* a Tensor exports a buffer (for NumPy, files, sockets); torch's export none */
+        PyErr_SetString(PyExc_ValueError, "frombuffer() does not take a Tensor, although pytensor's implement the "
+                                          "Python buffer protocol (torch's do not, and frombuffer keeps torch's rule): "
+                                          "use the tensor itself, or t.view(dtype) to read its bytes as another type");
+        return NULL;
+    }
     Py_buffer *view = malloc(sizeof *view);
     if (!view)
         return PyErr_NoMemory();

@@ -64,15 +64,16 @@ static PyObject *move_to_shared(PyObject *self, PyObject *arg)
     if (lt_storage_provenance(st->s) != LT_PROV_OWNED) /* pytensor/_shm.py says whose they are */
         return pyt_raise_status(LT_EINVAL, "move_to_shared: only bytes libtensor allocated can move");
     if (holders > 0 || (lt_storage_flags(st->s) & LT_STORAGE_PINNED)) {
-        if (holders > 0)
+        /* numpy() both pins and holds a buffer export: name the NumPy array first, it is what the user made */
+        if (lt_storage_flags(st->s) & LT_STORAGE_PINNED)
+            snprintf(message, sizeof message,
+                     "cannot move this storage's %zu bytes into shared memory: a NumPy array uses their address and "
+                     "would be left on the old bytes; share a copy instead (t.clone().share_memory_())", nbytes);
+        else
             snprintf(message, sizeof message,
                      "cannot move this storage's %zu bytes into shared memory: %lld other holders (DLPack or buffer "
                      "exports) use their address and would be left on the old bytes; share a copy instead "
                      "(t.clone().share_memory_())", nbytes, (long long)holders);
-        else
-            snprintf(message, sizeof message,
-                     "cannot move this storage's %zu bytes into shared memory: a NumPy array uses their address and "
-                     "would be left on the old bytes; share a copy instead (t.clone().share_memory_())", nbytes);
         return pyt_raise_status(LT_EINVAL, message);
     }
     lt_storage *fresh = NULL;

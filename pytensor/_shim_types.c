@@ -138,6 +138,7 @@ static PyMemberDef storage_members[] = {
     {"_host", T_OBJECT_EX, offsetof(StorageObject, host), READONLY, "host memory"},
     {"_file", T_OBJECT, offsetof(StorageObject, file), 0, "(path, mode) of a mapped file"},
     {"_cptr", T_OBJECT, offsetof(StorageObject, cptr), 0, "cached cffi handle"},
+    {"_exports", T_PYSSIZET, offsetof(StorageObject, exports), READONLY, "buffer exports alive"},
     {"__weaklistoffset__", T_PYSSIZET, offsetof(StorageObject, weakrefs), READONLY, NULL},
     {NULL, 0, 0, 0, NULL},
 };
@@ -153,6 +154,8 @@ static PyType_Slot storage_slots[] = {
     {Py_tp_clear, storage_clear},
     {Py_tp_members, storage_members},
     {Py_tp_getset, storage_getset},
+    {Py_bf_getbuffer, pyt_storage_getbuffer},
+    {Py_bf_releasebuffer, pyt_buffer_release},
     {Py_tp_doc, "C fields of pytensor.UntypedStorage (subclass it; do not instantiate)."},
     {0, NULL},
 };
@@ -335,6 +338,8 @@ static PyType_Slot tensor_slots[] = {
     {Py_tp_traverse, tensor_traverse},
     {Py_tp_clear, tensor_clear},
     {Py_tp_members, tensor_members},
+    {Py_bf_getbuffer, pyt_tensor_getbuffer},
+    {Py_bf_releasebuffer, pyt_buffer_release},
     {Py_tp_doc, "C fields of pytensor.Tensor (subclass it; do not instantiate)."},
     {0, NULL},
 };
@@ -371,6 +376,11 @@ static PyObject *register_types(PyObject *self, PyObject *args)
         if (!d)
             return NULL;
         pyt_replace_ref(&pyt_dtype_by_code[i], d);
+        PyObject *fmt = PyObject_GetAttrString(d, "_struct"); /* the buffer format: dtypes.py's table */
+        int bad = !fmt || pyt_buffer_set_format(i, fmt) != 0;
+        Py_XDECREF(fmt);
+        if (bad)
+            return NULL;
     }
     Py_INCREF(scls);
     pyt_replace_ref((PyObject **)&pyt_storage_cls, scls);
@@ -439,6 +449,14 @@ static PyObject *grow_storage(PyObject *self, PyObject *args)
         return NULL;
     }
     StorageObject *st = (StorageObject *)((TensorObject *)tensor)->storage;
+    if (st->exports > 0) {
+        char message[256];
+        snprintf(message, sizeof message,
+                 "cannot grow this tensor's storage from %zu to %lld bytes while %zd buffer exports of it "
+                 "(memoryview, PickleBuffer, ...) are alive: growing moves the bytes; release them first",
+                 lt_storage_nbytes(st->s), nbytes, st->exports);
+        return pyt_raise_status(LT_EINVAL, message);
+    }
     if (Py_REFCNT((PyObject *)st) != 1) {
         char message[256];
         snprintf(message, sizeof message,
@@ -468,6 +486,7 @@ PyMethodDef pyt_types_methods[] = {
     {"storage_new", storage_new, METH_VARARGS, "A storage of new bytes."},
     {"map_file", map_file, METH_VARARGS, "Map a file into a new storage."},
     {"grow_storage", grow_storage, METH_VARARGS, "Tensor.resize_'s growth of its storage."},
+    {"buffer_exports", pyt_buffer_exports, METH_NOARGS, "Buffer exports alive in this process."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import mmap
 import os
+import pickle
 
 from . import _shm
+from . import dtypes as _dt
 from ._core import make
 from ._device import HOST_DEVICE_TYPES, device, dlpack_device_name
 from ._ffi import ffi, lib, shim
@@ -215,6 +217,26 @@ class UntypedStorage(shim.StorageBase):
         return (f"<pytensor.UntypedStorage {self._nbytes} bytes at 0x{self._addr:x}, "
                 f"{self.provenance}{ro}>")
 
+    # -- pickle and copy (README, "Between processes") --------------------
+    def __reduce_ex__(self, protocol):
+        """Protocol 5: one ``PickleBuffer`` over the bytes, which a ``buffer_callback`` takes out of band without
+        a copy (else pickle writes it in-band). Below 5: the bytes in-band, and whether to rebuild them writable.
+        Either way the rebuilt storage is read-only exactly when this one is, or the buffer it arrives in is."""
+        self._check_host()
+        if protocol >= 5:
+            return _rebuild_storage, (pickle.PickleBuffer(self),)
+        return _rebuild_storage, (bytes(self), not self._readonly)
+
+    def __copy__(self):
+        """New, writable bytes with the same content (as torch's copy.copy of a storage)."""
+        self._check_host()
+        new = shim.storage_new(self._nbytes, False)
+        memoryview(new)[:] = memoryview(self)
+        return new
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()  # copy.deepcopy's memo makes it once per storage
+
     # -- guards used before any access ------------------------------------
     def _check_host(self):
         if not self._host:
@@ -227,6 +249,33 @@ class UntypedStorage(shim.StorageBase):
                                 "a read-only NumPy array or a read-only file); copy it with .clone() to write")
         if not self._host:
             self._check_host()
+
+
+def _rebuild_storage(buffer, writable_copy=False):
+    """The storage a pickle carries: sharing ``buffer``'s bytes (frombuffer's rule: read-only exactly when the
+    buffer is), or, for ``writable_copy`` (the immutable in-band bytes of protocols 0-4 from a writable
+    storage), new memory of pytensor's own holding one copy of them."""
+    if writable_copy is False:
+        try:
+            return shim.share_buffer(buffer, _dt.uint8, -1, 0, False)._storage  # the common case
+        except ValueError:
+            pass  # an empty buffer (frombuffer refuses those, as torch) or no buffer at all: sorted out below
+    elif writable_copy is not True:
+        raise TypeError(f"pickled storage: writable_copy must be a bool, got {writable_copy!r}")
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise TypeError(f"pickled storage: expected a buffer, got {type(buffer).__name__}") from None
+    with view:
+        if writable_copy:
+            new = shim.storage_new(view.nbytes, False)
+            with view.cast("B") as src, memoryview(new) as dst:  # cast refuses non-contiguous memory (TypeError)
+                dst[:] = src
+            return new
+        if view.nbytes == 0:  # an empty storage holds no address
+            flags = lib.LT_STORAGE_READONLY if view.readonly else 0
+            return shim.wrap_object(buffer, 0, 0, flags, lib.LT_PROV_BUFFER, type(buffer).__name__)
+    raise TypeError(f"pickled storage: a {type(buffer).__name__} is not a buffer a storage can share")
 
 
 class TypedStorage:

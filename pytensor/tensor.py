@@ -18,6 +18,7 @@ its own module (one job each):
 ``_tensor_random``          Random: uniform_, normal_
 ``_tensor_conversion``      Conversion: tolist, item, int/float/bool, numpy, __array__
 ``_tensor_dlpack``          DLPackExport: __dlpack__, __dlpack_device__
+``_tensor_pickle``          Pickling: __reduce_ex__ (pickle), __copy__, __deepcopy__
 ``_tensor_formatting``      Formatting: repr, describe
 ``_tensor_sharing``         Sharing: share_memory_, is_shared
 ``_tensor_fields``          Fields: shape, stride, dtype, device, data_ptr, grad flags, ...
@@ -41,6 +42,7 @@ from ._tensor_dlpack import DLPackExport
 from ._tensor_fields import Fields
 from ._tensor_formatting import Formatting
 from ._tensor_indexing import Indexing
+from ._tensor_pickle import Pickling
 from ._tensor_reductions import Reductions
 from ._tensor_sharing import Sharing
 from ._tensor_views import Views
@@ -52,7 +54,7 @@ __all__ = ["Tensor", "device", "Size", "get_default_device", "set_default_device
 
 
 class Tensor(Differentiable, Views, Arithmetic, Reductions, Indexing, Copies, Writes, Conversion, DLPackExport,
-             Formatting, Sharing, Fields, Random, TensorBase):
+             Pickling, Formatting, Sharing, Fields, Random, TensorBase):
     """A strided view of an :class:`UntypedStorage`.
 
     >>> import pytensor
