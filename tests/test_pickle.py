@@ -43,7 +43,7 @@ def cases():
         out.append((d.name, t))
     base = pytensor.arange(24, dtype=pytensor.float32).view(2, 3, 4)
     out += [
-        ("transposed", base.T),
+        ("transposed", base.permute(2, 1, 0)),
         ("stepped-offset", base[1, ::2, 1:]),
         ("expanded", base[0, 0, :1].expand(3, 2)),
         ("0-d", base[1, 2, 3]),
