@@ -92,6 +92,11 @@ lt_status lt_layout_view_strides(int64_t *out_strides, int *out_viewable, int32_
                                  const int64_t *old_strides, int32_t new_ndim, const int64_t *new_shape);
 lt_status lt_layout_broadcast_shapes(int64_t *out_shape, int32_t *out_ndim, int32_t nshapes, const int32_t *ndims,
                                      const int64_t *const *shapes);
+int lt_layout_is_non_overlapping_and_dense(int32_t ndim, const int64_t *shape, const int64_t *strides);
+lt_status lt_layout_preserve_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, const int64_t *strides);
+lt_status lt_layout_result_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, int32_t noperands,
+                                   const int32_t *ndims, const int64_t *const *shapes,
+                                   const int64_t *const *strides);
 
 /* kernels */
 void lt_set_num_threads(int nthreads);

@@ -6,12 +6,13 @@ libtensor call. Results are new tensors; the in-place forms write into self.
 """
 from __future__ import annotations
 
+import math
 import sys
 
 from . import dtypes as _dt
 from ._convert import as_tensor_operand
-from ._core import Tensor, TensorBase, contiguous_strides, empty, wrap_dim
-from ._ffi import lib
+from ._core import MAX_NBYTES, Tensor, TensorBase, contiguous_strides, empty, make, wrap_dim
+from ._ffi import lib, shim
 from ._layout import broadcast_shapes
 from .errors import check
 
@@ -146,11 +147,23 @@ def binary(a, b, name, out=None):
     shape = ta._shape if ta._shape == tb._shape else broadcast_shapes(ta._shape, tb._shape)
     res_dt = _dt.bool if cmp else dt
     if out is None:
-        out = empty(shape, res_dt)
+        # laid out as torch lays out the result: the inputs' order (libtensor's rule), judged
+        # on the operands as given (before conversion), as torch judges them
+        given = (a if isinstance(a, TensorBase) else ta, b if isinstance(b, TensorBase) else tb)
+        out = empty_strided(shape, shim.result_strides(shape, *given), res_dt)
     op = _CMP[name] if cmp else _ARITH[name]
     check(lib.lt_binary(op, dt.code, len(shape), shape, out._ptr(), out._strides, ta._ptr(),
                         _broadcast_strides(ta, shape), tb._ptr(), _broadcast_strides(tb, shape)))
     return out
+
+
+def empty_strided(shape, strides, dt):
+    """New uninitialised memory of ``shape`` laid out with ``strides``, which are
+    dense (a permutation of row-major strides, from libtensor's layout rules)."""
+    numel = math.prod(shape)
+    if numel * dt.itemsize > MAX_NBYTES:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    return make(shim.storage_new(numel * dt.itemsize, False), dt, tuple(shape), strides, 0)
 
 
 def _low_precision(a, b, name, dt, out):
@@ -298,7 +311,8 @@ def neg(t):
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
     zero = empty((), t._dtype, zero=True)
-    return binary(zero, t, "sub")
+    # a unary op's result is laid out from its one input (torch's TensorIterator), not from 0 - t
+    return binary(zero, t, "sub", out=empty_strided(t._shape, shim.result_strides(t._shape, t), t._dtype))
 
 
 def equal(a, b):
