@@ -6,7 +6,9 @@
  * the operands' own shapes and strides, read straight from the Tensor
  * objects. Every binary op asks it, so it costs one C call instead of the
  * half dozen cffi conversions the Python wrapper (_layout.result_strides)
- * needs for the same answer. */
+ * needs for the same answer.
+ *
+ * is_contiguous(tensor): the same for the contiguity test. */
 #include "_shim.h"
 
 #define MAX_OPERANDS 8
@@ -51,7 +53,30 @@ static PyObject *result_strides(PyObject *self, PyObject *const *args, Py_ssize_
     return pyt_int_tuple(out, nd);
 }
 
+/* is_contiguous(tensor) -> bool: lt_layout_is_contiguous over the tensor's
+ * own shape and strides, read from the object (no tuple conversion): the
+ * test contiguous() and is_contiguous() make on every call. */
+static PyObject *is_contiguous(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!pyt_is_tensor(arg)) {
+        PyErr_SetString(PyExc_TypeError, "is_contiguous(tensor)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)arg;
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
+    Py_ssize_t n = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM);
+    if (n < 0 || pyt_int64_tuple(t->strides, strides, LT_MAX_NDIM) != n) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "the tensor's shape and strides differ in length");
+        return NULL;
+    }
+    return PyBool_FromLong(lt_layout_is_contiguous((int32_t)n, shape, strides));
+}
+
 PyMethodDef pyt_ops_methods[] = {
+    {"is_contiguous", is_contiguous, METH_O,
+     "is_contiguous(tensor): whether its strides are row-major (lt_layout_is_contiguous)."},
     {"result_strides", (PyCFunction)(void (*)(void))result_strides, METH_FASTCALL,
      "result_strides(shape, *operands): the strides torch gives an elementwise result (lt_layout_result_strides)."},
     {NULL, NULL, 0, NULL},

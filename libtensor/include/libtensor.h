@@ -524,6 +524,16 @@ lt_status lt_binary(lt_binop op, lt_dtype dtype, int32_t ndim, const int64_t *sh
                     const int64_t *out_strides, const void *a, const int64_t *a_strides, const void *b,
                     const int64_t *b_strides);
 
+/* *out_equal = 1 when every element of view a equals the one of view b at
+ * the same index (both ndim-dimensional of shape, of dtype, strides in
+ * elements, zero allowed), else 0: torch.equal after promotion. Equality is
+ * lt_binary's EQ (NaN differs from itself, -0 equals 0, complex compares
+ * both parts), and the comparison stops within 4096 elements of the first
+ * difference. Fails as lt_binary does for EQ (LT_EDTYPE for the float8s and
+ * float4). Borrows all buffers. */
+lt_status lt_equal(int *out_equal, lt_dtype dtype, int32_t ndim, const int64_t *shape, const void *a,
+                   const int64_t *a_strides, const void *b, const int64_t *b_strides);
+
 /* Sums the src view into the dst view: dst has the same ndim, with stride 0
  * on every reduced dimension, and is overwritten (not accumulated into).
  * dst_dtype is the accumulation and result type: int64 for bool and integer
