@@ -19,6 +19,8 @@ from .errors import check
 _ARITH = {"add": lib.LT_OP_ADD, "sub": lib.LT_OP_SUB, "mul": lib.LT_OP_MUL, "div": lib.LT_OP_DIV}
 _CMP = {"eq": lib.LT_OP_EQ, "ne": lib.LT_OP_NE, "lt": lib.LT_OP_LT, "le": lib.LT_OP_LE,
         "gt": lib.LT_OP_GT, "ge": lib.LT_OP_GE}
+_OP_CODES = {**_ARITH, **_CMP}
+_fast_binary = shim.binary
 _SCALARS = (bool, int, float, complex)
 _PLAIN_SCALARS = frozenset(_SCALARS)
 
@@ -119,7 +121,15 @@ def _array_dtype(a, b, name):
 
 
 def binary(a, b, name, out=None):
-    """a <name> b for name in add/sub/mul/div and the comparisons."""
+    """a <name> b for name in add/sub/mul/div and the comparisons.
+
+    Two tensors of one dtype, or a tensor and a Python number of its kind, take
+    one C call (the shim's ``binary``, same rules, same layout); it declines
+    everything else, which the rest of this function handles."""
+    if out is None:
+        r = _fast_binary(a, b, _OP_CODES[name])
+        if r is not None:
+            return r
     b = _coerce(b)
     a = _coerce(a)
     np = sys.modules.get("numpy")
@@ -310,6 +320,9 @@ def neg(t):
     if t._dtype is _dt.bool:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
+    r = _fast_binary(0, t, lib.LT_OP_SUB, True)  # one C call, laid out from t alone
+    if r is not None:
+        return r
     zero = empty((), t._dtype, zero=True)
     # a unary op's result is laid out from its one input (torch's TensorIterator), not from 0 - t
     return binary(zero, t, "sub", out=empty_strided(t._shape, shim.result_strides(t._shape, t), t._dtype))
