@@ -15,7 +15,8 @@ an error, so a new public function fails this script until it is timed.
 Method: inputs are float32 (a 2-D ``R x C`` tensor of n elements: 10x10,
 100x1000, 1000x10000) in each library's own memory. Per path and size, each
 library's call is warmed up once, timed once to size a batch of about 3 ms,
-then the libraries are timed in turn for 5 rounds with the order rotating;
+then the libraries are timed in turn for 5 rounds with the order rotating
+(1 round when a call takes over a second);
 the figure is each library's minimum per-call time. ``torch.set_num_threads(1)``
 and ``pytensor.set_num_threads(1)`` hold throughout. Nothing here is asserted
 about speed: it reports.
@@ -342,7 +343,8 @@ def time_path(calls):
         reps[lib] = max(1, min(100000, int(0.003 / max(one, 1e-9))))
     best = {lib: float("inf") for lib in calls}
     order = list(calls)
-    for r in range(ROUNDS):
+    slowest = max(_batch_time(fn, 1) if reps[lib] == 1 else 0.0 for lib, fn in calls.items())
+    for r in range(ROUNDS if slowest < 1.0 else 1):  # a call over a second is timed in one round
         for lib in order[r % len(order):] + order[:r % len(order)]:
             gc.disable()
             try:
