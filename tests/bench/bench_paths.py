@@ -51,7 +51,7 @@ ROUNDS = 5
 # name -> (recipe for pytensor and torch, recipe for NumPy or None). A recipe is
 # f(L, x) with L the library module and x its inputs (see Inputs); one lambda
 # serves pytensor and torch because the names are torch's.
-_BIN = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__"}
+NOT_IN_TORCH = object()  # what a recipe returns for torch where torch has no such call
 
 
 def _np_getattr(name):
@@ -107,9 +107,9 @@ RECIPES = {
     "is_grad_enabled": (lambda L, x: L.is_grad_enabled(), None),
     "load": (lambda L, x: L.load(x.npy) if L is pytensor else L.from_numpy(np.load(x.npy)),
              lambda np_, x: np_.load(x.npy)),
-    "provenance": (lambda L, x: L.provenance(x.a.T) if L is pytensor else None, None),
-    "live_storages": (lambda L, x: L.live_storages() if L is pytensor else None, None),
-    "get_printoptions": (lambda L, x: L.get_printoptions() if L is pytensor else None, None),
+    "provenance": (lambda L, x: L.provenance(x.a.T) if L is pytensor else NOT_IN_TORCH, None),
+    "live_storages": (lambda L, x: L.live_storages() if L is pytensor else NOT_IN_TORCH, None),
+    "get_printoptions": (lambda L, x: L.get_printoptions() if L is pytensor else NOT_IN_TORCH, None),
     # ---- Tensor methods (Tensor.<name>)
     "Tensor.add": (lambda L, x: x.a.add(x.b), None),
     "Tensor.sub": (lambda L, x: x.a.sub(x.b), None),
@@ -208,8 +208,8 @@ RECIPES = {
     "Tensor.is_contiguous": (lambda L, x: x.a.is_contiguous(), None),
     "Tensor.is_complex": (lambda L, x: x.a.is_complex(), None),
     "Tensor.is_floating_point": (lambda L, x: x.a.is_floating_point(), None),
-    "Tensor.is_readonly": (lambda L, x: x.a.is_readonly() if L is pytensor else None, None),
-    "Tensor.describe": (lambda L, x: x.a.describe() if L is pytensor else None, None),
+    "Tensor.is_readonly": (lambda L, x: x.a.is_readonly() if L is pytensor else NOT_IN_TORCH, None),
+    "Tensor.describe": (lambda L, x: x.a.describe() if L is pytensor else NOT_IN_TORCH, None),
     # ---- operators
     "Tensor.__add__": (lambda L, x: x.a + x.b, lambda np_, x: x.a + x.b),
     "Tensor.__add__ (a.T + b.T)": (lambda L, x: x.a.T + x.b.T, lambda np_, x: x.a.T + x.b.T),
@@ -367,7 +367,7 @@ def run(sizes, only):
                 if only and not re.search(only, path):
                     continue
                 calls = {"pytensor": (lambda r=recipe, x=inputs["pytensor"]: r(pytensor, x))}
-                if torch is not None and recipe(torch, inputs["torch"]) is not None:
+                if torch is not None and recipe(torch, inputs["torch"]) is not NOT_IN_TORCH:
                     calls["torch"] = lambda r=recipe, x=inputs["torch"]: r(torch, x)
                 if np_recipe is not None:
                     calls["numpy"] = lambda r=np_recipe, x=inputs["numpy"]: r(np, x)
