@@ -421,7 +421,7 @@ MEMORY_PATHS = {
     "x[x > 0] (10^7)": "x[x > 0]",
 }
 _MEMORY_CHILD = """
-import resource, sys
+import sys
 import numpy as np
 lib = sys.argv[1]
 import pytensor
@@ -430,9 +430,16 @@ L.set_num_threads(1)
 N = 10**7
 lst = np.random.default_rng(0).standard_normal(N).tolist() if {need_list} else None
 x = L.from_numpy(np.random.default_rng(0).standard_normal(N).astype(np.float32)).clone() if {need_x} else None
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+def status_kib(key):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(key))
+
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # resets the peak (VmHWM) to the current RSS: earlier transients do not count
+base = status_kib("VmRSS:")
 out = {expr}
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = status_kib("VmHWM:")
 print(base, peak, out.numel() * out.element_size())
 """
 
