@@ -15,7 +15,7 @@
  *   _shim_dlpack.c     DLPack capsules and from_dlpack's import ladder
  *   _shim_exchange.c   pytensor's own DLPack C exchange API table
  *   _shim_safetensors.c  a safetensors header's common case
- *   _shim_ops.c        the layout of an elementwise result (result_strides)
+ *   _shim_ops.c        elementwise ops in one call (binary), result layout, is_contiguous
  *
  * Names: what several files share is declared here with the pyt_ prefix;
  * whatever one file uses alone stays static in it. All of it runs with the
