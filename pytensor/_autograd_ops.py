@@ -16,6 +16,7 @@ import math
 
 from . import _ops
 from ._core import TensorBase
+from ._ffi import shim
 from ._tensor_arithmetic import Arithmetic
 from ._tensor_copies import Copies
 from ._tensor_indexing import Indexing
@@ -223,6 +224,18 @@ def _copy_method(orig, name):
     return method
 
 
+def _contiguous_method(orig):
+    copying = _copy_method(orig, "CloneBackward0")
+    is_contiguous = shim.is_contiguous
+
+    @functools.wraps(orig)
+    def contiguous(self, memory_format=None):
+        if is_contiguous(self):  # self, graph or not: one C test and no other work (torch's cost)
+            return self
+        return copying(self, memory_format)
+    return contiguous
+
+
 # ============================================================================ in-place guard
 def _inplace_guard(orig):
     @functools.wraps(orig)
@@ -318,7 +331,7 @@ class Differentiable:
 
     # -------------------------------------------------------------- copies
     clone = _copy_method(Copies.clone, "CloneBackward0")
-    contiguous = _copy_method(Copies.contiguous, "CloneBackward0")
+    contiguous = _contiguous_method(Copies.contiguous)
     to = _copy_method(Copies.to, "ToCopyBackward0")
 
     # -------------------------------------------------------------- in-place writes: refused inside a graph

@@ -111,6 +111,11 @@ lt_status lt_layout_view_strides(int64_t *out_strides, int *out_viewable, int32_
                                  const int64_t *old_strides, int32_t new_ndim, const int64_t *new_shape);
 lt_status lt_layout_broadcast_shapes(int64_t *out_shape, int32_t *out_ndim, int32_t nshapes, const int32_t *ndims,
                                      const int64_t *const *shapes);
+int lt_layout_is_non_overlapping_and_dense(int32_t ndim, const int64_t *shape, const int64_t *strides);
+lt_status lt_layout_preserve_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, const int64_t *strides);
+lt_status lt_layout_result_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, int32_t noperands,
+                                   const int32_t *ndims, const int64_t *const *shapes,
+                                   const int64_t *const *strides);
 
 /* kernels */
 void lt_set_num_threads(int nthreads);
@@ -130,6 +135,8 @@ typedef enum lt_binop {
 lt_status lt_binary(lt_binop op, lt_dtype dtype, int32_t ndim, const int64_t *shape, void *out,
                     const int64_t *out_strides, const void *a, const int64_t *a_strides, const void *b,
                     const int64_t *b_strides);
+lt_status lt_equal(int *out_equal, lt_dtype dtype, int32_t ndim, const int64_t *shape, const void *a,
+                   const int64_t *a_strides, const void *b, const int64_t *b_strides);
 lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
                  const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape);
 

@@ -10,10 +10,12 @@ import warnings
 from collections.abc import Sequence
 
 from . import dtypes as _dt
-from ._core import Tensor, TensorBase, empty as _core_empty, shape_args as _shape_args
+from ._convert import list_to_tensor
+from ._core import Tensor, TensorBase, empty as _core_empty, make as _make, shape_args as _shape_args
 from ._device import device as _device, require_cpu
 from ._ffi import lib, shim
 from ._generator import Generator, fill_int, fill_normal, fill_perm, fill_uniform, manual_seed
+from ._layout import preserve_strides as _preserve_strides
 from ._provenance import OP
 from .errors import check
 
@@ -112,32 +114,47 @@ def _like(t, dtype):
     return tuple(t.shape), (_dt.dtype_arg("*_like", dtype) or t.dtype)
 
 
+def _new_like(input, dtype, zero, fn):
+    """New memory shaped like ``input`` and laid out as torch's preserve_format
+    lays it out (a dense input's strides; libtensor's lt_layout_preserve_strides)."""
+    shape, dt = _like(input, dtype)
+    _check_size(shape)
+    strides = _preserve_strides(shape, input.stride())
+    t = _core_empty(shape, dt, zero=zero)
+    return t if strides == t._strides else _make(t.untyped_storage(), dt, shape, strides, 0)
+
+
 def empty_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
                **_ignored) -> Tensor:
-    """New uninitialised memory with ``input``'s shape and dtype (never shares)."""
-    shape, dt = _like(input, dtype)
-    return empty(shape, dtype=dt, device=device, requires_grad=requires_grad)
+    """New uninitialised memory with ``input``'s shape, dtype and layout (never shares).
+
+    >>> import pytensor
+    >>> pytensor.empty_like(pytensor.zeros(2, 3).T).stride()
+    (1, 3)
+    """
+    return _finish(_new_like(input, dtype, False, "empty_like"), device, requires_grad, "empty_like", ())
 
 
 def zeros_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
                **_ignored) -> Tensor:
-    """New zeros with ``input``'s shape and dtype (never shares)."""
-    shape, dt = _like(input, dtype)
-    return zeros(shape, dtype=dt, device=device, requires_grad=requires_grad)
+    """New zeros with ``input``'s shape, dtype and layout (never shares)."""
+    return _finish(_new_like(input, dtype, True, "zeros_like"), device, requires_grad, "zeros_like", ())
 
 
 def ones_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
               **_ignored) -> Tensor:
-    """New ones with ``input``'s shape and dtype (never shares)."""
-    shape, dt = _like(input, dtype)
-    return ones(shape, dtype=dt, device=device, requires_grad=requires_grad)
+    """New ones with ``input``'s shape, dtype and layout (never shares)."""
+    t = _new_like(input, dtype, False, "ones_like").fill_(1)
+    return _finish(t, device, requires_grad, "ones_like", ())
 
 
 def full_like(input: Tensor, fill_value: complex, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None,
               requires_grad: bool = False, **_ignored) -> Tensor:
-    """New memory filled with ``fill_value``, shaped like ``input`` (never shares)."""
-    shape, dt = _like(input, dtype)
-    return full(shape, fill_value, dtype=dt, device=device, requires_grad=requires_grad)
+    """New memory filled with ``fill_value``, shaped and laid out like ``input`` (never shares)."""
+    if dtype is None:
+        dtype = input.dtype
+    t = _new_like(input, dtype, False, "full_like").fill_(fill_value)
+    return _finish(t, device, requires_grad, "full_like", (fill_value,))
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: _dt.dtype | str | None = None,

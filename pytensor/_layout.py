@@ -19,7 +19,8 @@ from ._ffi import ffi, lib
 from .errors import check
 
 __all__ = ["numel", "extent", "byte_extent", "is_contiguous", "contiguous_strides", "infer_shape",
-           "view_strides", "broadcast_shapes", "nbytes", "has_internal_overlap"]
+           "view_strides", "broadcast_shapes", "nbytes", "has_internal_overlap", "is_non_overlapping_and_dense",
+           "preserve_strides", "result_strides"]
 
 
 class _Scratch(threading.local):
@@ -173,3 +174,45 @@ def has_internal_overlap(shape, strides):
     (True, False)
     """
     return bool(lib.lt_layout_has_internal_overlap(len(shape), shape, strides))
+
+
+def is_non_overlapping_and_dense(shape, strides):
+    """True when some order of the dims is row-major (extent-1 dims ignored;
+    any empty tensor counts), as torch's ``is_non_overlapping_and_dense``.
+
+    >>> is_non_overlapping_and_dense((3, 4), (1, 3)), is_non_overlapping_and_dense((3, 4), (2, 6))
+    (True, False)
+    """
+    return bool(lib.lt_layout_is_non_overlapping_and_dense(len(shape), shape, strides))
+
+
+def preserve_strides(shape, strides):
+    """The strides torch's ``preserve_format`` gives a copy of ``(shape,
+    strides)`` (``empty_like``, ``clone``, casts): a dense layout's own
+    strides, otherwise row-major strides in the same dim order.
+
+    >>> preserve_strides((3, 4), (1, 3)), preserve_strides((2, 3), (1, 4))
+    ((1, 3), (1, 2))
+    """
+    n = len(shape)
+    out = _scratch.out
+    check(lib.lt_layout_preserve_strides(out, n, shape, strides))
+    return tuple(ffi.unpack(out, n))
+
+
+def result_strides(shape, operands):
+    """The strides torch gives an elementwise result of ``shape`` computed
+    from ``operands`` (``(shape, strides)`` pairs that broadcast to
+    ``shape``; a Python scalar is ``((), ())``): row-major unless the
+    inputs are laid out otherwise (libtensor's lt_layout_result_strides).
+
+    >>> result_strides((3, 4), [((3, 4), (1, 3)), ((), ())])    # x.T * 2
+    (1, 3)
+    """
+    n = len(shape)
+    out = _scratch.out
+    shapes = [ffi.new("int64_t[]", s) for s, _ in operands]  # each kept alive until the call returns
+    strides = [ffi.new("int64_t[]", st) for _, st in operands]
+    check(lib.lt_layout_result_strides(out, n, shape, len(operands), [len(s) for s, _ in operands], shapes,
+                                       strides))
+    return tuple(ffi.unpack(out, n))

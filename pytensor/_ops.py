@@ -6,19 +6,22 @@ libtensor call. Results are new tensors; the in-place forms write into self.
 """
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 
 from . import dtypes as _dt
 from ._convert import as_tensor_operand, user_stacklevel
-from ._core import Tensor, TensorBase, contiguous_strides, copy_into, empty, wrap_dim
-from ._ffi import lib
+from ._core import MAX_NBYTES, Tensor, TensorBase, contiguous_strides, copy_into, empty, make, wrap_dim
+from ._ffi import ffi, lib, shim
 from ._layout import broadcast_shapes
 from .errors import check
 
 _ARITH = {"add": lib.LT_OP_ADD, "sub": lib.LT_OP_SUB, "mul": lib.LT_OP_MUL, "div": lib.LT_OP_DIV}
 _CMP = {"eq": lib.LT_OP_EQ, "ne": lib.LT_OP_NE, "lt": lib.LT_OP_LT, "le": lib.LT_OP_LE,
         "gt": lib.LT_OP_GT, "ge": lib.LT_OP_GE}
+_OP_CODES = {**_ARITH, **_CMP}
+_fast_binary = shim.binary
 _SCALARS = (bool, int, float, complex)
 _PLAIN_SCALARS = frozenset(_SCALARS)
 
@@ -127,7 +130,15 @@ def _array_dtype(a, b, name):
 
 
 def binary(a, b, name, out=None):
-    """a <name> b for name in add/sub/mul/div and the comparisons."""
+    """a <name> b for name in add/sub/mul/div and the comparisons.
+
+    Two tensors of one dtype, or a tensor and a Python number of its kind, take
+    one C call (the shim's ``binary``, same rules, same layout); it declines
+    everything else, which the rest of this function handles."""
+    if out is None:
+        r = _fast_binary(a, b, _OP_CODES[name])
+        if r is not None:
+            return r
     b = _coerce(b)
     a = _coerce(a)
     np = sys.modules.get("numpy")
@@ -155,11 +166,23 @@ def binary(a, b, name, out=None):
     shape = ta._shape if ta._shape == tb._shape else broadcast_shapes(ta._shape, tb._shape)
     res_dt = _dt.bool if cmp else dt
     if out is None:
-        out = empty(shape, res_dt)
+        # laid out as torch lays out the result: the inputs' order (libtensor's rule), judged
+        # on the operands as given (before conversion), as torch judges them
+        given = (a if isinstance(a, TensorBase) else ta, b if isinstance(b, TensorBase) else tb)
+        out = empty_strided(shape, shim.result_strides(shape, *given), res_dt)
     op = _CMP[name] if cmp else _ARITH[name]
     check(lib.lt_binary(op, dt.code, len(shape), shape, out._ptr(), out._strides, ta._ptr(),
                         _broadcast_strides(ta, shape), tb._ptr(), _broadcast_strides(tb, shape)))
     return out
+
+
+def empty_strided(shape, strides, dt):
+    """New uninitialised memory of ``shape`` laid out with ``strides``, which are
+    dense (a permutation of row-major strides, from libtensor's layout rules)."""
+    numel = math.prod(shape)
+    if numel * dt.itemsize > MAX_NBYTES:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    return make(shim.storage_new(numel * dt.itemsize, False), dt, tuple(shape), strides, 0)
 
 
 def _low_precision(a, b, name, dt, out):
@@ -308,19 +331,35 @@ def neg(t):
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
     if t._dtype.is_complex:
         # each part negated as a float (a complex product with -1 would turn inf into nan and
-        # lose the sign of zeros), into the parts of a new complex tensor
-        out = empty(tuple(t._shape), t._dtype)
+        # lose the sign of zeros), into the parts of a new complex tensor laid out like t
+        out = empty_strided(t._shape, shim.result_strides(t._shape, t), t._dtype)
         copy_into(out.real, neg(t.real))
         copy_into(out.imag, neg(t.imag))
         return out
     if t._dtype.is_floating_point:
-        return binary(t, -1, "mul")  # keeps the sign of zero: -(0.0) is -0.0, as in torch (0 - x is +0.0)
+        # t * -1 keeps the sign of zero: -(0.0) is -0.0, as in torch (0 - x is +0.0)
+        r = _fast_binary(t, -1.0, lib.LT_OP_MUL, True)  # one C call, laid out from t alone
+        return r if r is not None else binary(t, -1, "mul")
+    r = _fast_binary(0, t, lib.LT_OP_SUB, True)  # integers wrap as torch's do (-1 is no uint8 scalar)
+    if r is not None:
+        return r
     zero = empty((), t._dtype, zero=True)
-    return binary(zero, t, "sub")  # integers wrap as torch's do (-1 is no uint8 scalar)
+    # a unary op's result is laid out from its one input (torch's TensorIterator), not from 0 - t
+    return binary(zero, t, "sub", out=empty_strided(t._shape, shim.result_strides(t._shape, t), t._dtype))
 
 
 def equal(a, b):
-    """True when shapes and all values are equal (as torch.equal)."""
+    """True when shapes and all values are equal (as torch.equal): compared in
+    the promoted dtype by libtensor's lt_equal, which stops at the first
+    difference instead of comparing and counting everything."""
     if tuple(a.shape) != tuple(b.shape):
         return False
-    return bool(reduce_sum(binary(a, b, "ne")).item() == 0)
+    dt = _dt.result_type_of((a, b))
+    if dt.kind == "float8":
+        dt = _dt.float32  # torch compares float8 values exactly, as float32
+    elif dt.kind == "float4":
+        refuse_low_precision("equal", dt)
+    ta, tb = _operand(a, dt), _operand(b, dt)
+    flag = ffi.new("int *")
+    check(lib.lt_equal(flag, dt.code, len(ta._shape), ta._shape, ta._ptr(), ta._strides, tb._ptr(), tb._strides))
+    return bool(flag[0])

@@ -12,10 +12,10 @@ from ._convert import copy_preserving_layout
 from ._core import TensorBase, copy_into, empty
 from ._device import device
 from ._ffi import shim
-from ._layout import is_contiguous
 from ._provenance import OP
 from .errors import DeviceError
 
+_is_contiguous = shim.is_contiguous
 _note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see _provenance.py)
 _P_CONTIGUOUS, _P_CLONE, _P_TO = OP["contiguous"], OP["clone"], OP["to"]
 
@@ -59,7 +59,7 @@ class Copies:
 
     def contiguous(self, memory_format: object = None) -> Self:
         """Self when already contiguous, otherwise a row-major copy."""
-        if is_contiguous(self._shape, self._strides):
+        if _is_contiguous(self):  # one C call on the object: the common case does no other work
             return self
         out = empty(self._shape, self._dtype)
         copy_into(out, self)

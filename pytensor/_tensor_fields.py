@@ -15,10 +15,11 @@ from . import dtypes as _dt
 from ._core import Size, TensorBase, empty, make, wrap_dim
 from ._device import CPU, device  # noqa: F401  (device: the annotation of the property named device)
 from ._ffi import ffi, shim
-from ._layout import extent, has_internal_overlap, is_contiguous
+from ._layout import extent, has_internal_overlap
 from ._provenance import OP
 from ._storage import TypedStorage, UntypedStorage
 
+_is_contiguous = shim.is_contiguous  # lt_layout_is_contiguous on the object, one C call
 _note_write = shim.note_write  # bumps the storage's version and records the writer
 _P_DETACH = OP["detach"]
 
@@ -122,7 +123,7 @@ class Fields:
 
     def is_contiguous(self, memory_format: object = None) -> bool:
         """True when the strides are row-major for the shape (extent-1 dims ignored)."""
-        return is_contiguous(self._shape, self._strides)
+        return _is_contiguous(self)
 
     def is_floating_point(self):
         return self._dtype.is_floating_point

@@ -528,6 +528,44 @@ lt_status lt_layout_view_strides(int64_t *out_strides, int *out_viewable, int32_
 lt_status lt_layout_broadcast_shapes(int64_t *out_shape, int32_t *out_ndim, int32_t nshapes, const int32_t *ndims,
                                      const int64_t *const *shapes);
 
+/* The layout of a tensor made from existing ones (layout_order.c), torch's rules.
+ *
+ * lt_layout_is_non_overlapping_and_dense: 1 when some order of the dims is
+ * row-major (dims of extent 1 ignored; every empty tensor counts), as torch's
+ * is_non_overlapping_and_dense. Never fails; borrows both arrays.
+ *
+ * lt_layout_preserve_strides: the strides of empty_like/clone/to() with
+ * preserve_format: a non-overlapping dense tensor's own strides; otherwise
+ * row-major strides over its dims sorted by ascending stride (a zero stride
+ * keeps its row-major place, equal strides put the smaller extent inside),
+ * extents below 2 counting as 1 (torch's infer_dense_strides). out_strides
+ * may be strides itself.
+ *
+ * lt_layout_result_strides: the strides of an elementwise result of the given
+ * shape over noperands inputs (operand k: ndims[k] <= ndim dims that broadcast
+ * to shape, shapes[k], strides[k] in elements; a 0-d operand such as a
+ * Python scalar counts, as in torch). torch's TensorIterator: when every
+ * operand has the result's exact shape, all contiguous gives row-major
+ * strides and all dense with identical strides gives those strides; else the
+ * dims are sorted innermost-first by the first operand whose (broadcast,
+ * nonzero) strides differ, equal strides putting the smaller extent inside,
+ * and the result is row-major over that order:
+ *   out[perm[0]] = 1, out[perm[k]] = out[perm[k-1]] * shape[perm[k-1]]
+ * (row-major order itself gives lt_layout_contiguous_strides). Differs from
+ * torch in one case: 4-d operands that are all channels-last but not with
+ * identical strides (torch's channels-last fast set-up) are sorted by the
+ * general rule, which gives the same order except where extent-1 dims
+ * carry odd strides.
+ *
+ * Both fail with LT_EINVAL (bad ndim or shape, NULL arrays, an operand that
+ * does not broadcast to shape) or LT_EOVERFLOW (a stride beyond int64).
+ * Borrow every input; out_strides (ndim entries) is the caller's. */
+int lt_layout_is_non_overlapping_and_dense(int32_t ndim, const int64_t *shape, const int64_t *strides);
+lt_status lt_layout_preserve_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, const int64_t *strides);
+lt_status lt_layout_result_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, int32_t noperands,
+                                   const int32_t *ndims, const int64_t *const *shapes,
+                                   const int64_t *const *strides);
+
 /* ---------------------------------------------------------------- kernels */
 
 /* Runtime tuning: the number of threads kernels may use (>= 1), default the
@@ -607,6 +645,16 @@ typedef enum lt_binop {
 lt_status lt_binary(lt_binop op, lt_dtype dtype, int32_t ndim, const int64_t *shape, void *out,
                     const int64_t *out_strides, const void *a, const int64_t *a_strides, const void *b,
                     const int64_t *b_strides);
+
+/* *out_equal = 1 when every element of view a equals the one of view b at
+ * the same index (both ndim-dimensional of shape, of dtype, strides in
+ * elements, zero allowed), else 0: torch.equal after promotion. Equality is
+ * lt_binary's EQ (NaN differs from itself, -0 equals 0, complex compares
+ * both parts), and the comparison stops within 4096 elements of the first
+ * difference. Fails as lt_binary does for EQ (LT_EDTYPE for the float8s and
+ * float4). Borrows all buffers. */
+lt_status lt_equal(int *out_equal, lt_dtype dtype, int32_t ndim, const int64_t *shape, const void *a,
+                   const int64_t *a_strides, const void *b, const int64_t *b_strides);
 
 /* Sums the src view into the dst view: dst has the same ndim, with stride 0
  * on every reduced dimension, and is overwritten (not accumulated into).

@@ -1,6 +1,6 @@
 /*
- * ops.c: elementwise arithmetic and comparison (lt_binary) and summation
- * (lt_sum), generated per dtype from kernels.h's dtype table.
+ * ops.c: elementwise arithmetic and comparison (lt_binary), equality of two
+ * views with an early exit (lt_equal) and summation (lt_sum), generated per dtype from kernels.h's dtype table.
  *
  * Arithmetic follows PyTorch's CPU kernels, and matches torch 2.13 bit for
  * bit on dense inputs: integers wrap (computed in an unsigned type, so no
@@ -220,6 +220,87 @@ lt_status lt_binary(lt_binop op, lt_dtype dtype, int32_t ndim, const int64_t *sh
     rc = lt_copy(out, out_strides, out_dtype, tmp, dense, out_dtype, ndim, shape);
     free(tmp);
     return rc;
+}
+
+/* ------------------------------------------------------------ lt_equal */
+
+/* Elements compared per kernel call: the EQ kernel writes this many flags
+ * into a stack buffer, then one memchr looks for a difference, so an
+ * unequal pair stops within one chunk of its first difference. */
+#define EQUAL_CHUNK 4096
+
+/* Drops extent-1 dims, puts byte strides in op-major order (a's, then b's at
+ * LT_MAX_NDIM) and merges what chains. Returns the new ndim (at least 1). */
+static int32_t equal_plan(int64_t *sh, ptrdiff_t *st, size_t isz, int32_t ndim, const int64_t *shape,
+                          const int64_t *a_strides, const int64_t *b_strides)
+{
+    int32_t n = 0;
+    for (int32_t d = 0; d < ndim; d++) {
+        if (shape[d] == 1)
+            continue;
+        sh[n] = shape[d];
+        st[n] = (ptrdiff_t)a_strides[d] * (ptrdiff_t)isz; /* bounded: lt__check_operand checked the extent */
+        st[LT_MAX_NDIM + n] = (ptrdiff_t)b_strides[d] * (ptrdiff_t)isz;
+        n++;
+    }
+    if (n == 0) {
+        sh[0] = 1;
+        st[0] = st[LT_MAX_NDIM] = 0;
+        return 1;
+    }
+    lt__layout_sort_dims(n, sh, 2, st, LT_MAX_NDIM, 1);
+    return lt__layout_merge_dims(n, sh, 2, st, LT_MAX_NDIM, 1);
+}
+
+lt_status lt_equal(int *out_equal, lt_dtype dtype, int32_t ndim, const int64_t *shape, const void *a,
+                   const int64_t *a_strides, const void *b, const int64_t *b_strides)
+{
+    int64_t numel = 0;
+    lt_status rc;
+    if (!out_equal)
+        return lt__fail(LT_EINVAL, "out_equal is NULL");
+    if ((rc = lt__check_dtype(dtype, "dtype")) != LT_OK)
+        return rc;
+    lt__kernel kernel = bin_table[LT_OP_EQ][dtype];
+    if (!kernel)
+        return refuse_op(LT_OP_EQ, dtype);
+    if ((rc = lt_layout_numel(&numel, ndim, shape)) != LT_OK ||
+        (rc = lt__check_operand("a", a, a_strides, dtype, ndim, shape, numel)) != LT_OK ||
+        (rc = lt__check_operand("b", b, b_strides, dtype, ndim, shape, numel)) != LT_OK)
+        return rc;
+    *out_equal = 1;
+    if (numel == 0)
+        return LT_OK;
+    int64_t sh[LT_MAX_NDIM], idx[LT_MAX_NDIM] = {0};
+    ptrdiff_t st[2 * LT_MAX_NDIM];
+    int32_t n = equal_plan(sh, st, lt_dtype_itemsize(dtype), ndim, shape, a_strides, b_strides);
+    const ptrdiff_t sa = st[n - 1], sb = st[LT_MAX_NDIM + n - 1];
+    const int64_t inner = sh[n - 1];
+    uint8_t flags[EQUAL_CHUNK];
+    const char *pa = a, *pb = b;
+    for (int64_t row = 0; row < numel / inner; row++) {
+        for (int64_t i = 0; i < inner; i += EQUAL_CHUNK) {
+            int64_t m = inner - i < EQUAL_CHUNK ? inner - i : EQUAL_CHUNK;
+            char *ptr[3] = {(char *)flags, (char *)(uintptr_t)(pa + i * sa), (char *)(uintptr_t)(pb + i * sb)};
+            const ptrdiff_t s[3] = {1, sa, sb};
+            kernel(ptr, s, m);
+            if (memchr(flags, 0, (size_t)m)) {
+                *out_equal = 0;
+                return LT_OK;
+            }
+        }
+        /* the next row: an odometer over the outer dims, innermost first */
+        for (int32_t d = n - 2; d >= 0; d--) {
+            pa += st[d];
+            pb += st[LT_MAX_NDIM + d];
+            if (++idx[d] < sh[d])
+                break;
+            pa -= st[d] * sh[d];
+            pb -= st[LT_MAX_NDIM + d] * sh[d];
+            idx[d] = 0;
+        }
+    }
+    return LT_OK;
 }
 
 /* ------------------------------------------------------------ summation */

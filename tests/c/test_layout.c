@@ -313,6 +313,39 @@ static void test_merge_dims(void)
     CHECK_INT(lt__layout_merge_dims(1, shape6, 1, huge, 2, 1), 1);
 }
 
+/* layout_order.c: torch's result and preserve_format strides (the Python
+ * differential tests compare them with torch over many layouts). */
+static void test_result_order(void)
+{
+    int64_t out[3] = {0};
+    int64_t s34[2] = {3, 4}, t34[2] = {1, 3}, r34[2] = {4, 1};
+    const int64_t *shapes[2] = {s34, s34}, *strides[2] = {t34, t34};
+    int32_t nd2[2] = {2, 2}, nd0[2] = {2, 0};
+    CHECK_INT(lt_layout_result_strides(out, 2, s34, 2, nd2, shapes, strides), LT_OK); /* x.T + x.T */
+    CHECK_INT(out[0], 1);
+    CHECK_INT(out[1], 3);
+    CHECK_INT(lt_layout_result_strides(out, 2, s34, 2, nd0, shapes, strides), LT_OK); /* x.T * 2 */
+    CHECK_INT(out[0], 1);
+    CHECK_INT(out[1], 3);
+    strides[0] = r34; /* x + y.T: the first operand decides, as in torch */
+    CHECK_INT(lt_layout_result_strides(out, 2, s34, 2, nd2, shapes, strides), LT_OK);
+    CHECK_INT(out[0], 4);
+    CHECK_INT(out[1], 1);
+    int64_t s24[2] = {2, 4};
+    shapes[1] = s24;
+    CHECK_INT(lt_layout_result_strides(out, 2, s34, 2, nd2, shapes, strides), LT_EINVAL);
+    CHECK(lt_layout_is_non_overlapping_and_dense(2, s34, t34));
+    int64_t gaps[2] = {8, 1}, dense[2];
+    CHECK(!lt_layout_is_non_overlapping_and_dense(2, s34, gaps));
+    CHECK_INT(lt_layout_preserve_strides(dense, 2, s34, t34), LT_OK);
+    CHECK_INT(dense[0], 1);
+    CHECK_INT(dense[1], 3);
+    int64_t gaps_t[2] = {2, 6}; /* a sliced transposed view: packed, dim order kept */
+    CHECK_INT(lt_layout_preserve_strides(dense, 2, s34, gaps_t), LT_OK);
+    CHECK_INT(dense[0], 1);
+    CHECK_INT(dense[1], 3);
+}
+
 int main(void)
 {
     test_byte_extent();
@@ -321,6 +354,7 @@ int main(void)
     test_view_strides();
     test_broadcast();
     test_merge_dims();
+    test_result_order();
 
     int64_t n = 0, lo = 0, hi = 0;
     int64_t s23[2] = {2, 3}, c23[2] = {3, 1}, t23[2] = {1, 2};

@@ -313,6 +313,41 @@ static void test_sum_layouts(void)
     CHECK_DBL(z[2], 0);
 }
 
+/* lt_equal: equal views, a difference at each end of a chunk, strided and
+ * broadcast operands, NaN, and the float8 refusal. */
+static void test_equal(void)
+{
+    float a[6000], b[6000];
+    for (int i = 0; i < 6000; i++)
+        a[i] = b[i] = (float)(i % 13);
+    int64_t shape[1] = {6000}, unit[1] = {1}, zero[1] = {0};
+    int eq = -1;
+    CHECK_INT(lt_equal(&eq, LT_FLOAT32, 1, shape, a, unit, b, unit), LT_OK);
+    CHECK_INT(eq, 1);
+    int at[4] = {0, 4095, 4096, 5999};
+    for (int k = 0; k < 4; k++) {
+        b[at[k]] = 100.0f;
+        CHECK_INT(lt_equal(&eq, LT_FLOAT32, 1, shape, a, unit, b, unit), LT_OK);
+        CHECK_INT(eq, 0);
+        b[at[k]] = a[at[k]];
+    }
+    int64_t s2[2] = {3, 2000}, rows[2] = {2000, 1}, cols[2] = {1, 3}; /* a 3 x 2000 view and a transposed one */
+    CHECK_INT(lt_equal(&eq, LT_FLOAT32, 2, s2, a, rows, b, rows), LT_OK);
+    CHECK_INT(eq, 1);
+    CHECK_INT(lt_equal(&eq, LT_FLOAT32, 2, s2, a, rows, b, cols), LT_OK);
+    CHECK_INT(eq, 0);
+    float c = 0.0f;
+    CHECK_INT(lt_equal(&eq, LT_FLOAT32, 1, shape, &c, zero, a, unit), LT_OK); /* broadcast scalar vs 0, 1, ... */
+    CHECK_INT(eq, 0);
+    float nan = NAN;
+    int64_t one[1] = {1};
+    CHECK_INT(lt_equal(&eq, LT_FLOAT32, 1, one, &nan, unit, &nan, unit), LT_OK);
+    CHECK_INT(eq, 0);
+    uint8_t f8 = 0;
+    CHECK_INT(lt_equal(&eq, LT_FLOAT8_E4M3FN, 1, one, &f8, unit, &f8, unit), LT_EDTYPE);
+    CHECK_INT(lt_equal(NULL, LT_FLOAT32, 1, one, a, unit, b, unit), LT_EINVAL);
+}
+
 int main(void)
 {
     test_integer_wrapping();
@@ -325,5 +360,6 @@ int main(void)
     test_sum_dtypes();
     test_sum_accuracy();
     test_sum_layouts();
+    test_equal();
     MT_DONE();
 }
