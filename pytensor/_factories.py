@@ -10,7 +10,6 @@ import warnings
 from collections.abc import Sequence
 
 from . import dtypes as _dt
-from ._convert import list_to_tensor
 from ._core import Tensor, TensorBase, empty as _core_empty, make as _make, shape_args as _shape_args
 from ._device import device as _device, require_cpu
 from ._ffi import lib, shim
