@@ -77,6 +77,10 @@ typedef enum lt_map_mode { LT_MAP_SHARED = 0, LT_MAP_PRIVATE = 1, LT_MAP_READONL
 lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mode, int64_t nbytes);
 lt_status lt_storage_resident_pages(uint8_t *out, size_t out_npages, const lt_storage *storage);
 lt_status lt_storage_copied_pages(uint8_t *out, size_t out_npages, const lt_storage *storage);
+lt_status lt_storage_resident_page_range(uint8_t *out, size_t out_npages, const lt_storage *storage,
+                                         size_t byte_offset, size_t nbytes);
+lt_status lt_storage_copied_page_range(uint8_t *out, size_t out_npages, const lt_storage *storage,
+                                       size_t byte_offset, size_t nbytes);
 
 /* shared memory */
 #define LT_SHM_SMALL_NBYTES ...

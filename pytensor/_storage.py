@@ -8,6 +8,7 @@ attribute, so a DLPack consumer that outlives every wrapper stays valid.
 from __future__ import annotations
 
 import mmap
+import operator
 import os
 import pickle
 
@@ -166,11 +167,14 @@ class UntypedStorage(shim.StorageBase):
     #: Bytes per page in ``resident_pages()`` and ``copied_pages()`` (the system's, sysconf).
     page_nbytes = mmap.PAGESIZE
 
-    def resident_pages(self):
+    def resident_pages(self, byte_offset=0, nbytes=None):
         """Which pages of a mapped file are in RAM now (mincore): one byte per page, 1 or 0.
 
         Page ``i`` holds the storage's bytes ``[i*P - h, (i+1)*P - h)``, with
-        ``P = page_nbytes`` and ``h = data_ptr() % P`` (0 for from_file). In RAM
+        ``P = page_nbytes`` and ``h = data_ptr() % P`` (0 for from_file). Given
+        ``byte_offset`` and ``nbytes``, only the pages those bytes lie on are
+        asked about (page 0 then holds byte ``byte_offset``): what a picture of
+        part of a large mapping needs. In RAM
         means mapped by this process or in the page cache, where a first read
         costs no disk. Asking reads no byte, so it pulls no page in.
         Raises LibtensorError (LT_EINVAL) for a storage that is not a file
@@ -183,23 +187,31 @@ class UntypedStorage(shim.StorageBase):
         >>> t[P + 5] = 1  # a write into page 1 brings that page into RAM
         >>> pages = t.untyped_storage().resident_pages(); len(pages), pages[1]
         (3, 1)
+        >>> t.untyped_storage().resident_pages(P + 5, 1)   # only the page byte P + 5 lies on
+        b'\\x01'
         """
-        return self._pages(lib.lt_storage_resident_pages)
+        return self._pages(lib.lt_storage_resident_page_range, byte_offset, nbytes)
 
-    def copied_pages(self):
+    def copied_pages(self, byte_offset=0, nbytes=None):
         """Which pages of a private file mapping were written, and so copied on write (one byte per
         page, 1 or 0, numbered as in ``resident_pages``): this process's own copies, which no longer
         match the file. Read from /proc/self/pagemap without reading a byte.
         Raises LibtensorError: LT_EINVAL for a shared or read-only mapping (writes reach the file,
         or are refused: nothing is copied) or a storage that is not a file mapping; LT_EIO when
-        /proc/self/pagemap cannot be read (the message says why)."""
-        return self._pages(lib.lt_storage_copied_pages)
+        /proc/self/pagemap cannot be read (the message says why). ``byte_offset`` and ``nbytes`` ask
+        about part of the storage, as in ``resident_pages``."""
+        return self._pages(lib.lt_storage_copied_page_range, byte_offset, nbytes)
 
-    def _pages(self, query):
+    def _pages(self, query, byte_offset, nbytes):
+        byte_offset = operator.index(byte_offset)
+        nbytes = self._nbytes - byte_offset if nbytes is None else operator.index(nbytes)
+        if byte_offset < 0 or nbytes < 0 or byte_offset + nbytes > self._nbytes:
+            raise IndexError(f"bytes [{byte_offset}, {byte_offset + nbytes}) are not inside this storage's "
+                             f"{self._nbytes} bytes")
         size = self.page_nbytes
-        npages = (self._addr % size + self._nbytes + size - 1) // size if self._nbytes else 0
+        npages = ((self._addr + byte_offset) % size + nbytes + size - 1) // size if nbytes else 0
         out = ffi.new("uint8_t[]", max(npages, 1))
-        check(query(out, npages, self._ptr))
+        check(query(out, npages, self._ptr, byte_offset, nbytes))
         return ffi.buffer(out, npages)[:]
 
     @property

@@ -29,8 +29,9 @@ import sys
 __all__ = ["file_info", "in_region", "page_runs", "MAX_RUNS", "PICTURE_PAGES"]
 
 MAX_RUNS = 1024  # byte ranges per list; more are drawn merged across their smallest gaps
-# Pages one picture may ask about. pytensor answers for a whole mapping at once (a query over a byte
-# range of it is not in its API yet), so a mapping with more pages than this is not asked at all:
+# Pages one picture may ask about. A region draws its whole storage, so the whole mapping is asked
+# about (UntypedStorage.resident_pages can answer for a byte range; asking only the pages under the
+# inspected views is left to do), and a mapping with more pages than this is not asked at all:
 # 2**20 pages (4 GiB of 4 KiB pages) take about 50 ms; 2**26 (256 GiB) took 2.8 s a picture.
 PICTURE_PAGES = 1 << 20
 

@@ -314,6 +314,18 @@ lt_status lt_storage_map_file(lt_storage **out, const char *path, lt_map_mode mo
 lt_status lt_storage_resident_pages(uint8_t *out, size_t out_npages, const lt_storage *storage);
 lt_status lt_storage_copied_pages(uint8_t *out, size_t out_npages, const lt_storage *storage);
 
+/* The same answers for the storage's bytes [byte_offset, byte_offset +
+ * nbytes) only, so a caller that draws part of a large mapping asks about
+ * the pages it draws: page i is the i-th page touched by those bytes,
+ * counted from the page holding byte byte_offset (npages as above, with
+ * data + byte_offset and nbytes). Fails with LT_ERANGE when the range is
+ * not inside the storage; otherwise as above. The whole-storage calls are
+ * these with (0, the storage's nbytes). Borrows storage and out. */
+lt_status lt_storage_resident_page_range(uint8_t *out, size_t out_npages, const lt_storage *storage,
+                                         size_t byte_offset, size_t nbytes);
+lt_status lt_storage_copied_page_range(uint8_t *out, size_t out_npages, const lt_storage *storage,
+                                       size_t byte_offset, size_t nbytes);
+
 /* ---------------------------------------------------------------- shared memory (storage_shm.c)
  *
  * Storages other processes can map: anonymous shared memory (memfd_create,

@@ -329,31 +329,40 @@ static int find_mapping(mapping *out, uintptr_t data, size_t nbytes)
 /* Fills *span for storage s and checks out; span->npages == 0 (an empty
  * storage) means there is nothing to report. */
 static lt_status pages_of(page_span *span, const uint8_t *out, size_t out_npages, const lt_storage *s,
-                          const char *fn)
+                          size_t byte_offset, size_t nbytes, const char *fn)
 {
     if (!s)
         return lt__fail(LT_EINVAL, "%s needs a storage", fn);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uintptr_t data = (uintptr_t)lt_storage_data(s);
-    size_t nbytes = lt_storage_nbytes(s);
+    size_t storage_nbytes = lt_storage_nbytes(s);
+    if (byte_offset > storage_nbytes || nbytes > storage_nbytes - byte_offset)
+        return lt__fail(LT_ERANGE, "%s: bytes [%zu, %zu + %zu) are not inside the storage's %zu bytes", fn,
+                        byte_offset, byte_offset, nbytes, storage_nbytes);
+    uintptr_t data = (uintptr_t)lt_storage_data(s) + byte_offset;
     span->page_nbytes = page;
     span->first = data - data % page;
     span->npages = nbytes ? (data % page + nbytes + page - 1) / page : 0; /* pages touched by [data, data+nbytes) */
     if (span->npages == 0)
         return LT_OK;
     if (!out || out_npages < span->npages)
-        return lt__fail(LT_ERANGE, "%s: the storage's %zu bytes lie on %zu pages of %zu bytes, but out holds %zu",
+        return lt__fail(LT_ERANGE, "%s: the %zu bytes asked about lie on %zu pages of %zu bytes, but out holds %zu",
                         fn, nbytes, span->npages, page, out ? out_npages : 0);
     if (!find_mapping(&span->map, data, nbytes))
-        return lt__fail(LT_EINVAL, "%s: the storage's %zu bytes at %p lie in no file mapping made by "
+        return lt__fail(LT_EINVAL, "%s: the %zu bytes at %p lie in no file mapping made by "
                         "lt_storage_map_file", fn, nbytes, (void *)data);
     return LT_OK;
 }
 
 lt_status lt_storage_resident_pages(uint8_t *out, size_t out_npages, const lt_storage *storage)
 {
+    return lt_storage_resident_page_range(out, out_npages, storage, 0, storage ? lt_storage_nbytes(storage) : 0);
+}
+
+lt_status lt_storage_resident_page_range(uint8_t *out, size_t out_npages, const lt_storage *storage,
+                                         size_t byte_offset, size_t nbytes)
+{
     page_span span;
-    lt_status rc = pages_of(&span, out, out_npages, storage, "lt_storage_resident_pages");
+    lt_status rc = pages_of(&span, out, out_npages, storage, byte_offset, nbytes, "lt_storage_resident_pages");
     if (rc != LT_OK || span.npages == 0)
         return rc;
     if (!span.map.mincore_ok)
@@ -407,8 +416,14 @@ static lt_status read_pagemap(uint8_t *out, uint64_t first_page, size_t npages)
 
 lt_status lt_storage_copied_pages(uint8_t *out, size_t out_npages, const lt_storage *storage)
 {
+    return lt_storage_copied_page_range(out, out_npages, storage, 0, storage ? lt_storage_nbytes(storage) : 0);
+}
+
+lt_status lt_storage_copied_page_range(uint8_t *out, size_t out_npages, const lt_storage *storage,
+                                       size_t byte_offset, size_t nbytes)
+{
     page_span span;
-    lt_status rc = pages_of(&span, out, out_npages, storage, "lt_storage_copied_pages");
+    lt_status rc = pages_of(&span, out, out_npages, storage, byte_offset, nbytes, "lt_storage_copied_pages");
     if (rc != LT_OK || span.npages == 0)
         return rc;
     if (span.map.mode != LT_MAP_PRIVATE)
