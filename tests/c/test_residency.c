@@ -199,6 +199,22 @@ static void test_edges(void)
         CHECK_INT(lt_storage_copied_pages(v, 3, part), LT_OK);
         CHECK_INT(v[2], 1);
     }
+    /* a byte range asks about its own pages only: [2 * page - 1, 2 * page + 1) lies on pages 1 and 2
+     * of the mapping, answered as pages 0 and 1; a range past the storage is refused */
+    memset(v, 0xAA, sizeof v);
+    CHECK_INT(lt_storage_resident_page_range(v, 2, s, 2 * page - 1, 2), LT_OK);
+    CHECK_INT(v[1], 1);
+    CHECK_INT(v[2], 0xAA);
+    CHECK_INT(lt_storage_resident_page_range(v, 1, s, 2 * page - 1, 2), LT_ERANGE);
+    CHECK_INT(lt_storage_resident_page_range(v, 4, s, 3 * page, page + 1), LT_ERANGE);
+    CHECK(strstr(lt_last_error(), "not inside the storage") != NULL);
+    CHECK_INT(lt_storage_resident_page_range(v, 4, s, 4 * page, 0), LT_OK); /* empty: no pages */
+    if (pagemap_readable()) {
+        memset(v, 0xAA, sizeof v);
+        CHECK_INT(lt_storage_copied_page_range(v, 1, s, 2 * page, 1), LT_OK);
+        CHECK_INT(v[0], 1);
+        CHECK_INT(v[1], 0xAA);
+    }
     /* once the mapping is gone, no storage over its old bytes finds it (nothing is read) */
     lt_storage_release(s);
     CHECK_INT(lt_storage_resident_pages(v, 3, part), LT_EINVAL);
