@@ -137,3 +137,26 @@ def test_a_mapped_file_is_asked_about_once_per_picture_and_not_past_the_budget(t
     assert work.pages_asked == 0 and f["resident"] is None
     assert f["resident_note"].startswith("not asked: the mapping has 16 pages and one picture asks about at most 15")
     assert "not asked: the mapping has 16 pages" in to_text(*snapshot(t))
+
+
+def test_the_exact_ownership_sweeps_of_one_buffer_share_one_budget(monkeypatch):
+    """Groups of views that do not meet are swept one by one; together they spend one budget, so a
+    buffer with many such groups costs at most ACCOUNT_EVENTS sorted starts, not that per group."""
+    from pytensor.widgets import _accounting as A
+    monkeypatch.setattr(A, "ACCOUNT_EVENTS", 200)
+    base = pytensor.arange(4096, dtype=pytensor.int32)
+    # four groups far apart, each three strided views that share elements (steps 2, 3, 2 from o and o + 1):
+    # 60 + 40 + 60 = 160 element starts to sweep a group
+    objs = []
+    for o in (0, 1000, 2000, 3000):
+        objs += [base[o:o + 120:2], base[o:o + 120:3], base[o + 1:o + 121:2]]
+    snap, _ = snapshot(*objs)
+    views = snap["views"]
+    assert len(snap["regions"]) == 1 and len(views) == 12
+    counted = [v for v in views if v["exclusive_bytes"] is not None]
+    refused = [v for v in views if v["exclusive_bytes"] is None]
+    assert len(counted) == 3 and len(refused) == 9               # the first group fits, then the budget is spent
+    assert all("too many to count" in v["ownership_note"] for v in refused)
+    monkeypatch.setattr(A, "ACCOUNT_EVENTS", 1000)
+    snap, _ = snapshot(*objs)
+    assert all(v["exclusive_bytes"] is not None for v in snap["views"])  # with room for all four, every view is exact
