@@ -47,7 +47,7 @@ def layouts():
         if d._np_name is not None:
             out.append((f"contiguous-{d.name}", lambda d=d: pytensor.arange(24).to(d).view(2, 3, 4)))
     out += [
-        ("transposed", lambda: _base().T),
+        ("transposed", lambda: _base().permute(2, 1, 0)),
         ("permuted", lambda: _base().permute(1, 0, 2)),
         ("stepped", lambda: _base()[:, ::2, 1::3]),
         ("offset-row", lambda: _base()[1]),

@@ -7,6 +7,7 @@ shapes, strides (negative-stride NumPy input converted, zero-size, broadcast
 index tensors) and asserts it generated each case it claims."""
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import numpy as np
@@ -290,7 +291,7 @@ def test_hostile_indices_never_crash():
                 pass
         print("survived")
     """)
-    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=tempfile.gettempdir())
     assert r.returncode == 0, r.stderr[-2000:]
     assert "survived" in r.stdout
 

@@ -4,6 +4,7 @@ Neither needs pytensor-specific code: pytensor's storages pickle as one out-of-b
 in its shared-memory object store and hands back a read-only buffer over it, Dask sends it as a frame and keeps
 the writeable flag (README, "Between processes").
 """
+import os
 import warnings
 
 import pytest
@@ -27,19 +28,27 @@ def mapping_of(address):
 # ---------------------------------------------------------------- Ray
 
 @pytest.fixture(scope="module")
-def ray():
+def ray(tmp_path_factory):
     ray = require_module("ray")
     options = dict(num_cpus=1, include_dashboard=False, object_store_memory=256 << 20, log_to_driver=False)
-    # Ray gives its raylet and GCS fixed budgets to start (30 s for the raylet, ray/_private/node.py), which a
-    # loaded machine can miss; each new start is a real chance, and the third failure fails the tests.
-    for attempt in range(3):
-        try:
-            ray.init(**options)
-            break
-        except Exception:  # noqa: BLE001
-            ray.shutdown()
-            if attempt == 2:
-                raise
+    # Ray puts the driver's current folder first on its workers' sys.path; from the repository root that is
+    # the source folder pytensor/, which has no compiled module. Start Ray from a folder of its own, as a
+    # user's script runs from theirs.
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("ray"))
+    try:
+        # Ray gives its raylet and GCS fixed budgets to start (30 s for the raylet, ray/_private/node.py),
+        # which a loaded machine can miss; each new start is a real chance, and the third failure fails.
+        for attempt in range(3):
+            try:
+                ray.init(**options)
+                break
+            except Exception:  # noqa: BLE001
+                ray.shutdown()
+                if attempt == 2:
+                    raise
+    finally:
+        os.chdir(here)
     yield ray
     ray.shutdown()
 

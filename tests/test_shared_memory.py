@@ -11,6 +11,7 @@ import gc
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import pytest
@@ -175,7 +176,7 @@ def test_identity_of_a_file_agrees_across_processes(tmp_path):
         t = pytensor.from_file({path!r}, shared=False, dtype=pytensor.uint8)
         print(tuple(t.untyped_storage().identity()), t.data_ptr())
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, cwd=tempfile.gettempdir())
     theirs, _ = out.stdout.rsplit(" ", 1)
     ident = mine.untyped_storage().identity()
     assert theirs == repr(tuple(ident))

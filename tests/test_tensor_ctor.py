@@ -7,6 +7,7 @@ import fractions
 import math
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -330,5 +331,5 @@ def test_sequences_that_nest_without_end_are_refused_not_hung():
             "    else:\n"
             "        raise AssertionError('accepted')\n"
             "print('refused')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tempfile.gettempdir())
     assert out.returncode == 0 and out.stdout.strip() == "refused", out.stderr
