@@ -150,8 +150,11 @@ def test_share_numpy_keeps_the_array_alive_exactly_as_long_as_the_storage():
     assert a[1] == 7.0
     del v
     gc.collect()
-    assert sys.getrefcount(a) == base
-    assert lib.lt_storage_live_count() == live
+    assert sys.getrefcount(a) == base      # the deleter ran: the storage dropped its reference to a
+    # The count is process-wide: a storage an earlier test sent through pytensor.multiprocessing is kept until
+    # its message is received, and then released on the sender's descriptor-server thread, possibly while this
+    # test runs; so the count may have gone down meanwhile, never up.
+    assert lib.lt_storage_live_count() <= live
 
 
 def test_share_numpy_writeable_flag_and_subclasses():
