@@ -12,6 +12,7 @@ return a result that silently drops the gradient.
 from __future__ import annotations
 
 import operator
+from types import SimpleNamespace
 
 from . import dtypes as _dt
 from ._convert import _dense_strides_like, _is_non_overlapping_and_dense, as_tensor_operand, list_to_tensor
@@ -20,7 +21,7 @@ from ._ffi import ffi, lib
 from ._indexing import _apply as apply_index
 from ._indexing import _i64, _strides_over, mask_count, mask_positions, new_output, scatter
 from ._layout import broadcast_shapes
-from .autograd import is_grad_enabled
+from .autograd import as_input_grad, is_grad_enabled, no_grad, record
 from .errors import check
 
 
@@ -32,10 +33,11 @@ def _tracks_grad(*tensors):
     return is_grad_enabled()
 
 
-def _refuse_grad(name, *tensors):
-    if _tracks_grad(*tensors):
-        raise NotImplementedError(f"{name}() has no backward in pytensor yet: call it on .detach()-ed tensors or "
-                                  "under pytensor.no_grad()")
+def _like(t):
+    """Shape and dtype of an input that requires grad (what ``as_input_grad`` reads), without its memory;
+    None for an input that does not."""
+    return SimpleNamespace(shape=tuple(t._shape), dtype=t._dtype) if isinstance(t, TensorBase) and \
+        t._requires_grad else None
 
 
 def _check_tensor(fn, name, x):
@@ -195,7 +197,15 @@ def where(condition, input=None, other=None):
     if condition._dtype is not _dt.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{condition._dtype.scalar_type_name}")
-    _refuse_grad("where", input, other)
+    if _tracks_grad(input, other):
+        with no_grad():
+            out = where(condition, input, other)
+        a, b = _like(input), _like(other)
+
+        def where_backward(g):
+            return (as_input_grad(where(condition, g, 0), a) if a else None,
+                    as_input_grad(where(condition, 0, g), b) if b else None)
+        return record(out, "WhereBackward0", (input, other), where_backward)
     dt = _dt.result_type_of((input, other))
     a, b = as_tensor_operand(input, dt), as_tensor_operand(other, dt)
     shape = broadcast_shapes(condition._shape, a._shape, b._shape)
@@ -224,7 +234,8 @@ def cat(tensors, dim=0):
     tensors = _tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    _refuse_grad("cat", *tensors)
+    if _tracks_grad(*tensors):
+        return _cat_recorded(tensors, dim)
     parts = [t for t in tensors if t._shape != (0,)]
     ref = parts[0] if parts else tensors[0]
     if ref.dim() == 0:
@@ -253,6 +264,26 @@ def cat(tensors, dim=0):
             out.narrow(d, at, n).copy_(t)
             at += n
     return out
+
+
+def _cat_recorded(tensors, dim):
+    """cat with its backward: each input's gradient is its slice of the output's along ``dim``."""
+    with no_grad():
+        out = cat(tensors, dim)
+    d = wrap_dim(dim, out.dim())
+    spans, at = [], 0
+    for t in tensors:
+        skipped = t._shape == (0,) and out.dim() != 1     # cat passes over a 1-d empty tensor
+        n = 0 if skipped else t._shape[d]
+        spans.append((at, n, skipped))
+        at += n
+    likes = [_like(t) for t in tensors]
+
+    def cat_backward(g):
+        return tuple(None if like is None else empty((0,), like.dtype) if skipped
+                     else as_input_grad(g.narrow(d, start, n), like)
+                     for like, (start, n, skipped) in zip(likes, spans))
+    return record(out, "CatBackward0", tuple(tensors), cat_backward)
 
 
 def stack(tensors, dim=0):

@@ -376,11 +376,35 @@ def test_gather_family_grads_match_torch(torch):
         (fn(torch, xt) * torch.tensor(w)).sum().backward()
         assert xp.grad.tolist() == xt.grad.tolist()
     xp = pytensor.ones(2, requires_grad=True)
-    for f in (lambda: pytensor.cat([xp, xp]), lambda: pytensor.stack([xp]), lambda: pytensor.where(xp > 0, xp, 0.)):
-        with pytest.raises(NotImplementedError):
-            f()
     with pytensor.no_grad():
-        assert pytensor.cat([xp, xp]).tolist() == [1, 1, 1, 1]
+        assert pytensor.cat([xp, xp]).tolist() == [1, 1, 1, 1] and not pytensor.cat([xp, xp]).requires_grad
+
+
+def test_cat_stack_and_where_grads_match_torch(torch):
+    """Several inputs, one of them twice, one without grad, a broadcast operand and a 1-d empty one."""
+    a_np = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b_np = np.arange(6, 12, dtype=np.float32).reshape(2, 3)
+    row_np = np.array([10.0, -1.0, 2.0], dtype=np.float32)
+    cases = [
+        ("cat0", lambda T, a, b, c, row: T.cat([a, b, a, c], 0)),
+        ("cat1", lambda T, a, b, c, row: T.cat([a, T.zeros(0), b], 1)),
+        ("stack", lambda T, a, b, c, row: T.stack([a, b, a], 1)),
+        ("where", lambda T, a, b, c, row: T.where(a > 2, a, row)),
+        ("where-number", lambda T, a, b, c, row: T.where(b > 8, 0.5, b)),
+    ]
+    for name, fn in cases:
+        grads = []
+        for T in (pytensor, torch):
+            a = T.tensor(a_np, requires_grad=True)
+            b = T.tensor(b_np, requires_grad=True)
+            row = T.tensor(row_np, requires_grad=True)
+            c = T.tensor(b_np)                                       # no grad: none flows to it
+            out = fn(T, a, b, c, row)
+            assert out.requires_grad and out.grad_fn is not None
+            w = T.tensor(np.arange(out.numel(), dtype=np.float32).reshape(tuple(out.shape)))
+            (out * w).sum().backward()
+            grads.append([None if t.grad is None else t.grad.tolist() for t in (a, b, row, c)])
+        assert grads[0] == grads[1], name
 
 
 # ------------------------------------------------------------------ the property test
