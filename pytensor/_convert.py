@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from . import dtypes as _dt
 from ._core import TensorBase, copy_into, empty, make, user_stacklevel  # noqa: F401 (user_stacklevel: _ops')
 from ._ffi import ffi, lib, shim
+from ._layout import preserve_strides
 from ._storage import UntypedStorage
 from ._provenance import OP
 
@@ -392,57 +393,12 @@ def _new_from_data(data, dtype):
 
 # ================================================================== copies that keep the layout
 
-def _is_non_overlapping_and_dense(shape, strides):
-    """torch's test: some permutation of the dims is row-major (size-1 dims ignored)."""
-    if 0 in shape:
-        return True
-    dims = sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: strides[d])
-    expected = 1
-    for d in dims:
-        if strides[d] != expected:
-            return False
-        expected *= shape[d]
-    return True
-
-
-def _dense_strides_like(shape, strides):
-    """Row-major strides over the dims ordered as ``strides`` orders them
-    (torch's infer_dense_strides): a zero stride keeps row-major order, equal
-    strides put the smaller dim inside."""
-    perm = list(range(len(shape) - 1, -1, -1))  # perm[0] is the innermost dim
-
-    def outer_first(a, b):  # 1: a must go outside b, -1: stop, 0: ambiguous
-        if strides[a] == 0 or strides[b] == 0:
-            return 0
-        if strides[a] != strides[b]:
-            return 1 if strides[a] > strides[b] else -1
-        return 1 if shape[a] > shape[b] else 0
-
-    for i in range(1, len(perm)):  # insertion sort that tolerates ambiguity
-        j = i
-        for k in range(i - 1, -1, -1):
-            c = outer_first(perm[k], perm[j])
-            if c > 0:
-                perm[k], perm[j] = perm[j], perm[k]
-                j = k
-            elif c < 0:
-                break
-    out, step = [0] * len(shape), 1
-    for d in perm:
-        out[d] = step  # stride of d = product of the sizes of the dims inside it
-        if shape[d] > 1:
-            step *= shape[d]
-    return tuple(out)
-
-
 def copy_preserving_layout(t, dtype=None):
     """A copy of ``t`` in new memory (as ``dtype``), laid out as torch's
     ``preserve_format`` lays it out: a dense source keeps its strides (a
     transposed array stays column-major), any other keeps its dim order."""
     dt = dtype if dtype is not None else t._dtype
-    shape, strides = t._shape, t._strides
-    if not _is_non_overlapping_and_dense(shape, strides):
-        strides = _dense_strides_like(shape, strides)
+    shape, strides = t._shape, preserve_strides(t._shape, t._strides)   # layout_order.c: torch's rule
     numel = math.prod(shape)
     out = make(UntypedStorage._new(numel * dt.itemsize), dt, shape, strides, 0)
     if numel:
