@@ -112,6 +112,31 @@ def test_update_bytes_grow_with_the_views_not_their_square(updates):
     assert wholes[500] > 10 * wholes[50], "the snapshot itself grows faster: the delta is what keeps updates small"
 
 
+def test_the_text_summary_grows_with_the_picture_not_the_square_of_its_views():
+    """Every pair of these views overlaps, and the model lists every pair: the text used to name each
+    view's every partner (n^2 names); it names at most TEXT_PARTNERS and counts the rest."""
+    from pytensor.widgets import snapshot, to_text
+    from pytensor.widgets._pairs import Work
+    from pytensor.widgets._text import TEXT_PARTNERS
+    base = pytensor.arange(1 << 12, dtype=pytensor.int32)
+    sizes, named = {}, {}
+    for n in (40, 160):
+        views = [base[k % 7:k % 7 + 3000:(k % 5) + 1] for k in range(n)]
+        snap, blob = snapshot(*views, names=[f"v{k}" for k in range(n)])
+        assert len(snap["overlaps"]) == n * (n - 1) // 2, "every pair is listed, so a quadratic text could be"
+        work = Work()
+        text = to_text(snap, blob, work=work)
+        assert work.text_views == n
+        assert work.text_partners == n * TEXT_PARTNERS
+        sizes[n], named[n] = len(text), work.text_partners
+        # v0 names its first partners and counts the rest
+        flat = " ".join(text.split())
+        assert f"shares {snap['overlaps'][0]['shared_bytes']} B with v1," in flat
+        assert f"and {n - 1 - TEXT_PARTNERS} more views" in flat
+    assert named[160] == 4 * named[40]
+    assert sizes[160] < 5 * sizes[40], sizes          # 4x the views, about 4x the text (it was 16x)
+
+
 @pytest.fixture(scope="module")
 def context():
     yield from chromium_context("pti-scale-chromium-")

@@ -34,7 +34,9 @@ class Work:
     ``pairs_counted``: pairs whose shared bytes were counted element by element (the costly kind);
     ``count_work``: elements and mask bytes those counts touched;
     ``pages_asked``: pages of mapped files whose residency was asked of the kernel;
-    ``pages_cache``: residency answers kept for the rest of the picture, by storage.
+    ``pages_cache``: residency answers kept for the rest of the picture, by storage;
+    ``text_views``, ``text_partners``: views the text summary described, and partners it named in
+    their "shares" lists (``_text.to_text``).
     """
 
     def __init__(self):
@@ -44,6 +46,8 @@ class Work:
         self.count_work = 0
         self.pages_asked = 0
         self.pages_cache = {}
+        self.text_views = 0
+        self.text_partners = 0
 
     def may_count(self, cost):
         """Whether one more element-by-element count of ``cost`` units fits the picture's budget."""
