@@ -77,14 +77,19 @@ def _short(text):
 
 def expand_mappings(objs, names):
     """``(objs, names)`` with every mapping argument replaced by its values, each named by its key:
-    ``inspect(safetensors.load_file(path))`` draws one lane per tensor, labelled with its name."""
-    if not any(isinstance(o, Mapping) for o in objs):
+    ``inspect(safetensors.load_file(path))`` draws one lane per tensor, labelled with its name; and
+    every list or tuple argument by its items, named ``views[i]`` after the argument (the picture
+    folds such a family of lanes into one compact coverage view)."""
+    if not any(isinstance(o, (Mapping, list, tuple)) for o in objs):
         return list(objs), list(names)
     out_objs, out_names = [], []
     for obj, name in zip(objs, names):
         if isinstance(obj, Mapping):
             out_objs.extend(obj.values())
             out_names.extend(str(k) for k in obj.keys())
+        elif isinstance(obj, (list, tuple)):
+            out_objs.extend(obj)
+            out_names.extend(f"{name}[{i}]" for i in range(len(obj)))
         else:
             out_objs.append(obj)
             out_names.append(name)

@@ -1,4 +1,4 @@
-// Built by widgets/_bundle.py from widgets/js/{geometry,values,state,describe,marks,order,lane,table,region,picture,dom,entry}.mjs:
+// Built by widgets/_bundle.py from widgets/js/{geometry,values,state,describe,marks,order,lane,table,fold,region,picture,dom,entry}.mjs:
 // edit those, then run `python widgets/_bundle.py`.
 
 // ---- geometry.mjs
@@ -28,7 +28,20 @@ export const LIMITS = {
   cellIndices: 256,        // indices listed in one repeated cell's data-indices; the rest are counted
   tableRows: 64,           // rows of one buffer's ownership table; the rest are counted in one line
   tablePartners: 6,        // names in one "shared with" cell before "and n more"
+  foldMin: 12,             // a family of at least this many lanes (views[0], views[1], ...) is folded
+  foldRows: 40,            // rows of one folded family's coverage view, whatever its size
 };
+
+// The picture's size control: every length and font of the picture is drawn this much larger (the
+// SVG's viewBox stays in the units below). "large" puts every value and label at 12 px or more.
+export const SIZES = { small: 1, medium: 1.2, large: 1.4 };
+export const SIZE_DEFAULT = "medium";
+
+// A lane's label: lines of LABEL_LINE units, wrapped at the label's width (never cut).
+export const LABEL_LINE = 12;
+
+// A folded family's coverage view: one row per group of lanes.
+export const FOLD_ROW_H = 12;
 
 export const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
 
@@ -248,6 +261,32 @@ export function indicesText(idxs, room) {
 }
 
 export const idxList = (i) => `[${i.join(", ")}]`;
+
+/**
+ * `text` as lines of at most `room` characters, the first of at most `firstRoom`: broken at spaces,
+ * a word longer than a line broken inside it. Nothing is left out (no ellipsis); the first line is
+ * "" when not even a piece of the first word fits in `firstRoom` (the caller starts a new line).
+ */
+export function wrapText(text, room, firstRoom = room) {
+  room = Math.max(1, Math.floor(room));
+  const lines = [""];
+  let cap = Math.max(0, Math.floor(firstRoom));
+  for (const word of String(text).split(" ").filter((w) => w !== "")) {
+    let rest = word;
+    while (rest) {
+      const line = lines[lines.length - 1], gap = line ? 1 : 0;
+      if (line.length + gap + rest.length <= cap) { lines[lines.length - 1] = line + (gap ? " " : "") + rest; rest = ""; break; }
+      if (!line && rest.length > cap && cap > 0 && rest.length > room) {
+        // a word longer than any line: cut it at the line's end, the rest goes on
+        lines[lines.length - 1] = rest.slice(0, cap);
+        rest = rest.slice(cap);
+      }
+      lines.push("");
+      cap = room;
+    }
+  }
+  return lines;
+}
 
 // ---- state.mjs
 // state: the snapshot as the renderer holds it (deltas applied, previews attached) and small helpers over it.
@@ -555,6 +594,13 @@ export const SPENT = "this picture's work budget is spent";
 // ---- order.mjs
 // order: the logical-order path under a lane zoomed to bytes (indices above, arcs below).
 
+/** Whether a walk (elements in row-major index order) only ever moves forward in memory: its order
+ * path is then a plain run of arcs, and it is not the lane whose path is shown by default. */
+export function walksForward(els) {
+  for (let k = 1; k < els.length; k++) if (els[k].start <= els[k - 1].start) return false;
+  return true;
+}
+
 export function orderSvg(v, els, cells, yb, cellW, frame) {
   const steps = new Map(), starts = [];
   let prev = null, prevFlat = 0;
@@ -646,27 +692,66 @@ export function overviewRun(v, o, x, a, b, why) {
 // ---- lane.mjs
 // lane: one view's lane: label, footprint, overlaps, element cells or an overview run.
 
+/**
+ * A lane's label as lines that fit the label column, wrapped, never cut: its name (and "temporary",
+ * "copied", dtype and shape), then its strides and offset, how many values it reads from how many
+ * bytes with its idiom tags, then the chain it was made from. Each line is a list of [text, class]
+ * pieces; the name's pieces have class "". `h` is the height the lines need.
+ */
+export function labelLayout(v) {
+  const room = Math.floor((LABEL_W - 16) / CHAR_W);
+  const tuple = (xs) => `(${xs.join(", ")}${xs.length === 1 ? "," : ""})`;
+  const strides = v.strides ? tuple(v.strides) : `${tuple(v.bstrides)} B`;
+  const offset = v.storage_offset ?? v.byte_offset;
+  const mark = v.max_hits > 1 ? `\u27f2\u00d7${v.max_hits}` : v.self_overlap === null ? "\u27f2?" : "";
+  const nvals = v.numel ?? 0, from = v.touched_bytes == null ? "?" : v.touched_bytes;
+  const groups = [
+    [[String(v.name), "name"], isTemporary(v) ? ["temporary", "pti-temp-tag"] : null,
+      isCopied(v) ? ["copied", "pti-copied-tag"] : null, [shapeText(v), "pti-dim"]],
+    [[`strides ${strides} \u00b7 offset ${offset}`, ""]],
+    [[`${nvals} value${nvals === 1 ? "" : "s"} from ${from} B`, ""], ...(v.tags || []).map((t) => [`\u00b7 ${t}`, ""]),
+      mark ? [mark, "pti-mark"] : null],
+    [[chainText(v), ""]],
+  ];
+  const lines = [];
+  for (const group of groups) {
+    let line = null;
+    for (const piece of group.filter((p) => p && p[0])) {
+      const [text, cls] = piece;
+      const used = line ? line.reduce((n, [t]) => n + t.length, 0) + line.length : 0;   // its pieces and a space after each
+      const parts = wrapText(text, room, line ? room - used : room);
+      parts.forEach((part, k) => {
+        if (k > 0 || !line) { line = []; lines.push(line); }
+        if (part) line.push([part, cls]);
+      });
+    }
+  }
+  return { lines: lines.filter((l) => l.length), h: 4 + LABEL_LINE * lines.filter((l) => l.length).length };
+}
+
+function labelText(layout, x, y) {
+  return layout.lines.map((line, k) => {
+    const isName = line[0][1] === "name";
+    const body = line.map(([t, cls], j) => {
+      const sep = j < line.length - 1 ? " " : "";
+      return cls === "name" || (!isName && cls === "") ? esc(t) + sep : `<tspan class="${cls}">${esc(t)}</tspan>${sep}`;
+    }).join("");
+    return `<text class="${isName ? "pti-name" : "pti-tags"}" x="${x}" y="${y + 11 + k * LABEL_LINE}">${body}</text>`;
+  }).join("");
+}
+
 export function laneSvg(state, r, v, o, frame) {
   const { z0, z1, sx, y, detail, scale } = o;
   const parts = [], temp = isTemporary(v), color = v.color || PALETTE[0];
-  const tags = (v.tags || []).join(" \u00b7 ");
-  const mark = v.max_hits > 1 ? ` \u27f2\u00d7${abbreviate(String(v.max_hits), 5)}` : v.self_overlap === null ? " \u27f2?" : "";
-  const name = clip(String(v.name), 14);
-  const copied = isCopied(v), chain = chainText(v);
-  const shapeRoom = Math.max(6, 32 - name.length - (temp ? 10 : 0) - (copied ? 7 : 0));
+  const copied = isCopied(v), layout = o.label || labelLayout(v);
   const title = `${v.name}: ${shapeText(v)}${temp ? ` (temporary${v.note ? `: ${v.note}` : ""})` : v.note ? ` (${v.note})` : ""}` +
     (v.lineage_text ? `\n${v.lineage_text}` : "") + (v.origin && v.origin.text ? `\n${v.origin.text}` : "");
-  const line2 = [chain, tags].filter(Boolean).join(" \u00b7 ");
-  parts.push(`<g class="pti-label" data-view="${esc(v.id)}"><title>${esc(title)}</title>` +
-    `<rect class="pti-swatch${temp ? " pti-swatch-temp" : ""}" x="${PAD}" y="${y + 2}" width="6" height="22" fill="${color}"` +
-    `${temp ? ` stroke="${color}"` : ""}/>` +
-    `<text class="pti-name" x="${PAD + 10}" y="${y + 11}">${esc(name)}` +
-    `${temp ? ` <tspan class="pti-temp-tag">temporary</tspan>` : ""}` +
-    `${copied ? ` <tspan class="pti-copied-tag">copied</tspan>` : ""} ` +
-    `<tspan class="pti-dim">${esc(clip(shapeText(v), shapeRoom))}</tspan></text>` +
-    (v.readonly ? lockSvg(LABEL_W - 8, y + 1) : "") +
-    `<text class="pti-tags" x="${PAD + 10}" y="${y + 23}">${esc(clip(line2, 31 - mark.length))}` +
-    `<tspan class="pti-mark">${mark}</tspan></text></g>`);
+  const pin = o.pinnable ? ` tabindex="0" role="button" aria-pressed="${!!o.pinned}" ` +
+    `aria-label="show the order ${esc(v.name)} walks its elements"` : "";
+  parts.push(`<g class="pti-label" data-view="${esc(v.id)}"${pin}><title>${esc(title)}</title>` +
+    `<rect class="pti-swatch${temp ? " pti-swatch-temp" : ""}" x="${PAD}" y="${y + 2}" width="6" height="${Math.max(22, layout.h - 6)}" fill="${color}"` +
+    `${temp ? ` stroke="${color}"` : ""}/>` + labelText(layout, PAD + 10, y) +
+    (v.readonly ? lockSvg(LABEL_W - 8, y + 1) : "") + `</g>`);
   const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
   const [f0, f1] = v.footprint;
   if (f1 > z0 && f0 < z1 && f1 > f0) {
@@ -678,7 +763,7 @@ export function laneSvg(state, r, v, o, frame) {
   parts.push(body.svg, overlapRects(state, v, frame, x, y, z0, z1), body.labels || "");
   const cls = ["pti-lane", v.self_overlap ? "pti-selfovl" : "", v.in_bounds === false ? "pti-oob" : "",
     temp ? "pti-temp" : "", copied ? "pti-copied" : "", body.overview ? "pti-overview" : "",
-    o.flash ? "pti-flash" : ""].filter(Boolean).join(" ");
+    o.flash ? "pti-flash" : "", o.pinned ? "pti-order-pinned" : ""].filter(Boolean).join(" ");
   return `<g class="${cls}" data-view="${esc(v.id)}" data-name="${esc(v.name)}" data-region="${esc(r.id)}"` +
     `${o.flash ? o.tickAttr : ""}>` + parts.join("") + `</g>`;
 }
@@ -753,6 +838,7 @@ function detailCells(r, v, o, frame, x) {
 // table: who owns what, one row per view, and the legend.
 
 // ------------------------------------------------------------------ who owns what
+const LINE = 12;     // between the lines of a wrapped cell
 const tuple = (xs) => (xs == null ? "\u2014" : `(${xs.join(", ")}${xs.length === 1 ? "," : ""})`);
 
 /** "base 16 B, grid 4 B, and 3 more": the views this one shares bytes with (the pairs in state.overlaps). */
@@ -804,11 +890,11 @@ function fitColumns(cols, cells, room) {
 /**
  * Who owns what, under a buffer's lanes: one row per view (name, layout, bytes touched, alone and
  * shared, with whom, read-only, provenance) and the buffer's total, each byte counted once. Column
- * widths follow their text; when the picture is too narrow, the columns that may shrink clip
+ * widths follow their text; when the picture is too narrow, the columns that may shrink wrap
  * their text (the full text is in the cell's title), and a picture narrower still leaves out the
  * columns the lanes already show (TABLE_DROP; the table's data-hidden names them).
  */
-export function tableSvg(state, r, views, y0, width, frame) {
+export function tableSvg(state, r, views, y0, width, frame, nViews = views.length) {
   const rows = views.slice(0, LIMITS.tableRows);
   const all = rows.map((v) => TABLE_COLS.map(([key, , , f]) => String(key === "with" ? partnersText(state, v, frame) : f(v))));
   const chars = Math.floor((width - 2 * PAD - 14) / CHAR_W);
@@ -824,11 +910,15 @@ export function tableSvg(state, r, views, y0, width, frame) {
   const xs = [];
   widths.reduce((x, w) => { xs.push(x); return x + (w + 2) * CHAR_W; }, PAD + 14);
   const hidden = TABLE_COLS.filter(([key], c) => !cols.includes(c) && (lineage || key !== "lineage")).map(([key]) => key);
+  // a cell too long for its column wraps onto more lines of its row (its title keeps the text whole)
   const text = (t, k, cls, y) => {
-    const shown = clip(t, widths[k]);
-    return `<text class="${cls}" data-col="${TABLE_COLS[cols[k]][0]}" x="${xs[k].toFixed(1)}" y="${y}">` +
-      `${shown !== t ? `<title>${esc(t)}</title>` : ""}${esc(shown)}</text>`;
+    const lines = wrapText(t, widths[k]), x = xs[k].toFixed(1);
+    const body = lines.length === 1 ? esc(t) : lines.map((line, j) =>
+      `<tspan x="${x}" dy="${j ? LINE : 0}">${esc(line)}</tspan>`).join("");
+    return `<text class="${cls}" data-col="${TABLE_COLS[cols[k]][0]}" x="${x}" y="${y}">` +
+      `${lines.length > 1 ? `<title>${esc(t)}</title>` : ""}${body}</text>`;
   };
+  const height = (row) => ROW_H + LINE * (Math.max(...row.map((t, k) => wrapText(t, widths[k]).length)) - 1);
   const parts = [`<g class="pti-table" data-region="${esc(r.id)}"${hidden.length ? ` data-hidden="${hidden.join(",")}"` : ""}>`];
   parts.push(`<g class="pti-thead">` + cols.map((c, k) => {
     const [, head, hint] = TABLE_COLS[c];
@@ -836,19 +926,31 @@ export function tableSvg(state, r, views, y0, width, frame) {
   }).join("") + `</g>`);
   let y = y0 + ROW_H;
   rows.forEach((v, k) => {
+    const h = height(cells[k]);
     parts.push(`<g class="pti-row" data-view="${esc(v.id)}" data-name="${esc(v.name)}">` +
-      `<rect class="pti-row-bg${k % 2 ? " pti-odd" : ""}" x="${PAD}" y="${y}" width="${width - 2 * PAD}" height="${ROW_H}"/>` +
+      `<rect class="pti-row-bg${k % 2 ? " pti-odd" : ""}" x="${PAD}" y="${y}" width="${width - 2 * PAD}" height="${h}"/>` +
       `<rect x="${PAD + 3}" y="${y + 4}" width="8" height="8" fill="${v.color || PALETTE[0]}"/>` +
       cells[k].map((t, c) => text(t, c, t === "?" ? "pti-td pti-unknown-n" : "pti-td", y + 12)).join("") +
       (v.ownership_note ? `<title>${esc(v.ownership_note)}</title>` : "") + `</g>`);
-    y += ROW_H;
+    y += h;
   });
   if (views.length > rows.length) {
     parts.push(`<text class="pti-dim" x="${PAD + 14}" y="${y + 12}">and ${views.length - rows.length} more views</text>`);
     y += ROW_H;
   }
-  parts.push(`<text class="pti-total" x="${PAD + 14}" y="${y + 13}">${esc(clip(totalText(r, views.length), chars))}` +
+  if (nViews > views.length) {
+    // folded lanes are counted in the total, not listed (unfold them to list them)
+    parts.push(`<text class="pti-dim pti-folded-rows" x="${PAD + 14}" y="${y + 12}">and ${nViews - views.length} folded ` +
+      `lane${nViews - views.length === 1 ? "" : "s"}: unfold to list them</text>`);
+    y += ROW_H;
+  }
+  const total = wrapText(totalText(r, nViews), chars);
+  parts.push(`<text class="pti-total" x="${PAD + 14}" y="${y + 13}">${esc(total[0])}` +
     `${r.union_note ? `<title>${esc(r.union_note)}</title>` : ""}</text>`);
+  for (const line of total.slice(1)) {
+    y += ROW_H;
+    parts.push(`<text class="pti-total" x="${PAD + 14}" y="${y + 13}">${esc(line)}</text>`);
+  }
   parts.push(`</g>`);
   return [parts.join(""), y + ROW_H + 4];
 }
@@ -899,6 +1001,106 @@ export function legendSvg(y, width, ids, ordered, files) {
  * (unique per mounted view, since ids are global to the page and a removed
  * SVG takes its patterns with it), the work left, and overlaps by view.
  */
+
+// ---- fold.mjs
+// fold: a family of many lanes (views[0], views[1], ... as `inspect(views)` names a list's items)
+// folded into one compact coverage view: a few rows, each a group of lanes, shaded by how many of
+// them reach each stretch of bytes. 500 views stay one screen tall; a toggle unfolds them.
+
+const MEMBER = /^(.*)\[(\d+)\]$/;
+
+/**
+ * The families of `views` (in order): runs of consecutive views named `prefix[i]` with one prefix,
+ * at least `minSize` long. Returns [{key, prefix, members}], `key` naming the family in `ui.fold`.
+ */
+export function families(views, rid, minSize = LIMITS.foldMin) {
+  const out = [];
+  let cur = null;
+  for (const v of views) {
+    const m = MEMBER.exec(String(v.name));
+    if (m && cur && cur.prefix === m[1]) { cur.members.push(v); continue; }
+    if (cur && cur.members.length >= minSize) out.push(cur);
+    cur = m ? { key: `${rid}:${m[1]}`, prefix: m[1], members: [v] } : null;
+  }
+  if (cur && cur.members.length >= minSize) out.push(cur);
+  return out;
+}
+
+/** Whether a family is drawn folded: yes, until its toggle says otherwise. */
+export const folded = (ui, fam) => !(ui.fold && ui.fold[fam.key] === false);
+
+const isEmpty = (v) => !v.numel || !(v.footprint[1] > v.footprint[0]);
+
+/** Per bucket k of [z0, z0 + span) in `nb` buckets, how many of `views`' footprints meet it: one sweep. */
+export function foldCounts(views, z0, span, nb) {
+  const starts = views.map((v) => v.footprint[0]).sort((p, q) => p - q);
+  const ends = views.map((v) => v.footprint[1]).sort((p, q) => p - q);
+  const out = new Int32Array(nb);
+  let i = 0, j = 0;
+  for (let k = 0; k < nb; k++) {
+    const a = z0 + Math.floor((span * k) / nb), b = z0 + Math.floor((span * (k + 1)) / nb);
+    while (i < starts.length && starts[i] < Math.max(b, a + 1)) i++;
+    while (j < ends.length && ends[j] <= a) j++;
+    out[k] = i - j;
+  }
+  return out;
+}
+
+/** The toggle that folds or unfolds a family: pressed while folded. */
+export function foldToggle(rid, fam, on, x, y) {
+  const label = on ? "unfold" : "fold", w = Math.round(label.length * CHAR_W + 12);
+  return `<g class="pti-toggle${on ? " pti-on" : ""}" data-act="fold" data-region="${esc(rid)}" data-family="${esc(fam.key)}" ` +
+    `role="button" tabindex="0" aria-pressed="${on}" transform="translate(${x},${y})"><title>${on ? "show every lane of " :
+      "fold the lanes of "}${esc(fam.prefix)}</title><rect width="${w}" height="16" rx="3"/>` +
+    `<text x="${w / 2}" y="12" text-anchor="middle">${label}</text></g>`;
+}
+
+/**
+ * A folded family at `y`: a header line (what was folded, how many empty lanes are hidden) and one
+ * row per group of lanes, each a bar over the visible bytes [z0, z1) shaded by how many of the
+ * group's footprints reach each stretch. Returns [svg, height]. Its cost: rows x buckets, whatever
+ * the family's size (plus one sort of its footprints).
+ */
+export function foldSvg(rid, fam, g, y) {
+  const { z0, span, sx, sw, width } = g;
+  const live = fam.members.filter((v) => !isEmpty(v)), hidden = fam.members.length - live.length;
+  const per = Math.max(1, Math.ceil(live.length / LIMITS.foldRows)), rows = Math.ceil(live.length / per);
+  const head = `${fam.prefix}: ${fam.members.length} lanes folded into ${rows} row${rows === 1 ? "" : "s"}` +
+    (per > 1 ? ` of up to ${per}` : "") + (hidden ? `; ${hidden} empty lane${hidden === 1 ? "" : "s"} hidden` : "");
+  const room = Math.floor((width - 2 * PAD - 70) / CHAR_W);
+  const lines = wrapText(head, room);
+  const parts = [`<g class="pti-fold" data-region="${esc(rid)}" data-family="${esc(fam.key)}" data-lanes="${fam.members.length}" ` +
+    `data-rows="${rows}" data-hidden="${hidden}">`];
+  lines.forEach((t, k) => parts.push(`<text class="pti-fold-head" x="${PAD}" y="${y + 12 + k * 13}">${esc(t)}</text>`));
+  parts.push(foldToggle(rid, fam, true, width - PAD - 60, y + 1));
+  let yy = y + 6 + 13 * lines.length;
+  const nb = Math.max(1, Math.min(Math.ceil(sw / 3), span)), bw = sw / nb;
+  const color = fam.members[0].color || PALETTE[0];
+  for (let k = 0; k < rows; k++) {
+    const group = live.slice(k * per, (k + 1) * per);
+    const idx = (v) => MEMBER.exec(v.name)[2];
+    const name = group.length > 1 ? `[${idx(group[0])}\u2013${idx(group[group.length - 1])}]` : `[${idx(group[0])}]`;
+    parts.push(`<g class="pti-fold-row" data-first="${esc(group[0].id)}" data-count="${group.length}">` +
+      `<text class="pti-fold-name" x="${LABEL_W - 4}" y="${yy + 10}" text-anchor="end">${esc(fam.prefix + name)}</text>` +
+      `<rect class="pti-fold-bg" x="${sx}" y="${yy + 1}" width="${sw}" height="${FOLD_ROW_H - 2}"/>`);
+    const counts = foldCounts(group, z0, span, nb);
+    for (let b = 0; b < nb;) {
+      let e = b + 1;
+      while (e < nb && counts[e] === counts[b]) e++;
+      if (counts[b] > 0) {
+        parts.push(`<rect class="pti-fold-run" x="${(sx + b * bw).toFixed(2)}" y="${yy + 1}" width="${((e - b) * bw).toFixed(2)}" ` +
+          `height="${FOLD_ROW_H - 2}" fill="${color}" fill-opacity="${(0.2 + (0.8 * counts[b]) / group.length).toFixed(2)}">` +
+          `<title>${esc(fam.prefix + name)}: ${counts[b]} of ${group.length} lanes reach bytes ` +
+          `[${z0 + Math.floor((span * b) / nb)}, ${z0 + Math.floor((span * e) / nb)})</title></rect>`);
+      }
+      b = e;
+    }
+    parts.push(`</g>`);
+    yy += FOLD_ROW_H;
+  }
+  parts.push(`</g>`);
+  return [parts.join(""), yy - y + 6];
+}
 
 // ---- region.mjs
 // region: one buffer's picture: header, badges, byte strip or overview, mapped-file strip, its lanes.
@@ -1009,11 +1211,17 @@ export function regionSvg(state, r, k, ui, y0, width, frame) {
   const [z0, z1] = visibleRange(r, ui);
   const span = Math.max(1, z1 - z0), detail = span <= LIMITS.detailBytes && r.host;
   const views = regionViews(state, r);
-  const drawn = views.slice(0, Math.max(0, frame.work.lanes));
+  // a family of many lanes (a list's items) is folded into one coverage view; the rest are lanes
+  const fams = families(views, r.id), inFold = new Map();
+  for (const fam of fams) for (const v of fam.members) inFold.set(v.id, fam);
+  const isFolded = (v) => inFold.has(v.id) && folded(ui, inFold.get(v.id));
+  const shown = views.filter((v) => !isFolded(v));
+  const drawn = shown.slice(0, Math.max(0, frame.work.lanes));
   frame.work.lanes -= drawn.length;
   const flash = flashSet(ui, r);
   // one region's frame: what its parts share (y is where the next part starts)
-  const g = { state, r, ui, width, frame, sx, sw, z0, z1, span, detail, views, drawn, y: y0, scale: sw / span,
+  const g = { state, r, ui, width, frame, sx, sw, z0, z1, span, detail, views, shown, drawn, inFold, isFolded,
+    y: y0, scale: sw / span,
     hit: (a, b) => flash && flash.some(([lo, hi]) => a < hi && lo < b),
     // A flashing node carries its flash's tick, so the next flash is new markup and flashes again.
     tickAttr: ` data-tick="${(ui.flash && ui.flash.tick) || 0}"` };
@@ -1028,7 +1236,7 @@ export function regionSvg(state, r, k, ui, y0, width, frame) {
   }
   parts.push(minimapSvg(g), byteStrip(g), regionLanes(g));
   if (tableShown(ui, r)) {
-    const [svg, next] = tableSvg(state, r, views, g.y + 4, width, frame);
+    const [svg, next] = tableSvg(state, r, shown, g.y + 4, width, frame, views.length);
     parts.push(svg);
     g.y = next;
   }
@@ -1054,9 +1262,10 @@ function regionHeader(g, k) {
   g.y += 24;
   const writer = ui.past && ui.flash && ui.flash.writers && ui.flash.writers[r.id];
   if (writer) {
+    const lines = wrapText(`this step: ${writer}`, Math.floor((width - 2 * PAD) / CHAR_W));
     parts.push(`<text class="pti-writer" data-region="${esc(r.id)}" x="${PAD}" y="${g.y + 9}">` +
-      `${esc(clip(`this step: ${writer}`, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
-    g.y += 16;
+      `${wrappedText(lines, PAD, 13)}</text>`);
+    g.y += 16 + 13 * (lines.length - 1);
   }
   return parts.join("");
 }
@@ -1121,32 +1330,65 @@ function bucketStrip(g) {
   return parts.join("");
 }
 
-/** One lane per drawn view (with the order path on, a row of indices above and the path below), then
- * what was left out: lanes past the limit, pairs the model did not list. */
+/** One lane per drawn view (with the order path on, a row of indices above and the path below), a
+ * coverage view in place of each folded family, then what was left out: lanes past the limit, pairs
+ * the model did not list. Lanes are as tall as their wrapped labels. The order path shows for one lane
+ * at a time (and for the lane under the pointer): the one picked, else the first whose walk steps back
+ * or repeats a cell. */
 function regionLanes(g) {
   const { state, r, ui, views, drawn, detail, frame, width } = g, parts = [];
   const order = detail && orderShown(ui, r);
-  const laneH = LANE_H + (order ? ORDER_ROW + ORDER_BELOW : 0);
-  for (const v of drawn) {
+  const picked = ui.orderLane && r.id in ui.orderLane ? ui.orderLane[r.id] : undefined;
+  let pinned = picked;
+  if (order && pinned === undefined) {
+    pinned = null;
+    for (const v of drawn) if (typeof g.perView[v.id] !== "string" && !walksForward(g.perView[v.id])) { pinned = v.id; break; }
+  }
+  const isDrawn = new Set(drawn.map((v) => v.id)), foldDone = new Set();
+  for (const v of views) {
+    const fam = g.inFold.get(v.id);
+    if (fam && !foldDone.has(fam.key)) {
+      foldDone.add(fam.key);
+      if (g.isFolded(v)) {
+        const [svg, h] = foldSvg(r.id, fam, g, g.y);
+        parts.push(svg);
+        g.y += h;
+        continue;
+      }
+      parts.push(foldToggle(r.id, fam, false, width - PAD - 48, g.y + 1) +
+        `<text class="pti-fold-head" x="${PAD}" y="${g.y + 12}">${esc(fam.prefix)}: ${fam.members.length} lanes</text>`);
+      g.y += 20;
+    }
+    if (!isDrawn.has(v.id)) continue;
+    const label = labelLayout(v);
     parts.push(laneSvg(state, r, v, { z0: g.z0, z1: g.z1, sx: g.sx, sw: g.sw, y: g.y + (order ? ORDER_ROW : 0), detail,
-      order, scale: g.scale, els: g.perView[v.id], flash: frame.changedViews.has(v.id), hit: g.hit, tickAttr: g.tickAttr },
-    frame));
-    g.y += laneH;
+      order, scale: g.scale, els: g.perView[v.id], flash: frame.changedViews.has(v.id), hit: g.hit, tickAttr: g.tickAttr,
+      label, pinnable: order, pinned: order && pinned === v.id }, frame));
+    g.y += (order ? ORDER_ROW : 0) + Math.max(LANE_H + (order ? ORDER_BELOW : 0), label.h);
   }
   if (order) frame.ordered = true;
-  if (drawn.length < views.length) {
-    const more = views.length - drawn.length;
+  if (drawn.length < g.shown.length) {
+    const more = g.shown.length - drawn.length;
     parts.push(`<text class="pti-dim pti-more" x="${PAD}" y="${g.y + 12}">and ${more} more view${more === 1 ? "" : "s"} ` +
       `of this buffer, not drawn (more than ${LIMITS.lanes} lanes in one picture); hovering a byte still lists them</text>`);
     g.y += 20;
   }
   if (r.overlaps_note) {
-    // the model lists only some of the overlapping pairs (see widgets/_pairs.py): say which
-    parts.push(`<text class="pti-dim pti-pairs" x="${PAD}" y="${g.y + 12}">` +
-      `${esc(clip(r.overlaps_note, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
-    g.y += 20;
+    // the model lists only some of the overlapping pairs (see widgets/_pairs.py): say which, in full
+    for (const line of wrapText(r.overlaps_note, Math.floor((width - 2 * PAD) / CHAR_W))) {
+      parts.push(`<text class="pti-dim pti-pairs" x="${PAD}" y="${g.y + 12}">${esc(line)}</text>`);
+      g.y += 14;
+    }
+    g.y += 6;
   }
   return parts.join("");
+}
+
+/** Lines of one <text>: the first as plain text, the rest as tspans `lineH` apart, each break's space kept
+ * (so the text reads whole), none cut. */
+function wrappedText(lines, x, lineH) {
+  const sp = (k) => (k < lines.length - 1 ? " " : "");
+  return lines.map((t, k) => (k ? `<tspan x="${x}" dy="${lineH}">${esc(t)}${sp(k)}</tspan>` : esc(t) + sp(k))).join("");
 }
 
 // ------------------------------------------------------------------ mapped files
@@ -1179,9 +1421,10 @@ function pixelRuns(ranges, z0, z1, x) {
 function fileSvg(r, z0, z1, sx, sw, y, width) {
   const f = r.file, parts = [`<g class="pti-file" data-region="${esc(r.id)}" data-mapping="${esc(f.mapping)}">`];
   const head = fileHeader(f);
+  const headLines = wrapText(head, Math.floor((width - 2 * PAD) / CHAR_W));
   parts.push(`<text class="pti-file-head" x="${PAD}" y="${y + 9}"><title>${esc(head)}</title>` +
-    `${esc(clip(head, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
-  y += 14;
+    `${wrappedText(headLines, PAD, 13)}</text>`);
+  y += 1 + 13 * headLines.length;
   const scale = sw / Math.max(1, z1 - z0);
   const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
   parts.push(`<text class="pti-lbl pti-dim" x="${PAD}" y="${y + 7}">pages</text>` +
@@ -1194,8 +1437,9 @@ function fileSvg(r, z0, z1, sx, sw, y, width) {
   parts.push(...pixelRuns(f.cow, z0, z1, x).map(page("pti-cow", "copied on write: this process's own copy, no longer the file's bytes")));
   const notes = [f.resident ? "" : f.resident_note, f.cow ? "" : f.cow_note].filter(Boolean);
   if (notes.length) {
-    parts.push(`<text class="pti-file-note pti-dim" x="${sx + 4}" y="${y + 18}">${esc(clip(notes.join("; "), Math.floor((sw - 8) / CHAR_W)))}</text>`);
-    y += 10;
+    const lines = wrapText(notes.join("; "), Math.floor((sw - 8) / CHAR_W));
+    parts.push(`<text class="pti-file-note pti-dim" x="${sx + 4}" y="${y + 18}">${wrappedText(lines, sx + 4, 13)}</text>`);
+    y += 10 + 13 * (lines.length - 1);
   }
   parts.push(`</g>`);
   return [parts.join(""), y + 14];
@@ -1222,13 +1466,16 @@ function frameOf(state, ui) {
 }
 
 const MAX_GONE = 20;
+const MIN_UNITS = 560;     // narrowest picture drawn, in units: a narrower page scrolls it sideways
 
 /**
  * The whole picture as an SVG string. `ui`: {zoom: {regionId: [lo, hi]}, flash: changes, width, uid}.
  * Its cost is bounded by LIMITS, whatever the layouts, sizes and number of views.
  */
 export function renderSvg(state, ui = {}) {
-  const width = ui.width || state.width || W_DEFAULT;
+  // drawn at `width / zoom` units, shown `width` pixels wide: the size control magnifies every part alike
+  const zoom = SIZES[ui.size] || 1, px = ui.width || state.width || W_DEFAULT;
+  const width = Math.max(MIN_UNITS, Math.round(px / zoom));
   const frame = frameOf(state, ui);
   const parts = [];
   let y = 8;
@@ -1245,15 +1492,18 @@ export function renderSvg(state, ui = {}) {
   if (gone.length) {
     const text = gone.slice(0, MAX_GONE).map((g) => `${g.name} (${g.note})`).join(", ") +
       (gone.length > MAX_GONE ? `, and ${gone.length - MAX_GONE} more` : "");
-    parts.push(`<text class="pti-gone" x="${PAD}" y="${y + 12}">freed: ${esc(clip(text, 140))}</text>`);
-    y += 20;
+    // one text, wrapped (never cut): each line a tspan, the space at each break kept
+    const lines = wrapText(`freed: ${text}`, Math.floor((width - 2 * PAD) / CHAR_W));
+    parts.push(`<text class="pti-gone" x="${PAD}" y="${y + 12}">` + lines.map((t, k) =>
+      `<tspan x="${PAD}" dy="${k ? 14 : 0}">${esc(t)}${k < lines.length - 1 ? " " : ""}</tspan>`).join("") + `</text>`);
+    y += 6 + 14 * lines.length;
   }
   const [legend, legendH] = legendSvg(y, width, frame.ids, frame.ordered, frame.files);
   parts.push(legend);
   y += legendH;
   const gen = state.generation ?? 0, tick = (ui.flash && ui.flash.tick) || 0;
-  return `<svg class="pti-svg" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" ` +
-    `viewBox="0 0 ${width} ${y}" data-generation="${gen}" data-flash="${tick}"${ui.past ? ` data-past="true"` : ""} role="img" ` +
+  return `<svg class="pti-svg" xmlns="http://www.w3.org/2000/svg" width="${Math.round(width * zoom)}" ` +
+    `height="${Math.round(y * zoom)}" viewBox="0 0 ${width} ${y}" data-size="${ui.size || "small"}" data-generation="${gen}" data-flash="${tick}"${ui.past ? ` data-past="true"` : ""} role="img" ` +
     `aria-label="pytensor memory inspector">` + defs(frame.ids) + parts.join("") + `</svg>`;
 }
 
@@ -1330,6 +1580,13 @@ export function mount(el, opts) {
   const v = mountDom(el, opts);
   const onOver = (ev) => hoverAt(v, ev), onMove = (ev) => { if (!v.tip.hidden) placeTip(v, ev); };
   const onLeave = () => { clearHl(v); hideTip(v); }, onClick = (ev) => click(v, ev), onScroll = () => hideTip(v);
+  // the picture's buttons (toggles, a lane's order) answer Enter and Space as a button does
+  const onKey = (ev) => {
+    if ((ev.key === "Enter" || ev.key === " ") && ev.target.closest(".pti-toggle, .pti-label[tabindex]")) {
+      ev.preventDefault();
+      click(v, ev);
+    }
+  };
   v.hist.onPick = (generation) => {
     if (generation == null) showStep(v, null);
     else if (opts.send) opts.send({ op: "step", generation });
@@ -1338,6 +1595,7 @@ export function mount(el, opts) {
   v.holder.addEventListener("mousemove", onMove);
   v.holder.addEventListener("mouseleave", onLeave);
   v.holder.addEventListener("click", onClick);
+  v.holder.addEventListener("keydown", onKey);
   // A fixed tooltip would stay put while the page scrolls under it.
   window.addEventListener("scroll", onScroll, { capture: true, passive: true });
   return {
@@ -1353,6 +1611,7 @@ export function mount(el, opts) {
       v.holder.removeEventListener("mousemove", onMove);
       v.holder.removeEventListener("mouseleave", onLeave);
       v.holder.removeEventListener("click", onClick);
+      v.holder.removeEventListener("keydown", onKey);
       window.removeEventListener("scroll", onScroll, { capture: true });
       v.layer.remove();
       v.root.remove();
@@ -1370,7 +1629,10 @@ function mountDom(el, opts) {
   const hist = historyBar();
   const holder = document.createElement("div");
   holder.className = "pti-holder";
-  root.append(bar, hist.el, holder);
+  const head = document.createElement("div");
+  head.className = "pti-head";
+  head.append(bar);
+  root.append(head, hist.el, holder);
   el.appendChild(root);
   // The tooltip lives on <body>, outside every box that clips (the holder's
   // scroll area, notebook output areas); pti-root gives it the scoped styles.
@@ -1383,9 +1645,14 @@ function mountDom(el, opts) {
   document.body.appendChild(layer);
   // The ownership table starts open in a static page (a document to read) and folded in a live
   // widget (a notebook stacks many; its repr prints the same numbers): one click either way.
+  // orderLane: per region, the lane whose order path is shown (null: none); fold: per family, false
+  // when unfolded; size: the size control's choice (SIZES)
   const ui = { zoom: {}, order: {}, table: {}, tableDefault: !opts.live, flash: null, width: 0,
-    uid: `${PAGE_TAG}${++mounted}` };
-  return { opts, root, bar, hist, holder, layer, tip, ui, state: null, flashTimer: null, past: null };
+    uid: `${PAGE_TAG}${++mounted}`, orderLane: {}, fold: {}, size: SIZE_DEFAULT };
+  const v = { opts, root, bar, hist, holder, layer, tip, ui, state: null, flashTimer: null, past: null };
+  head.append(sizeControl(v));
+  root.dataset.size = layer.dataset.size = ui.size;
+  return v;
 }
 
 const shownState = (v) => (v.past ? v.past.state : v.state);
@@ -1396,7 +1663,9 @@ export function redraw(v) {
   ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
   const flash = ui.flash;
   if (past) { ui.flash = past.changes; ui.past = true; }
+  const focused = focusKey(holder);
   patchPicture(holder, renderSvg(shown, ui));
+  refocus(holder, focused);
   if (past) { ui.flash = flash; ui.past = false; }
   bar.textContent = `${shown.views.length} view${shown.views.length === 1 ? "" : "s"} of ` +
     `${shown.regions.length} buffer${shown.regions.length === 1 ? "" : "s"} \u00b7 ` +
@@ -1502,8 +1771,16 @@ function click(v, ev) {
   if (!shown) return;
   const toggle = ev.target.closest(".pti-toggle");
   if (toggle) {
-    const key = toggle.dataset.act === "order" ? "order" : "table";
-    v.ui[key][toggle.dataset.region] = toggle.getAttribute("aria-pressed") !== "true";
+    const act = toggle.dataset.act, on = toggle.getAttribute("aria-pressed") !== "true";
+    if (act === "fold") v.ui.fold[toggle.dataset.family] = on;
+    else v.ui[act === "order" ? "order" : "table"][toggle.dataset.region] = on;
+    redraw(v);
+    return;
+  }
+  const label = ev.target.closest(".pti-label[tabindex]"), lane = label && label.closest(".pti-lane");
+  if (lane) {
+    // one lane's order path at a time: this one, or (clicked again) none
+    v.ui.orderLane[lane.dataset.region] = label.getAttribute("aria-pressed") === "true" ? null : label.dataset.view;
     redraw(v);
     return;
   }
@@ -1613,6 +1890,58 @@ export function historyBar() {
   });
   live.addEventListener("click", () => h.onPick(null));
   return h;
+}
+
+/**
+ * The size control above the picture: small, medium, large (SIZES), as radio buttons a keyboard
+ * reaches with Tab and works with Enter, Space or the arrow keys. The choice is the picture's
+ * (`ui.size`, and the root's data-size), kept across redraws and updates.
+ */
+export function sizeControl(v) {
+  const group = document.createElement("div");
+  group.className = "pti-sizes";
+  group.setAttribute("role", "radiogroup");
+  group.setAttribute("aria-label", "picture size");
+  const names = Object.keys(SIZES);
+  const pick = (name) => {
+    v.ui.size = name;
+    v.root.dataset.size = v.layer.dataset.size = name;
+    for (const b of group.children) b.setAttribute("aria-checked", String(b.dataset.size === name));
+    redraw(v);
+  };
+  for (const name of names) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "pti-size";
+    b.dataset.size = name;
+    b.textContent = name;
+    b.setAttribute("role", "radio");
+    b.setAttribute("aria-checked", String(name === v.ui.size));
+    b.addEventListener("click", () => pick(name));
+    b.addEventListener("keydown", (ev) => {
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[ev.key];
+      if (!step) return;
+      ev.preventDefault();
+      const next = names[(names.indexOf(name) + step + names.length) % names.length];
+      pick(next);
+      group.querySelector(`[data-size="${next}"]`).focus();
+    });
+    group.append(b);
+  }
+  return group;
+}
+
+/** What has the keyboard's focus in the picture, as a selector that finds it again after a redraw. */
+function focusKey(holder) {
+  const a = holder.ownerDocument && holder.ownerDocument.activeElement;
+  if (!a || !holder.contains(a)) return null;
+  const attrs = ["data-act", "data-region", "data-family", "data-view"].filter((k) => a.hasAttribute(k));
+  return `.${a.classList[0]}` + attrs.map((k) => `[${k}="${CSS.escape(a.getAttribute(k))}"]`).join("");
+}
+
+function refocus(holder, key) {
+  const n = key && holder.querySelector(key);
+  if (n && typeof n.focus === "function") n.focus();
 }
 
 // ---- entry.mjs

@@ -178,7 +178,7 @@ test("temporary views are drawn dashed and tagged; lanes carry view, name and re
   assert.match(lane, /<rect class="pti-swatch pti-swatch-temp"[^>]* stroke="#[0-9a-f]{6}"/);
   assert.match(lane, /<tspan class="pti-temp-tag">temporary<\/tspan>/);
   assert.match(lane, /<title>[^<]*temporary: made by inspect\(x, x\[::2\]\) and collected\)<\/title>/);
-  assert.match(svg, /<text class="pti-gone"[^>]*>freed: old \(was int32\[2\]\)</);
+  assert.match(svg, /<text class="pti-gone"[^>]*><tspan[^>]*>freed: old \(was int32\[2\]\)</);
   assert.match(svg, /<g class="pti-region pti-detail" data-region="r1"/);
   const d = m.describeView(st, "v1");
   assert.deepEqual([d.status, d.note], ["temporary", "made by inspect(x, x[::2]) and collected"]);

@@ -66,7 +66,7 @@ test("lanes show element values, self-overlap and overlap shading", () => {
   const svg = m.renderSvg(fixedState());
   const vals = classesOf(svg, /<text class="pti-val" data-view="v0" data-index="\d+"[^>]*>([^<]*)</g);
   assert.deepEqual(vals, ["0", "1", "2", "3"]);
-  assert.match(svg, /<g class="pti-lane pti-selfovl" data-view="v2" data-name="bc" data-region="r1">/);
+  assert.match(svg, /<g class="pti-lane pti-selfovl pti-order-pinned" data-view="v2" data-name="bc" data-region="r1">/);
   assert.match(svg, /<rect class="pti-el pti-multi" data-view="v2" data-index="0,0" data-start="8" data-hits="3"/);
   assert.match(svg, />2×3<\/text>/);
   const lane1 = svg.split('<g class="pti-lane').find((part) => part.startsWith('" data-view="v1" '));

@@ -22,8 +22,11 @@ const nSteps = (body) => [...body.matchAll(/<path class="pti-step(?:[ "][^"]*)?"
 const cellX = (body) => Object.fromEntries([...body.matchAll(/<rect class="pti-el[^"]*" [^>]*data-start="(\d+)"[^>]*x="([\d.]+)"/g)]
   .map(([, s, x]) => [+s, +x]));
 const tableRows = (svg) => [...svg.matchAll(/<g class="pti-row" data-view="([^"]*)" data-name="[^"]*">([\s\S]*?)<\/g>(?=<g class="pti-row|<text|<\/g>)/g)]
-  .map(([, id, body]) => [id, Object.fromEntries([...body.matchAll(/<text class="[^"]*" data-col="([^"]*)"[^>]*>(?:<title>([^<]*)<\/title>)?([^<]*)<\/text>/g)]
-    .map(([, col, full, shown]) => [col, full ?? shown]))]);
+  .map(([, id, body]) => [id, Object.fromEntries([...body.matchAll(/<text class="[^"]*" data-col="([^"]*)"[^>]*>(?:<title>([^<]*)<\/title>)?((?:<tspan[^>]*>[^<]*<\/tspan>)+|[^<]*)<\/text>/g)]
+    .map(([, col, full, shown]) => [col, full ?? shown.replace(/<[^>]*>/g, "")]))]);
+// the same, for cells that may wrap onto several lines (tspans): {col: [its lines]}
+const tableLines = (svg) => [...svg.matchAll(/<text class="pti-t[dh][^"]*" data-col="([^"]*)" x="([\d.]+)"[^>]*>(?:<title>[^<]*<\/title>)?((?:<tspan[^>]*>[^<]*<\/tspan>)+|[^<]*)<\/text>/g)]
+  .map(([, col, x, body]) => [col, +x, body.includes("<tspan") ? [...body.matchAll(/<tspan[^>]*>([^<]*)<\/tspan>/g)].map((t) => t[1]) : [body]]);
 
 function flippedState() {
   const bytes = i32([0, 1, 2, 3, 4, 5]);
@@ -193,7 +196,7 @@ test("without the model's numbers the table says ?, and names partners from the 
   assert.match(m.renderSvg(st), /<text class="pti-td pti-unknown-n" data-col="touched"/);
 });
 
-test("the table fits its picture: long text is clipped with its whole text in a title, rows are capped", () => {
+test("the table fits its picture: long text wraps onto more lines, never cut, its whole text in a title; rows are capped", () => {
   const n = m.LIMITS.tableRows + 5;
   const long = "a_view_name_much_longer_than_the_table_column_allows";
   const views = Array.from({ length: n }, (_, k) => view(`v${k}`, k ? `partner_number_${k}` : long, "r1", [4], [4], 0,
@@ -206,10 +209,13 @@ test("the table fits its picture: long text is clipped with its whole text in a 
     assert.match(svg, new RegExp(`and ${n - m.LIMITS.tableRows} more views`));
     assert.equal(rows[0][1].view, long);                          // the title holds the whole name
     assert.match(rows[0][1].with, /and 3 more$/);
-    // every cell's last character ends inside the picture
-    const ends = [...svg.matchAll(/<text class="pti-t[dh][^"]*" data-col="[^"]*" x="([\d.]+)"[^>]*>(?:<title>[^<]*<\/title>)?([^<]*)</g)]
-      .map(([, x, t]) => +x + t.length * 6.2);
+    // every line of every cell ends inside the picture, and none is cut short with an ellipsis
+    const cells = tableLines(svg);
+    const ends = cells.flatMap(([, x, lines]) => lines.map((t) => x + t.length * 6.2));
     assert.ok(Math.max(...ends) <= width, `${Math.max(...ends)} > ${width}`);
+    assert.ok(!cells.some(([, , lines]) => lines.some((t) => t.endsWith("\u2026"))), "no cell is cut");
+    const nameLines = cells.find(([col, , lines]) => col === "view" && lines.join("").startsWith("a_view"))[2];
+    assert.ok(nameLines.length > 1 && nameLines.join("") === long, nameLines);   // wrapped, every character kept
     // a narrow picture leaves out columns the lanes already show, and says which
     const hidden = /<g class="pti-table" data-region="r1"(?: data-hidden="([^"]*)")?>/.exec(svg)[1];
     if (width === 640) assert.ok(hidden && hidden.split(",").includes("readonly"), hidden);

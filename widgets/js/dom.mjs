@@ -1,5 +1,5 @@
 // dom: the interactive view on a page: mounting, tooltips, zoom and history, patching the picture in place.
-import { LIMITS, W_DEFAULT } from "./geometry.mjs";
+import { LIMITS, SIZES, SIZE_DEFAULT, W_DEFAULT } from "./geometry.mjs";
 import { attachPreviews, toU8, visibleRange } from "./state.mjs";
 import {
   describeByte, describeElement, describeView, tipForByte, tipForElement, tipForView
@@ -62,6 +62,13 @@ export function mount(el, opts) {
   const v = mountDom(el, opts);
   const onOver = (ev) => hoverAt(v, ev), onMove = (ev) => { if (!v.tip.hidden) placeTip(v, ev); };
   const onLeave = () => { clearHl(v); hideTip(v); }, onClick = (ev) => click(v, ev), onScroll = () => hideTip(v);
+  // the picture's buttons (toggles, a lane's order) answer Enter and Space as a button does
+  const onKey = (ev) => {
+    if ((ev.key === "Enter" || ev.key === " ") && ev.target.closest(".pti-toggle, .pti-label[tabindex]")) {
+      ev.preventDefault();
+      click(v, ev);
+    }
+  };
   v.hist.onPick = (generation) => {
     if (generation == null) showStep(v, null);
     else if (opts.send) opts.send({ op: "step", generation });
@@ -70,6 +77,7 @@ export function mount(el, opts) {
   v.holder.addEventListener("mousemove", onMove);
   v.holder.addEventListener("mouseleave", onLeave);
   v.holder.addEventListener("click", onClick);
+  v.holder.addEventListener("keydown", onKey);
   // A fixed tooltip would stay put while the page scrolls under it.
   window.addEventListener("scroll", onScroll, { capture: true, passive: true });
   return {
@@ -85,6 +93,7 @@ export function mount(el, opts) {
       v.holder.removeEventListener("mousemove", onMove);
       v.holder.removeEventListener("mouseleave", onLeave);
       v.holder.removeEventListener("click", onClick);
+      v.holder.removeEventListener("keydown", onKey);
       window.removeEventListener("scroll", onScroll, { capture: true });
       v.layer.remove();
       v.root.remove();
@@ -102,7 +111,10 @@ function mountDom(el, opts) {
   const hist = historyBar();
   const holder = document.createElement("div");
   holder.className = "pti-holder";
-  root.append(bar, hist.el, holder);
+  const head = document.createElement("div");
+  head.className = "pti-head";
+  head.append(bar);
+  root.append(head, hist.el, holder);
   el.appendChild(root);
   // The tooltip lives on <body>, outside every box that clips (the holder's
   // scroll area, notebook output areas); pti-root gives it the scoped styles.
@@ -115,9 +127,14 @@ function mountDom(el, opts) {
   document.body.appendChild(layer);
   // The ownership table starts open in a static page (a document to read) and folded in a live
   // widget (a notebook stacks many; its repr prints the same numbers): one click either way.
+  // orderLane: per region, the lane whose order path is shown (null: none); fold: per family, false
+  // when unfolded; size: the size control's choice (SIZES)
   const ui = { zoom: {}, order: {}, table: {}, tableDefault: !opts.live, flash: null, width: 0,
-    uid: `${PAGE_TAG}${++mounted}` };
-  return { opts, root, bar, hist, holder, layer, tip, ui, state: null, flashTimer: null, past: null };
+    uid: `${PAGE_TAG}${++mounted}`, orderLane: {}, fold: {}, size: SIZE_DEFAULT };
+  const v = { opts, root, bar, hist, holder, layer, tip, ui, state: null, flashTimer: null, past: null };
+  head.append(sizeControl(v));
+  root.dataset.size = layer.dataset.size = ui.size;
+  return v;
 }
 
 const shownState = (v) => (v.past ? v.past.state : v.state);
@@ -128,7 +145,9 @@ export function redraw(v) {
   ui.width = Math.max(640, Math.min(1400, Math.floor(root.clientWidth || W_DEFAULT)));
   const flash = ui.flash;
   if (past) { ui.flash = past.changes; ui.past = true; }
+  const focused = focusKey(holder);
   patchPicture(holder, renderSvg(shown, ui));
+  refocus(holder, focused);
   if (past) { ui.flash = flash; ui.past = false; }
   bar.textContent = `${shown.views.length} view${shown.views.length === 1 ? "" : "s"} of ` +
     `${shown.regions.length} buffer${shown.regions.length === 1 ? "" : "s"} \u00b7 ` +
@@ -234,8 +253,16 @@ function click(v, ev) {
   if (!shown) return;
   const toggle = ev.target.closest(".pti-toggle");
   if (toggle) {
-    const key = toggle.dataset.act === "order" ? "order" : "table";
-    v.ui[key][toggle.dataset.region] = toggle.getAttribute("aria-pressed") !== "true";
+    const act = toggle.dataset.act, on = toggle.getAttribute("aria-pressed") !== "true";
+    if (act === "fold") v.ui.fold[toggle.dataset.family] = on;
+    else v.ui[act === "order" ? "order" : "table"][toggle.dataset.region] = on;
+    redraw(v);
+    return;
+  }
+  const label = ev.target.closest(".pti-label[tabindex]"), lane = label && label.closest(".pti-lane");
+  if (lane) {
+    // one lane's order path at a time: this one, or (clicked again) none
+    v.ui.orderLane[lane.dataset.region] = label.getAttribute("aria-pressed") === "true" ? null : label.dataset.view;
     redraw(v);
     return;
   }
@@ -345,4 +372,56 @@ export function historyBar() {
   });
   live.addEventListener("click", () => h.onPick(null));
   return h;
+}
+
+/**
+ * The size control above the picture: small, medium, large (SIZES), as radio buttons a keyboard
+ * reaches with Tab and works with Enter, Space or the arrow keys. The choice is the picture's
+ * (`ui.size`, and the root's data-size), kept across redraws and updates.
+ */
+export function sizeControl(v) {
+  const group = document.createElement("div");
+  group.className = "pti-sizes";
+  group.setAttribute("role", "radiogroup");
+  group.setAttribute("aria-label", "picture size");
+  const names = Object.keys(SIZES);
+  const pick = (name) => {
+    v.ui.size = name;
+    v.root.dataset.size = v.layer.dataset.size = name;
+    for (const b of group.children) b.setAttribute("aria-checked", String(b.dataset.size === name));
+    redraw(v);
+  };
+  for (const name of names) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "pti-size";
+    b.dataset.size = name;
+    b.textContent = name;
+    b.setAttribute("role", "radio");
+    b.setAttribute("aria-checked", String(name === v.ui.size));
+    b.addEventListener("click", () => pick(name));
+    b.addEventListener("keydown", (ev) => {
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[ev.key];
+      if (!step) return;
+      ev.preventDefault();
+      const next = names[(names.indexOf(name) + step + names.length) % names.length];
+      pick(next);
+      group.querySelector(`[data-size="${next}"]`).focus();
+    });
+    group.append(b);
+  }
+  return group;
+}
+
+/** What has the keyboard's focus in the picture, as a selector that finds it again after a redraw. */
+function focusKey(holder) {
+  const a = holder.ownerDocument && holder.ownerDocument.activeElement;
+  if (!a || !holder.contains(a)) return null;
+  const attrs = ["data-act", "data-region", "data-family", "data-view"].filter((k) => a.hasAttribute(k));
+  return `.${a.classList[0]}` + attrs.map((k) => `[${k}="${CSS.escape(a.getAttribute(k))}"]`).join("");
+}
+
+function refocus(holder, key) {
+  const n = key && holder.querySelector(key);
+  if (n && typeof n.focus === "function") n.focus();
 }

@@ -24,7 +24,20 @@ export const LIMITS = {
   cellIndices: 256,        // indices listed in one repeated cell's data-indices; the rest are counted
   tableRows: 64,           // rows of one buffer's ownership table; the rest are counted in one line
   tablePartners: 6,        // names in one "shared with" cell before "and n more"
+  foldMin: 12,             // a family of at least this many lanes (views[0], views[1], ...) is folded
+  foldRows: 40,            // rows of one folded family's coverage view, whatever its size
 };
+
+// The picture's size control: every length and font of the picture is drawn this much larger (the
+// SVG's viewBox stays in the units below). "large" puts every value and label at 12 px or more.
+export const SIZES = { small: 1, medium: 1.2, large: 1.4 };
+export const SIZE_DEFAULT = "medium";
+
+// A lane's label: lines of LABEL_LINE units, wrapped at the label's width (never cut).
+export const LABEL_LINE = 12;
+
+// A folded family's coverage view: one row per group of lanes.
+export const FOLD_ROW_H = 12;
 
 export const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
 

@@ -1,31 +1,70 @@
 // lane: one view's lane: label, footprint, overlaps, element cells or an overview run.
-import { CHAR_W, IDX_CHAR_W, LABEL_W, LIMITS, PAD, PALETTE } from "./geometry.mjs";
-import { abbreviate, cellLabel, indicesText } from "./values.mjs";
-import { chainText, clip, esc, isCopied, isTemporary, shapeText, valueAt } from "./state.mjs";
+import { CHAR_W, IDX_CHAR_W, LABEL_LINE, LABEL_W, LIMITS, PAD, PALETTE } from "./geometry.mjs";
+import { cellLabel, indicesText, wrapText } from "./values.mjs";
+import { chainText, esc, isCopied, isTemporary, shapeText, valueAt } from "./state.mjs";
 import { lockSvg, tint } from "./marks.mjs";
 import { orderSvg, overviewRun, summaryLane } from "./order.mjs";
+
+/**
+ * A lane's label as lines that fit the label column, wrapped, never cut: its name (and "temporary",
+ * "copied", dtype and shape), then its strides and offset, how many values it reads from how many
+ * bytes with its idiom tags, then the chain it was made from. Each line is a list of [text, class]
+ * pieces; the name's pieces have class "". `h` is the height the lines need.
+ */
+export function labelLayout(v) {
+  const room = Math.floor((LABEL_W - 16) / CHAR_W);
+  const tuple = (xs) => `(${xs.join(", ")}${xs.length === 1 ? "," : ""})`;
+  const strides = v.strides ? tuple(v.strides) : `${tuple(v.bstrides)} B`;
+  const offset = v.storage_offset ?? v.byte_offset;
+  const mark = v.max_hits > 1 ? `\u27f2\u00d7${v.max_hits}` : v.self_overlap === null ? "\u27f2?" : "";
+  const nvals = v.numel ?? 0, from = v.touched_bytes == null ? "?" : v.touched_bytes;
+  const groups = [
+    [[String(v.name), "name"], isTemporary(v) ? ["temporary", "pti-temp-tag"] : null,
+      isCopied(v) ? ["copied", "pti-copied-tag"] : null, [shapeText(v), "pti-dim"]],
+    [[`strides ${strides} \u00b7 offset ${offset}`, ""]],
+    [[`${nvals} value${nvals === 1 ? "" : "s"} from ${from} B`, ""], ...(v.tags || []).map((t) => [`\u00b7 ${t}`, ""]),
+      mark ? [mark, "pti-mark"] : null],
+    [[chainText(v), ""]],
+  ];
+  const lines = [];
+  for (const group of groups) {
+    let line = null;
+    for (const piece of group.filter((p) => p && p[0])) {
+      const [text, cls] = piece;
+      const used = line ? line.reduce((n, [t]) => n + t.length, 0) + line.length : 0;   // its pieces and a space after each
+      const parts = wrapText(text, room, line ? room - used : room);
+      parts.forEach((part, k) => {
+        if (k > 0 || !line) { line = []; lines.push(line); }
+        if (part) line.push([part, cls]);
+      });
+    }
+  }
+  return { lines: lines.filter((l) => l.length), h: 4 + LABEL_LINE * lines.filter((l) => l.length).length };
+}
+
+function labelText(layout, x, y) {
+  return layout.lines.map((line, k) => {
+    const isName = line[0][1] === "name";
+    const body = line.map(([t, cls], j) => {
+      const sep = j < line.length - 1 ? " " : "";
+      return cls === "name" || (!isName && cls === "") ? esc(t) + sep : `<tspan class="${cls}">${esc(t)}</tspan>${sep}`;
+    }).join("");
+    return `<text class="${isName ? "pti-name" : "pti-tags"}" x="${x}" y="${y + 11 + k * LABEL_LINE}">${body}</text>`;
+  }).join("");
+}
 
 export function laneSvg(state, r, v, o, frame) {
   const { z0, z1, sx, y, detail, scale } = o;
   const parts = [], temp = isTemporary(v), color = v.color || PALETTE[0];
-  const tags = (v.tags || []).join(" \u00b7 ");
-  const mark = v.max_hits > 1 ? ` \u27f2\u00d7${abbreviate(String(v.max_hits), 5)}` : v.self_overlap === null ? " \u27f2?" : "";
-  const name = clip(String(v.name), 14);
-  const copied = isCopied(v), chain = chainText(v);
-  const shapeRoom = Math.max(6, 32 - name.length - (temp ? 10 : 0) - (copied ? 7 : 0));
+  const copied = isCopied(v), layout = o.label || labelLayout(v);
   const title = `${v.name}: ${shapeText(v)}${temp ? ` (temporary${v.note ? `: ${v.note}` : ""})` : v.note ? ` (${v.note})` : ""}` +
     (v.lineage_text ? `\n${v.lineage_text}` : "") + (v.origin && v.origin.text ? `\n${v.origin.text}` : "");
-  const line2 = [chain, tags].filter(Boolean).join(" \u00b7 ");
-  parts.push(`<g class="pti-label" data-view="${esc(v.id)}"><title>${esc(title)}</title>` +
-    `<rect class="pti-swatch${temp ? " pti-swatch-temp" : ""}" x="${PAD}" y="${y + 2}" width="6" height="22" fill="${color}"` +
-    `${temp ? ` stroke="${color}"` : ""}/>` +
-    `<text class="pti-name" x="${PAD + 10}" y="${y + 11}">${esc(name)}` +
-    `${temp ? ` <tspan class="pti-temp-tag">temporary</tspan>` : ""}` +
-    `${copied ? ` <tspan class="pti-copied-tag">copied</tspan>` : ""} ` +
-    `<tspan class="pti-dim">${esc(clip(shapeText(v), shapeRoom))}</tspan></text>` +
-    (v.readonly ? lockSvg(LABEL_W - 8, y + 1) : "") +
-    `<text class="pti-tags" x="${PAD + 10}" y="${y + 23}">${esc(clip(line2, 31 - mark.length))}` +
-    `<tspan class="pti-mark">${mark}</tspan></text></g>`);
+  const pin = o.pinnable ? ` tabindex="0" role="button" aria-pressed="${!!o.pinned}" ` +
+    `aria-label="show the order ${esc(v.name)} walks its elements"` : "";
+  parts.push(`<g class="pti-label" data-view="${esc(v.id)}"${pin}><title>${esc(title)}</title>` +
+    `<rect class="pti-swatch${temp ? " pti-swatch-temp" : ""}" x="${PAD}" y="${y + 2}" width="6" height="${Math.max(22, layout.h - 6)}" fill="${color}"` +
+    `${temp ? ` stroke="${color}"` : ""}/>` + labelText(layout, PAD + 10, y) +
+    (v.readonly ? lockSvg(LABEL_W - 8, y + 1) : "") + `</g>`);
   const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
   const [f0, f1] = v.footprint;
   if (f1 > z0 && f0 < z1 && f1 > f0) {
@@ -37,7 +76,7 @@ export function laneSvg(state, r, v, o, frame) {
   parts.push(body.svg, overlapRects(state, v, frame, x, y, z0, z1), body.labels || "");
   const cls = ["pti-lane", v.self_overlap ? "pti-selfovl" : "", v.in_bounds === false ? "pti-oob" : "",
     temp ? "pti-temp" : "", copied ? "pti-copied" : "", body.overview ? "pti-overview" : "",
-    o.flash ? "pti-flash" : ""].filter(Boolean).join(" ");
+    o.flash ? "pti-flash" : "", o.pinned ? "pti-order-pinned" : ""].filter(Boolean).join(" ");
   return `<g class="${cls}" data-view="${esc(v.id)}" data-name="${esc(v.name)}" data-region="${esc(r.id)}"` +
     `${o.flash ? o.tickAttr : ""}>` + parts.join("") + `</g>`;
 }

@@ -6,6 +6,13 @@ import { abbreviate } from "./values.mjs";
 import { esc } from "./state.mjs";
 import { SPENT } from "./marks.mjs";
 
+/** Whether a walk (elements in row-major index order) only ever moves forward in memory: its order
+ * path is then a plain run of arcs, and it is not the lane whose path is shown by default. */
+export function walksForward(els) {
+  for (let k = 1; k < els.length; k++) if (els[k].start <= els[k - 1].start) return false;
+  return true;
+}
+
 export function orderSvg(v, els, cells, yb, cellW, frame) {
   const steps = new Map(), starts = [];
   let prev = null, prevFlat = 0;

@@ -1,6 +1,7 @@
 // picture: renderSvg, the whole picture as one SVG string (pure), and its shared defs.
-import { LIMITS, PAD, W_DEFAULT } from "./geometry.mjs";
-import { clip, esc } from "./state.mjs";
+import { CHAR_W, LIMITS, PAD, SIZES, W_DEFAULT } from "./geometry.mjs";
+import { esc } from "./state.mjs";
+import { wrapText } from "./values.mjs";
 import { legendSvg } from "./table.mjs";
 import { regionSvg } from "./region.mjs";
 
@@ -22,13 +23,16 @@ function frameOf(state, ui) {
 }
 
 const MAX_GONE = 20;
+const MIN_UNITS = 560;     // narrowest picture drawn, in units: a narrower page scrolls it sideways
 
 /**
  * The whole picture as an SVG string. `ui`: {zoom: {regionId: [lo, hi]}, flash: changes, width, uid}.
  * Its cost is bounded by LIMITS, whatever the layouts, sizes and number of views.
  */
 export function renderSvg(state, ui = {}) {
-  const width = ui.width || state.width || W_DEFAULT;
+  // drawn at `width / zoom` units, shown `width` pixels wide: the size control magnifies every part alike
+  const zoom = SIZES[ui.size] || 1, px = ui.width || state.width || W_DEFAULT;
+  const width = Math.max(MIN_UNITS, Math.round(px / zoom));
   const frame = frameOf(state, ui);
   const parts = [];
   let y = 8;
@@ -45,15 +49,18 @@ export function renderSvg(state, ui = {}) {
   if (gone.length) {
     const text = gone.slice(0, MAX_GONE).map((g) => `${g.name} (${g.note})`).join(", ") +
       (gone.length > MAX_GONE ? `, and ${gone.length - MAX_GONE} more` : "");
-    parts.push(`<text class="pti-gone" x="${PAD}" y="${y + 12}">freed: ${esc(clip(text, 140))}</text>`);
-    y += 20;
+    // one text, wrapped (never cut): each line a tspan, the space at each break kept
+    const lines = wrapText(`freed: ${text}`, Math.floor((width - 2 * PAD) / CHAR_W));
+    parts.push(`<text class="pti-gone" x="${PAD}" y="${y + 12}">` + lines.map((t, k) =>
+      `<tspan x="${PAD}" dy="${k ? 14 : 0}">${esc(t)}${k < lines.length - 1 ? " " : ""}</tspan>`).join("") + `</text>`);
+    y += 6 + 14 * lines.length;
   }
   const [legend, legendH] = legendSvg(y, width, frame.ids, frame.ordered, frame.files);
   parts.push(legend);
   y += legendH;
   const gen = state.generation ?? 0, tick = (ui.flash && ui.flash.tick) || 0;
-  return `<svg class="pti-svg" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" ` +
-    `viewBox="0 0 ${width} ${y}" data-generation="${gen}" data-flash="${tick}"${ui.past ? ` data-past="true"` : ""} role="img" ` +
+  return `<svg class="pti-svg" xmlns="http://www.w3.org/2000/svg" width="${Math.round(width * zoom)}" ` +
+    `height="${Math.round(y * zoom)}" viewBox="0 0 ${width} ${y}" data-size="${ui.size || "small"}" data-generation="${gen}" data-flash="${tick}"${ui.past ? ` data-past="true"` : ""} role="img" ` +
     `aria-label="pytensor memory inspector">` + defs(frame.ids) + parts.join("") + `</svg>`;
 }
 

@@ -6,7 +6,10 @@ import {
   byteAt, clip, esc, fmtBytes, orderShown, regionViews, tableShown, tickLabels, visibleRange
 } from "./state.mjs";
 import { SPENT, lockSvg } from "./marks.mjs";
-import { laneSvg } from "./lane.mjs";
+import { labelLayout, laneSvg } from "./lane.mjs";
+import { walksForward } from "./order.mjs";
+import { families, foldSvg, foldToggle, folded } from "./fold.mjs";
+import { wrapText } from "./values.mjs";
 import { tableSvg } from "./table.mjs";
 
 function badgeSvg(b, x, y) {
@@ -115,11 +118,17 @@ export function regionSvg(state, r, k, ui, y0, width, frame) {
   const [z0, z1] = visibleRange(r, ui);
   const span = Math.max(1, z1 - z0), detail = span <= LIMITS.detailBytes && r.host;
   const views = regionViews(state, r);
-  const drawn = views.slice(0, Math.max(0, frame.work.lanes));
+  // a family of many lanes (a list's items) is folded into one coverage view; the rest are lanes
+  const fams = families(views, r.id), inFold = new Map();
+  for (const fam of fams) for (const v of fam.members) inFold.set(v.id, fam);
+  const isFolded = (v) => inFold.has(v.id) && folded(ui, inFold.get(v.id));
+  const shown = views.filter((v) => !isFolded(v));
+  const drawn = shown.slice(0, Math.max(0, frame.work.lanes));
   frame.work.lanes -= drawn.length;
   const flash = flashSet(ui, r);
   // one region's frame: what its parts share (y is where the next part starts)
-  const g = { state, r, ui, width, frame, sx, sw, z0, z1, span, detail, views, drawn, y: y0, scale: sw / span,
+  const g = { state, r, ui, width, frame, sx, sw, z0, z1, span, detail, views, shown, drawn, inFold, isFolded,
+    y: y0, scale: sw / span,
     hit: (a, b) => flash && flash.some(([lo, hi]) => a < hi && lo < b),
     // A flashing node carries its flash's tick, so the next flash is new markup and flashes again.
     tickAttr: ` data-tick="${(ui.flash && ui.flash.tick) || 0}"` };
@@ -134,7 +143,7 @@ export function regionSvg(state, r, k, ui, y0, width, frame) {
   }
   parts.push(minimapSvg(g), byteStrip(g), regionLanes(g));
   if (tableShown(ui, r)) {
-    const [svg, next] = tableSvg(state, r, views, g.y + 4, width, frame);
+    const [svg, next] = tableSvg(state, r, shown, g.y + 4, width, frame, views.length);
     parts.push(svg);
     g.y = next;
   }
@@ -160,9 +169,10 @@ function regionHeader(g, k) {
   g.y += 24;
   const writer = ui.past && ui.flash && ui.flash.writers && ui.flash.writers[r.id];
   if (writer) {
+    const lines = wrapText(`this step: ${writer}`, Math.floor((width - 2 * PAD) / CHAR_W));
     parts.push(`<text class="pti-writer" data-region="${esc(r.id)}" x="${PAD}" y="${g.y + 9}">` +
-      `${esc(clip(`this step: ${writer}`, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
-    g.y += 16;
+      `${wrappedText(lines, PAD, 13)}</text>`);
+    g.y += 16 + 13 * (lines.length - 1);
   }
   return parts.join("");
 }
@@ -227,32 +237,65 @@ function bucketStrip(g) {
   return parts.join("");
 }
 
-/** One lane per drawn view (with the order path on, a row of indices above and the path below), then
- * what was left out: lanes past the limit, pairs the model did not list. */
+/** One lane per drawn view (with the order path on, a row of indices above and the path below), a
+ * coverage view in place of each folded family, then what was left out: lanes past the limit, pairs
+ * the model did not list. Lanes are as tall as their wrapped labels. The order path shows for one lane
+ * at a time (and for the lane under the pointer): the one picked, else the first whose walk steps back
+ * or repeats a cell. */
 function regionLanes(g) {
   const { state, r, ui, views, drawn, detail, frame, width } = g, parts = [];
   const order = detail && orderShown(ui, r);
-  const laneH = LANE_H + (order ? ORDER_ROW + ORDER_BELOW : 0);
-  for (const v of drawn) {
+  const picked = ui.orderLane && r.id in ui.orderLane ? ui.orderLane[r.id] : undefined;
+  let pinned = picked;
+  if (order && pinned === undefined) {
+    pinned = null;
+    for (const v of drawn) if (typeof g.perView[v.id] !== "string" && !walksForward(g.perView[v.id])) { pinned = v.id; break; }
+  }
+  const isDrawn = new Set(drawn.map((v) => v.id)), foldDone = new Set();
+  for (const v of views) {
+    const fam = g.inFold.get(v.id);
+    if (fam && !foldDone.has(fam.key)) {
+      foldDone.add(fam.key);
+      if (g.isFolded(v)) {
+        const [svg, h] = foldSvg(r.id, fam, g, g.y);
+        parts.push(svg);
+        g.y += h;
+        continue;
+      }
+      parts.push(foldToggle(r.id, fam, false, width - PAD - 48, g.y + 1) +
+        `<text class="pti-fold-head" x="${PAD}" y="${g.y + 12}">${esc(fam.prefix)}: ${fam.members.length} lanes</text>`);
+      g.y += 20;
+    }
+    if (!isDrawn.has(v.id)) continue;
+    const label = labelLayout(v);
     parts.push(laneSvg(state, r, v, { z0: g.z0, z1: g.z1, sx: g.sx, sw: g.sw, y: g.y + (order ? ORDER_ROW : 0), detail,
-      order, scale: g.scale, els: g.perView[v.id], flash: frame.changedViews.has(v.id), hit: g.hit, tickAttr: g.tickAttr },
-    frame));
-    g.y += laneH;
+      order, scale: g.scale, els: g.perView[v.id], flash: frame.changedViews.has(v.id), hit: g.hit, tickAttr: g.tickAttr,
+      label, pinnable: order, pinned: order && pinned === v.id }, frame));
+    g.y += (order ? ORDER_ROW : 0) + Math.max(LANE_H + (order ? ORDER_BELOW : 0), label.h);
   }
   if (order) frame.ordered = true;
-  if (drawn.length < views.length) {
-    const more = views.length - drawn.length;
+  if (drawn.length < g.shown.length) {
+    const more = g.shown.length - drawn.length;
     parts.push(`<text class="pti-dim pti-more" x="${PAD}" y="${g.y + 12}">and ${more} more view${more === 1 ? "" : "s"} ` +
       `of this buffer, not drawn (more than ${LIMITS.lanes} lanes in one picture); hovering a byte still lists them</text>`);
     g.y += 20;
   }
   if (r.overlaps_note) {
-    // the model lists only some of the overlapping pairs (see widgets/_pairs.py): say which
-    parts.push(`<text class="pti-dim pti-pairs" x="${PAD}" y="${g.y + 12}">` +
-      `${esc(clip(r.overlaps_note, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
-    g.y += 20;
+    // the model lists only some of the overlapping pairs (see widgets/_pairs.py): say which, in full
+    for (const line of wrapText(r.overlaps_note, Math.floor((width - 2 * PAD) / CHAR_W))) {
+      parts.push(`<text class="pti-dim pti-pairs" x="${PAD}" y="${g.y + 12}">${esc(line)}</text>`);
+      g.y += 14;
+    }
+    g.y += 6;
   }
   return parts.join("");
+}
+
+/** Lines of one <text>: the first as plain text, the rest as tspans `lineH` apart, each break's space kept
+ * (so the text reads whole), none cut. */
+function wrappedText(lines, x, lineH) {
+  const sp = (k) => (k < lines.length - 1 ? " " : "");
+  return lines.map((t, k) => (k ? `<tspan x="${x}" dy="${lineH}">${esc(t)}${sp(k)}</tspan>` : esc(t) + sp(k))).join("");
 }
 
 // ------------------------------------------------------------------ mapped files
@@ -285,9 +328,10 @@ function pixelRuns(ranges, z0, z1, x) {
 function fileSvg(r, z0, z1, sx, sw, y, width) {
   const f = r.file, parts = [`<g class="pti-file" data-region="${esc(r.id)}" data-mapping="${esc(f.mapping)}">`];
   const head = fileHeader(f);
+  const headLines = wrapText(head, Math.floor((width - 2 * PAD) / CHAR_W));
   parts.push(`<text class="pti-file-head" x="${PAD}" y="${y + 9}"><title>${esc(head)}</title>` +
-    `${esc(clip(head, Math.floor((width - 2 * PAD) / CHAR_W)))}</text>`);
-  y += 14;
+    `${wrappedText(headLines, PAD, 13)}</text>`);
+  y += 1 + 13 * headLines.length;
   const scale = sw / Math.max(1, z1 - z0);
   const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
   parts.push(`<text class="pti-lbl pti-dim" x="${PAD}" y="${y + 7}">pages</text>` +
@@ -300,8 +344,9 @@ function fileSvg(r, z0, z1, sx, sw, y, width) {
   parts.push(...pixelRuns(f.cow, z0, z1, x).map(page("pti-cow", "copied on write: this process's own copy, no longer the file's bytes")));
   const notes = [f.resident ? "" : f.resident_note, f.cow ? "" : f.cow_note].filter(Boolean);
   if (notes.length) {
-    parts.push(`<text class="pti-file-note pti-dim" x="${sx + 4}" y="${y + 18}">${esc(clip(notes.join("; "), Math.floor((sw - 8) / CHAR_W)))}</text>`);
-    y += 10;
+    const lines = wrapText(notes.join("; "), Math.floor((sw - 8) / CHAR_W));
+    parts.push(`<text class="pti-file-note pti-dim" x="${sx + 4}" y="${y + 18}">${wrappedText(lines, sx + 4, 13)}</text>`);
+    y += 10 + 13 * (lines.length - 1);
   }
   parts.push(`</g>`);
   return [parts.join(""), y + 14];

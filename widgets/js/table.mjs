@@ -1,9 +1,11 @@
 // table: who owns what, one row per view, and the legend.
 import { CHAR_W, LIMITS, PAD, PALETTE, ROW_H } from "./geometry.mjs";
-import { clip, esc, fmtBytes, madeBy } from "./state.mjs";
+import { esc, fmtBytes, madeBy } from "./state.mjs";
+import { wrapText } from "./values.mjs";
 import { bytesOrUnknown } from "./describe.mjs";
 
 // ------------------------------------------------------------------ who owns what
+const LINE = 12;     // between the lines of a wrapped cell
 const tuple = (xs) => (xs == null ? "\u2014" : `(${xs.join(", ")}${xs.length === 1 ? "," : ""})`);
 
 /** "base 16 B, grid 4 B, and 3 more": the views this one shares bytes with (the pairs in state.overlaps). */
@@ -55,11 +57,11 @@ function fitColumns(cols, cells, room) {
 /**
  * Who owns what, under a buffer's lanes: one row per view (name, layout, bytes touched, alone and
  * shared, with whom, read-only, provenance) and the buffer's total, each byte counted once. Column
- * widths follow their text; when the picture is too narrow, the columns that may shrink clip
+ * widths follow their text; when the picture is too narrow, the columns that may shrink wrap
  * their text (the full text is in the cell's title), and a picture narrower still leaves out the
  * columns the lanes already show (TABLE_DROP; the table's data-hidden names them).
  */
-export function tableSvg(state, r, views, y0, width, frame) {
+export function tableSvg(state, r, views, y0, width, frame, nViews = views.length) {
   const rows = views.slice(0, LIMITS.tableRows);
   const all = rows.map((v) => TABLE_COLS.map(([key, , , f]) => String(key === "with" ? partnersText(state, v, frame) : f(v))));
   const chars = Math.floor((width - 2 * PAD - 14) / CHAR_W);
@@ -75,11 +77,15 @@ export function tableSvg(state, r, views, y0, width, frame) {
   const xs = [];
   widths.reduce((x, w) => { xs.push(x); return x + (w + 2) * CHAR_W; }, PAD + 14);
   const hidden = TABLE_COLS.filter(([key], c) => !cols.includes(c) && (lineage || key !== "lineage")).map(([key]) => key);
+  // a cell too long for its column wraps onto more lines of its row (its title keeps the text whole)
   const text = (t, k, cls, y) => {
-    const shown = clip(t, widths[k]);
-    return `<text class="${cls}" data-col="${TABLE_COLS[cols[k]][0]}" x="${xs[k].toFixed(1)}" y="${y}">` +
-      `${shown !== t ? `<title>${esc(t)}</title>` : ""}${esc(shown)}</text>`;
+    const lines = wrapText(t, widths[k]), x = xs[k].toFixed(1);
+    const body = lines.length === 1 ? esc(t) : lines.map((line, j) =>
+      `<tspan x="${x}" dy="${j ? LINE : 0}">${esc(line)}</tspan>`).join("");
+    return `<text class="${cls}" data-col="${TABLE_COLS[cols[k]][0]}" x="${x}" y="${y}">` +
+      `${lines.length > 1 ? `<title>${esc(t)}</title>` : ""}${body}</text>`;
   };
+  const height = (row) => ROW_H + LINE * (Math.max(...row.map((t, k) => wrapText(t, widths[k]).length)) - 1);
   const parts = [`<g class="pti-table" data-region="${esc(r.id)}"${hidden.length ? ` data-hidden="${hidden.join(",")}"` : ""}>`];
   parts.push(`<g class="pti-thead">` + cols.map((c, k) => {
     const [, head, hint] = TABLE_COLS[c];
@@ -87,19 +93,31 @@ export function tableSvg(state, r, views, y0, width, frame) {
   }).join("") + `</g>`);
   let y = y0 + ROW_H;
   rows.forEach((v, k) => {
+    const h = height(cells[k]);
     parts.push(`<g class="pti-row" data-view="${esc(v.id)}" data-name="${esc(v.name)}">` +
-      `<rect class="pti-row-bg${k % 2 ? " pti-odd" : ""}" x="${PAD}" y="${y}" width="${width - 2 * PAD}" height="${ROW_H}"/>` +
+      `<rect class="pti-row-bg${k % 2 ? " pti-odd" : ""}" x="${PAD}" y="${y}" width="${width - 2 * PAD}" height="${h}"/>` +
       `<rect x="${PAD + 3}" y="${y + 4}" width="8" height="8" fill="${v.color || PALETTE[0]}"/>` +
       cells[k].map((t, c) => text(t, c, t === "?" ? "pti-td pti-unknown-n" : "pti-td", y + 12)).join("") +
       (v.ownership_note ? `<title>${esc(v.ownership_note)}</title>` : "") + `</g>`);
-    y += ROW_H;
+    y += h;
   });
   if (views.length > rows.length) {
     parts.push(`<text class="pti-dim" x="${PAD + 14}" y="${y + 12}">and ${views.length - rows.length} more views</text>`);
     y += ROW_H;
   }
-  parts.push(`<text class="pti-total" x="${PAD + 14}" y="${y + 13}">${esc(clip(totalText(r, views.length), chars))}` +
+  if (nViews > views.length) {
+    // folded lanes are counted in the total, not listed (unfold them to list them)
+    parts.push(`<text class="pti-dim pti-folded-rows" x="${PAD + 14}" y="${y + 12}">and ${nViews - views.length} folded ` +
+      `lane${nViews - views.length === 1 ? "" : "s"}: unfold to list them</text>`);
+    y += ROW_H;
+  }
+  const total = wrapText(totalText(r, nViews), chars);
+  parts.push(`<text class="pti-total" x="${PAD + 14}" y="${y + 13}">${esc(total[0])}` +
     `${r.union_note ? `<title>${esc(r.union_note)}</title>` : ""}</text>`);
+  for (const line of total.slice(1)) {
+    y += ROW_H;
+    parts.push(`<text class="pti-total" x="${PAD + 14}" y="${y + 13}">${esc(line)}</text>`);
+  }
   parts.push(`</g>`);
   return [parts.join(""), y + ROW_H + 4];
 }

@@ -104,3 +104,29 @@ export function indicesText(idxs, room) {
 }
 
 export const idxList = (i) => `[${i.join(", ")}]`;
+
+/**
+ * `text` as lines of at most `room` characters, the first of at most `firstRoom`: broken at spaces,
+ * a word longer than a line broken inside it. Nothing is left out (no ellipsis); the first line is
+ * "" when not even a piece of the first word fits in `firstRoom` (the caller starts a new line).
+ */
+export function wrapText(text, room, firstRoom = room) {
+  room = Math.max(1, Math.floor(room));
+  const lines = [""];
+  let cap = Math.max(0, Math.floor(firstRoom));
+  for (const word of String(text).split(" ").filter((w) => w !== "")) {
+    let rest = word;
+    while (rest) {
+      const line = lines[lines.length - 1], gap = line ? 1 : 0;
+      if (line.length + gap + rest.length <= cap) { lines[lines.length - 1] = line + (gap ? " " : "") + rest; rest = ""; break; }
+      if (!line && rest.length > cap && cap > 0 && rest.length > room) {
+        // a word longer than any line: cut it at the line's end, the rest goes on
+        lines[lines.length - 1] = rest.slice(0, cap);
+        rest = rest.slice(cap);
+      }
+      lines.push("");
+      cap = room;
+    }
+  }
+  return lines;
+}
