@@ -29,7 +29,7 @@ export const LIMITS = {
   tableRows: 64,           // rows of one buffer's ownership table; the rest are counted in one line
   tablePartners: 6,        // names in one "shared with" cell before "and n more"
   foldMin: 12,             // a family of at least this many lanes (views[0], views[1], ...) is folded
-  foldRows: 40,            // rows of one folded family's coverage view, whatever its size
+  foldRows: 24,            // rows of one folded family's coverage view, whatever its size
 };
 
 // The picture's size control: every length and font of the picture is drawn this much larger (the
@@ -41,7 +41,7 @@ export const SIZE_DEFAULT = "medium";
 export const LABEL_LINE = 12;
 
 // A folded family's coverage view: one row per group of lanes.
-export const FOLD_ROW_H = 12;
+export const FOLD_ROW_H = 10;
 
 export const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
 
@@ -709,7 +709,7 @@ export function labelLayout(v) {
     [[String(v.name), "name"], isTemporary(v) ? ["temporary", "pti-temp-tag"] : null,
       isCopied(v) ? ["copied", "pti-copied-tag"] : null, [shapeText(v), "pti-dim"]],
     [[`strides ${strides} \u00b7 offset ${offset}`, ""]],
-    [[`${nvals} value${nvals === 1 ? "" : "s"} from ${from} B`, ""], ...(v.tags || []).map((t) => [`\u00b7 ${t}`, ""]),
+    [[`${nvals} value${nvals === 1 ? "" : "s"} from ${from} B`, ""], ...(v.tags || []).map((t) => [`\u00b7\u00a0${t}`, ""]),   // a tag moves to the next line whole
       mark ? [mark, "pti-mark"] : null],
     [[chainText(v), ""]],
   ];

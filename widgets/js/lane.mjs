@@ -22,7 +22,7 @@ export function labelLayout(v) {
     [[String(v.name), "name"], isTemporary(v) ? ["temporary", "pti-temp-tag"] : null,
       isCopied(v) ? ["copied", "pti-copied-tag"] : null, [shapeText(v), "pti-dim"]],
     [[`strides ${strides} \u00b7 offset ${offset}`, ""]],
-    [[`${nvals} value${nvals === 1 ? "" : "s"} from ${from} B`, ""], ...(v.tags || []).map((t) => [`\u00b7 ${t}`, ""]),
+    [[`${nvals} value${nvals === 1 ? "" : "s"} from ${from} B`, ""], ...(v.tags || []).map((t) => [`\u00b7\u00a0${t}`, ""]),   // a tag moves to the next line whole
       mark ? [mark, "pti-mark"] : null],
     [[chainText(v), ""]],
   ];
