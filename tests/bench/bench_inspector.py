@@ -19,6 +19,12 @@ The third table is the work bounds (issue 25, item 6): hundreds to ten thousand 
 buffer and a 256 GiB mapped file, each as snapshot(), to_text() and a page load in Chromium,
 beside the work the model counted (pairs listed of all that meet, pages asked).
     cd /tmp && python /work/main/tests/bench/bench_inspector.py bounds     # that table only
+
+The fourth table is issue 30's scale item: 500 overlapping views of one buffer, four layouts, as
+snapshot(), to_text() and to_html() (whose page carries the text too), beside the text summary as
+the commit before widgets/_text.py wrote it (``BEFORE``, loaded from git), whose cost grew with the
+square of the views.
+    cd /tmp && python /work/main/tests/bench/bench_inspector.py scale500   # that table only (no browser)
 """
 import base64
 import json
@@ -32,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 import pytensor
+import pytensor.widgets
 from pytensor.widgets import Inspector, snapshot, to_html, to_text
 
 ROUNDS = 5
@@ -228,7 +235,64 @@ def bounds_table(ctx, tmp):
     page.close()
 
 
+# ---------------------------------------------------------------------- 500 overlapping views (issue 30)
+BEFORE = "f717c29"            # main before issue 30: to_text in widgets/_export.py
+
+
+def text_before():
+    """``to_text`` as commit BEFORE wrote it, run against today's helpers (None without git)."""
+    import importlib.util
+    import subprocess
+    root = Path(__file__).resolve().parents[2]
+    try:
+        src = subprocess.run(["git", "show", f"{BEFORE}:widgets/_export.py"], cwd=root, capture_output=True,
+                             text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    spec = importlib.util.spec_from_loader("pytensor.widgets._export_before", loader=None)
+    mod = importlib.util.module_from_spec(spec)
+    mod.__package__ = "pytensor.widgets"
+    mod.__file__ = str(Path(pytensor.widgets.__file__).with_name("_export.py"))   # its assets, beside today's
+    exec(compile(src, f"{BEFORE}:widgets/_export.py", "exec"), mod.__dict__)
+    return mod.to_text
+
+
+def overlapping_500():
+    base = pytensor.arange(1 << 12, dtype=pytensor.int32)
+    yield "the same 16 KiB, 500 times", [base[:] for _ in range(500)]
+    yield "500 shifted dense slices", [base[k:k + 2000] for k in range(500)]
+    yield "500 strided slices (steps 1-5)", [base[k % 7::(k % 5) + 1] for k in range(500)]
+    yield "500 short slices of 200", [base[k % 50:k % 50 + 200] for k in range(500)]
+
+
+def scale_table():
+    before = text_before()
+    print("| 500 views of one buffer | snapshot() | to_text() | to_html() | all three | text | "
+          f"to_text() before ({BEFORE}) | text before |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, objs in overlapping_500():
+        names = [f"v{k}" for k in range(len(objs))]
+        snap, blob = snapshot(*objs, names=names)
+        snap_ms = median_ms(lambda: snapshot(*objs, names=names))
+        text_ms = median_ms(lambda: to_text(snap, blob))
+        html_ms = median_ms(lambda: to_html(snap, blob))
+        cells = [f"{snap_ms:.0f} ms", f"{text_ms:.0f} ms", f"{html_ms:.0f} ms",
+                 f"{snap_ms + text_ms + html_ms:.0f} ms", f"{len(to_text(snap, blob)) / 1024:.0f} KiB"]
+        if before is not None:
+            cells += [f"{median_ms(lambda: before(snap, blob), rounds=3):.0f} ms",
+                      f"{len(before(snap, blob)) / 1024:.0f} KiB"]
+        else:
+            cells += ["-", "-"]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
 def main():
+    if sys.argv[1:] == ["scale500"]:
+        print(f"Run: {time.strftime('%Y-%m-%d')} · {sys.platform} · Python {sys.version.split()[0]} · "
+              f"numpy {np.__version__} · median of {ROUNDS}")
+        print()
+        scale_table()
+        return
     from playwright.sync_api import sync_playwright
     if sys.argv[1:] == ["bounds"]:
         with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
