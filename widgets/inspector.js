@@ -594,6 +594,19 @@ export const SPENT = "this picture's work budget is spent";
 // ---- order.mjs
 // order: the logical-order path under a lane zoomed to bytes (indices above, arcs below).
 
+/** For steps with pixel ends x0, x1: a track number each, the lowest whose earlier steps all end
+ * before this one begins (steps sharing only an end cell may share a track). Greedy by left end. */
+export function tracks(list) {
+  const order = list.map((st, k) => [Math.min(st.x0, st.x1), Math.max(st.x0, st.x1), k]).sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+  const ends = [], out = new Array(list.length);
+  for (const [a, b, k] of order) {
+    let t = ends.findIndex((e) => e <= a + 0.5);
+    if (t < 0) { t = ends.length; ends.push(b); } else ends[t] = b;
+    out[k] = t;
+  }
+  return out;
+}
+
 /** Whether a walk (elements in row-major index order) only ever moves forward in memory: its order
  * path is then a plain run of arcs, and it is not the lane whose path is shown by default. */
 export function walksForward(els) {
@@ -601,7 +614,7 @@ export function walksForward(els) {
   return true;
 }
 
-export function orderSvg(v, els, cells, yb, cellW, frame) {
+export function orderSvg(v, els, cells, yb, cellW, frame, room = ORDER_BELOW) {
   const steps = new Map(), starts = [];
   let prev = null, prevFlat = 0;
   for (const e of els) {
@@ -620,21 +633,26 @@ export function orderSvg(v, els, cells, yb, cellW, frame) {
   }
   frame.work.cells -= steps.size + loops.length;
   // Steps of one kind share one <path> (subpaths), and so do their arrowheads: a lane of a few
-  // hundred elements stays a handful of nodes for the browser to lay out.
+  // hundred elements stays a handful of nodes for the browser to lay out. Each step is a bracket
+  // under the lane (down from one cell, along, up into the next) on a track of its own depth, and
+  // steps whose spans overlap take different tracks: a transpose's long jumps read as stacked
+  // lines crossing at right angles, not as a knot of curves.
   const d = { fwd: [], back: [], fwdGap: [], backGap: [], fwdArrow: [], backArrow: [] };
-  for (const st of steps.values()) {
-    const x0 = cells.get(st.from).cx, x1 = cells.get(st.to).cx, dx = x1 - x0, mx = (x0 + x1) / 2;
-    // Arcs deepen with the length of the jump in cells (logarithmically, to fit under the lane), so a
-    // transpose's short forward jumps and long jumps back part into two families.
-    const depth = Math.min(ORDER_BELOW - 1, 3 + 4 * Math.log2(1 + Math.abs(dx) / cellW));
+  const list = [...steps.values()].map((st) => ({ ...st, x0: cells.get(st.from).cx, x1: cells.get(st.to).cx }));
+  const track = tracks(list);
+  const nTracks = Math.max(1, ...track.map((t) => t + 1)), gap = Math.min(3, (room - 4) / nTracks);
+  list.forEach((st, k) => {
+    const { x0, x1 } = st, dx = x1 - x0, dir = Math.sign(dx) || 1;
+    const depth = 3 + gap * (track[k] + 1), ya = yb + depth, r = Math.min(2, Math.abs(dx) / 4, depth / 2);
     const kind = st.to < st.from ? "back" : "fwd";     // a step back in memory is drawn in the warning colour
-    d[kind + (st.gap ? "Gap" : "")].push(`M${x0.toFixed(1)} ${yb}Q${mx.toFixed(1)} ${(yb + 2 * depth).toFixed(1)} ${x1.toFixed(1)} ${yb}`);
+    const f = (n) => n.toFixed(1);
+    d[kind + (st.gap ? "Gap" : "")].push(`M${f(x0)} ${yb}L${f(x0)} ${f(ya - r)}Q${f(x0)} ${f(ya)} ${f(x0 + dir * r)} ${f(ya)}` +
+      `L${f(x1 - dir * r)} ${f(ya)}Q${f(x1)} ${f(ya)} ${f(x1)} ${f(ya - r)}L${f(x1)} ${yb}`);
     if (Math.abs(dx) >= 6) {
-      const dir = Math.sign(dx), ya = yb + depth, h = 2.6;
-      d[kind + "Arrow"].push(`M${(mx + dir * h).toFixed(1)} ${ya.toFixed(1)}L${(mx - dir * h).toFixed(1)} ${(ya - h).toFixed(1)}` +
-        `L${(mx - dir * h).toFixed(1)} ${(ya + h).toFixed(1)}Z`);
+      const mx = (x0 + x1) / 2, h = 2.6;
+      d[kind + "Arrow"].push(`M${f(mx + dir * h)} ${f(ya)}L${f(mx - dir * h)} ${f(ya - h)}L${f(mx - dir * h)} ${f(ya + h)}Z`);
     }
-  }
+  });
   const parts = [`<g class="pti-order" data-view="${esc(v.id)}" data-starts="${starts.join(",")}">`];
   const path = (cls, list) => (list.length ? `<path class="${cls}" d="${list.join("")}"/>` : "");
   parts.push(path("pti-step", d.fwd), path("pti-step pti-step-back", d.back), path("pti-step pti-step-gap", d.fwdGap),
@@ -829,7 +847,7 @@ function detailCells(r, v, o, frame, x) {
         `y="${y - 1}" text-anchor="middle">${esc(itext)}</text>`);
     }
   }
-  if (o.order) labels.push(orderSvg(v, els, cells, y + 23, Math.max(1, v.itemsize * o.scale), frame));
+  if (o.order) labels.push(orderSvg(v, els, cells, y + 23, Math.max(1, v.itemsize * o.scale), frame, (o.below ?? ORDER_BELOW) + LANE_H - 25));
   if (els.truncated) labels.push(`<text class="pti-dim" x="${o.sx + o.sw}" y="${y + 12}" text-anchor="end">\u2026</text>`);
   return { svg: parts.join(""), labels: labels.join("") };
 }
@@ -969,8 +987,8 @@ function totalText(r, n) {
 export function legendSvg(y, width, ids, ordered, files) {
   const box = (cls, fill = "") => (x, t) => `<rect class="${cls}" x="${x}" y="${t}" width="12" height="12"${fill}/>`;
   const arc = (back) => (x, t) => `<g class="pti-order-key" transform="translate(${x},${t})">` +
-    `<path class="pti-step${back}" d="M0 4 Q7 16 14 4"/><path class="pti-step-arrow${back}" ` +
-    `d="${back ? "M4.4 10L9.6 7.4L9.6 12.6Z" : "M9.6 10L4.4 7.4L4.4 12.6Z"}"/></g>`;
+    `<path class="pti-step${back}" d="M1 2L1 10L15 10L15 2"/><path class="pti-step-arrow${back}" ` +
+    `d="${back ? "M5.4 10L10.6 7.4L10.6 12.6Z" : "M10.6 10L5.4 7.4L5.4 12.6Z"}"/></g>`;
   const none = () => "";
   const items = [[box("pti-key pti-n1"), 16, "read by one view"], [box("pti-key pti-n2"), 16, "shared by several views"],
     [box("pti-key pti-unknown", ` fill="url(#${ids.unk})"`), 16, "not in preview"],
@@ -1125,7 +1143,7 @@ function zoomButtons(rid, x, y) {
 function toggleButton(rid, act, label, on, title, x, y) {
   const w = Math.round(label.length * CHAR_W + 12);
   return [`<g class="pti-toggle${on ? " pti-on" : ""}" data-act="${act}" data-region="${esc(rid)}" role="button" ` +
-    `aria-pressed="${on}" transform="translate(${x},${y})"><title>${esc(title)}</title><rect width="${w}" height="16" rx="3"/>` +
+    `aria-pressed="${on}" tabindex="0" transform="translate(${x},${y})"><title>${esc(title)}</title><rect width="${w}" height="16" rx="3"/>` +
     `<text x="${w / 2}" y="12" text-anchor="middle">${label}</text></g>`, w];
 }
 
@@ -1363,7 +1381,7 @@ function regionLanes(g) {
     const label = labelLayout(v);
     parts.push(laneSvg(state, r, v, { z0: g.z0, z1: g.z1, sx: g.sx, sw: g.sw, y: g.y + (order ? ORDER_ROW : 0), detail,
       order, scale: g.scale, els: g.perView[v.id], flash: frame.changedViews.has(v.id), hit: g.hit, tickAttr: g.tickAttr,
-      label, pinnable: order, pinned: order && pinned === v.id }, frame));
+      label, pinnable: order, pinned: order && pinned === v.id, below: Math.max(ORDER_BELOW, label.h - LANE_H) }, frame));
     g.y += (order ? ORDER_ROW : 0) + Math.max(LANE_H + (order ? ORDER_BELOW : 0), label.h);
   }
   if (order) frame.ordered = true;

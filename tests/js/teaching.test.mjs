@@ -2,7 +2,7 @@
 // hover across lanes, and the "who owns what" table under each buffer.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { m, i32, view, region, oneRegion, timed } from "./load.mjs";
+import { m, i32, view, region, oneRegion } from "./load.mjs";
 
 const laneBody = (svg, id) => svg.split(/(?=<g class="pti-lane)/).find((s) => s.includes(` data-view="${id}" data-name=`))
   .split(/(?=<g class="pti-table)/)[0];
@@ -16,9 +16,9 @@ const arrows = (body) => [...body.matchAll(/<path class="pti-step-arrow([^"]*)" 
     const xs = sub.replace("Z", "").split("L").map((pt) => +pt.trim().split(" ")[0]);
     return { back: cls.includes("pti-step-back"), dir: Math.sign(xs[0] - (xs[1] + xs[2]) / 2) };
   }));
-// Steps are quadratic arcs, one "Q" each, in a few paths per lane.
+// Steps are brackets, one subpath ("M") each, in a few paths per lane.
 const nSteps = (body) => [...body.matchAll(/<path class="pti-step(?:[ "][^"]*)?" d="([^"]*)"/g)]
-  .filter((x) => !x[0].includes("pti-step-arrow")).reduce((n, x) => n + (x[1].match(/Q/g) || []).length, 0);
+  .filter((x) => !x[0].includes("pti-step-arrow")).reduce((n, x) => n + (x[1].match(/M/g) || []).length, 0);
 const cellX = (body) => Object.fromEntries([...body.matchAll(/<rect class="pti-el[^"]*" [^>]*data-start="(\d+)"[^>]*x="([\d.]+)"/g)]
   .map(([, s, x]) => [+s, +x]));
 const tableRows = (svg) => [...svg.matchAll(/<g class="pti-row" data-view="([^"]*)" data-name="[^"]*">([\s\S]*?)<\/g>(?=<g class="pti-row|<text|<\/g>)/g)]
@@ -104,7 +104,7 @@ test("a walk that leaves the zoomed window comes back dashed", () => {
   const body = laneBody(m.renderSvg(oneRegion(48, [t], i32([...Array(12).keys()])), { zoom: { r1: [0, 20] } }), "v0");
   assert.deepEqual(orderOf(body), [0, 16, 4, 8, 12]);             // [0,0] [0,1] | [1,0] | [2,0] | [3,0]
   const gaps = [...body.matchAll(/<path class="pti-step[^"]*pti-step-gap" d="([^"]*)"/g)];
-  assert.equal(gaps.reduce((n, x) => n + (x[1].match(/Q/g) || []).length, 0), 3);   // leaving the window, 3 times
+  assert.equal(gaps.reduce((n, x) => n + (x[1].match(/M/g) || []).length, 0), 3);   // leaving the window, 3 times
 });
 
 test("the order toggle is a header button; off, lanes are short again; overviews have none", () => {
@@ -135,10 +135,10 @@ test("order paths are paid from the frame's drawing budget", () => {
   } finally {
     m.LIMITS.frameCells = saved;
   }
-  // 200 lanes of byte detail, every path drawn or skipped, in bounded time
+  // 200 lanes of byte detail, every path drawn or skipped: the work is counted, not timed (a loaded
+  // machine made a time limit flaky; tests/bench times the renderer)
   const many = Array.from({ length: 200 }, (_, k) => view(`v${k}`, `s${k}`, "r1", [96], [k % 2 ? -4 : 4], k % 2 ? 380 : 0, { dense: true }));
-  const [svg, ms] = timed(() => m.renderSvg(oneRegion(384, many, new Uint8Array(384))));
-  assert.ok(ms < 2000, `${ms} ms`);
+  const svg = m.renderSvg(oneRegion(384, many, new Uint8Array(384)));
   const drawn = (svg.match(/<rect class="pti-el/g) || []).length + nSteps(svg);
   assert.ok(drawn <= m.LIMITS.frameCells, `${drawn} cells and steps`);
 });

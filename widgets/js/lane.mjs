@@ -1,5 +1,5 @@
 // lane: one view's lane: label, footprint, overlaps, element cells or an overview run.
-import { CHAR_W, IDX_CHAR_W, LABEL_LINE, LABEL_W, LIMITS, PAD, PALETTE } from "./geometry.mjs";
+import { CHAR_W, IDX_CHAR_W, LABEL_LINE, LABEL_W, LANE_H, LIMITS, ORDER_BELOW, PAD, PALETTE } from "./geometry.mjs";
 import { cellLabel, indicesText, wrapText } from "./values.mjs";
 import { chainText, esc, isCopied, isTemporary, shapeText, valueAt } from "./state.mjs";
 import { lockSvg, tint } from "./marks.mjs";
@@ -142,7 +142,7 @@ function detailCells(r, v, o, frame, x) {
         `y="${y - 1}" text-anchor="middle">${esc(itext)}</text>`);
     }
   }
-  if (o.order) labels.push(orderSvg(v, els, cells, y + 23, Math.max(1, v.itemsize * o.scale), frame));
+  if (o.order) labels.push(orderSvg(v, els, cells, y + 23, Math.max(1, v.itemsize * o.scale), frame, (o.below ?? ORDER_BELOW) + LANE_H - 25));
   if (els.truncated) labels.push(`<text class="pti-dim" x="${o.sx + o.sw}" y="${y + 12}" text-anchor="end">\u2026</text>`);
   return { svg: parts.join(""), labels: labels.join("") };
 }

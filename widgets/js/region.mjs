@@ -32,7 +32,7 @@ function zoomButtons(rid, x, y) {
 function toggleButton(rid, act, label, on, title, x, y) {
   const w = Math.round(label.length * CHAR_W + 12);
   return [`<g class="pti-toggle${on ? " pti-on" : ""}" data-act="${act}" data-region="${esc(rid)}" role="button" ` +
-    `aria-pressed="${on}" transform="translate(${x},${y})"><title>${esc(title)}</title><rect width="${w}" height="16" rx="3"/>` +
+    `aria-pressed="${on}" tabindex="0" transform="translate(${x},${y})"><title>${esc(title)}</title><rect width="${w}" height="16" rx="3"/>` +
     `<text x="${w / 2}" y="12" text-anchor="middle">${label}</text></g>`, w];
 }
 
@@ -270,7 +270,7 @@ function regionLanes(g) {
     const label = labelLayout(v);
     parts.push(laneSvg(state, r, v, { z0: g.z0, z1: g.z1, sx: g.sx, sw: g.sw, y: g.y + (order ? ORDER_ROW : 0), detail,
       order, scale: g.scale, els: g.perView[v.id], flash: frame.changedViews.has(v.id), hit: g.hit, tickAttr: g.tickAttr,
-      label, pinnable: order, pinned: order && pinned === v.id }, frame));
+      label, pinnable: order, pinned: order && pinned === v.id, below: Math.max(ORDER_BELOW, label.h - LANE_H) }, frame));
     g.y += (order ? ORDER_ROW : 0) + Math.max(LANE_H + (order ? ORDER_BELOW : 0), label.h);
   }
   if (order) frame.ordered = true;

@@ -136,8 +136,8 @@ function totalText(r, n) {
 export function legendSvg(y, width, ids, ordered, files) {
   const box = (cls, fill = "") => (x, t) => `<rect class="${cls}" x="${x}" y="${t}" width="12" height="12"${fill}/>`;
   const arc = (back) => (x, t) => `<g class="pti-order-key" transform="translate(${x},${t})">` +
-    `<path class="pti-step${back}" d="M0 4 Q7 16 14 4"/><path class="pti-step-arrow${back}" ` +
-    `d="${back ? "M4.4 10L9.6 7.4L9.6 12.6Z" : "M9.6 10L4.4 7.4L4.4 12.6Z"}"/></g>`;
+    `<path class="pti-step${back}" d="M1 2L1 10L15 10L15 2"/><path class="pti-step-arrow${back}" ` +
+    `d="${back ? "M5.4 10L10.6 7.4L10.6 12.6Z" : "M10.6 10L5.4 7.4L5.4 12.6Z"}"/></g>`;
   const none = () => "";
   const items = [[box("pti-key pti-n1"), 16, "read by one view"], [box("pti-key pti-n2"), 16, "shared by several views"],
     [box("pti-key pti-unknown", ` fill="url(#${ids.unk})"`), 16, "not in preview"],
