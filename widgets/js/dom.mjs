@@ -60,8 +60,18 @@ let mounted = 0;
 
 export function mount(el, opts) {
   const v = mountDom(el, opts);
-  const onOver = (ev) => hoverAt(v, ev), onMove = (ev) => { if (!v.tip.hidden) placeTip(v, ev); };
-  const onLeave = () => { clearHl(v); hideTip(v); }, onClick = (ev) => click(v, ev), onScroll = () => hideTip(v);
+  const at = { x: 0, y: 0 };
+  const seen = (ev) => { at.x = ev.clientX; at.y = ev.clientY; };
+  const onOver = (ev) => { seen(ev); hoverAt(v, ev); }, onMove = (ev) => { seen(ev); if (!v.tip.hidden) placeTip(v, ev); };
+  // A fixed tooltip would stay put while the page scrolls under it: it follows what is under the
+  // pointer after the scroll (or goes, when that is not this picture).
+  const onScroll = () => {
+    if (v.tip.hidden) return;
+    const under = document.elementFromPoint(at.x, at.y);
+    if (under && v.holder.contains(under)) hoverAt(v, { target: under, clientX: at.x, clientY: at.y });
+    else { clearHl(v); hideTip(v); }
+  };
+  const onLeave = () => { clearHl(v); hideTip(v); }, onClick = (ev) => click(v, ev);
   // the picture's buttons (toggles, a lane's order) answer Enter and Space as a button does
   const onKey = (ev) => {
     if ((ev.key === "Enter" || ev.key === " ") && ev.target.closest(".pti-toggle, .pti-label[tabindex]")) {
@@ -78,7 +88,6 @@ export function mount(el, opts) {
   v.holder.addEventListener("mouseleave", onLeave);
   v.holder.addEventListener("click", onClick);
   v.holder.addEventListener("keydown", onKey);
-  // A fixed tooltip would stay put while the page scrolls under it.
   window.addEventListener("scroll", onScroll, { capture: true, passive: true });
   return {
     update: (snapshot, previews, changes) => update(v, snapshot, previews, changes),
