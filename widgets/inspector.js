@@ -1049,20 +1049,27 @@ export const folded = (ui, fam) => !(ui.fold && ui.fold[fam.key] === false);
 
 const isEmpty = (v) => !v.numel || !(v.footprint[1] > v.footprint[0]);
 
-/** Per bucket k of [z0, z0 + span) in `nb` buckets, how many of `views`' footprints meet it: one sweep. */
-export function foldCounts(views, z0, span, nb) {
-  const starts = views.map((v) => v.footprint[0]).sort((p, q) => p - q);
-  const ends = views.map((v) => v.footprint[1]).sort((p, q) => p - q);
-  const out = new Int32Array(nb);
-  let i = 0, j = 0;
+/**
+ * Per bucket k of [z0, z0 + span) in `nb` buckets, how many of `views`' footprints meet it, each
+ * counted with `weight(v)` (1: a count): one sweep over sorted starts and ends.
+ */
+export function foldCounts(views, z0, span, nb, weight = () => 1) {
+  const starts = views.map((v) => [v.footprint[0], weight(v)]).sort((p, q) => p[0] - q[0]);
+  const ends = views.map((v) => [v.footprint[1], weight(v)]).sort((p, q) => p[0] - q[0]);
+  const out = new Float64Array(nb);
+  let i = 0, j = 0, begun = 0, ended = 0;
   for (let k = 0; k < nb; k++) {
     const a = z0 + Math.floor((span * k) / nb), b = z0 + Math.floor((span * (k + 1)) / nb);
-    while (i < starts.length && starts[i] < Math.max(b, a + 1)) i++;
-    while (j < ends.length && ends[j] <= a) j++;
-    out[k] = i - j;
+    while (i < starts.length && starts[i][0] < Math.max(b, a + 1)) begun += starts[i++][1];
+    while (j < ends.length && ends[j][0] <= a) ended += ends[j++][1];
+    out[k] = begun - ended;
   }
   return out;
 }
+
+/** How much of its footprint a view reads (its shade in a fold row): 1 for a dense view, 0.5 unknown. */
+const density = (v) => (v.touched_bytes == null ? 0.5
+  : Math.min(1, v.touched_bytes / Math.max(1, v.footprint[1] - v.footprint[0])));
 
 /** The toggle that folds or unfolds a family: pressed while folded. */
 export function foldToggle(rid, fam, on, x, y) {
@@ -1101,15 +1108,19 @@ export function foldSvg(rid, fam, g, y) {
     parts.push(`<g class="pti-fold-row" data-first="${esc(group[0].id)}" data-count="${group.length}">` +
       `<text class="pti-fold-name" x="${LABEL_W - 4}" y="${yy + 10}" text-anchor="end">${esc(fam.prefix + name)}</text>` +
       `<rect class="pti-fold-bg" x="${sx}" y="${yy + 1}" width="${sw}" height="${FOLD_ROW_H - 2}"/>`);
-    const counts = foldCounts(group, z0, span, nb);
+    // shaded by the bytes the group reads there: each lane that reaches a stretch adds the share of
+    // its footprint it reads (a dense lane 1, a step-4 lane 1/4), out of the group's size
+    const counts = foldCounts(group, z0, span, nb), reads = foldCounts(group, z0, span, nb, density);
     for (let b = 0; b < nb;) {
       let e = b + 1;
-      while (e < nb && counts[e] === counts[b]) e++;
+      while (e < nb && counts[e] === counts[b] && Math.abs(reads[e] - reads[b]) < 1e-9) e++;
       if (counts[b] > 0) {
+        const share = reads[b] / counts[b];
         parts.push(`<rect class="pti-fold-run" x="${(sx + b * bw).toFixed(2)}" y="${yy + 1}" width="${((e - b) * bw).toFixed(2)}" ` +
-          `height="${FOLD_ROW_H - 2}" fill="${color}" fill-opacity="${(0.2 + (0.8 * counts[b]) / group.length).toFixed(2)}">` +
+          `height="${FOLD_ROW_H - 2}" fill="${color}" fill-opacity="${(0.15 + (0.85 * reads[b]) / group.length).toFixed(2)}">` +
           `<title>${esc(fam.prefix + name)}: ${counts[b]} of ${group.length} lanes reach bytes ` +
-          `[${z0 + Math.floor((span * b) / nb)}, ${z0 + Math.floor((span * e) / nb)})</title></rect>`);
+          `[${z0 + Math.floor((span * b) / nb)}, ${z0 + Math.floor((span * e) / nb)}), reading ` +
+          `${Math.round(100 * share)}% of their footprints on average</title></rect>`);
       }
       b = e;
     }

@@ -106,6 +106,10 @@ test("a family of many lanes folds into a coverage view of a bounded number of r
   const counts = m.foldCounts(fams[0].members.slice(0, 21), 0, 4096, 8);
   assert.equal(counts[0], 21);                                               // every view starts within bytes [0, 512)
   assert.ok(counts[7] === 0);
+  // weighted by how much of its footprint each lane reads: views of step 1 read all of it, step 4 a quarter
+  const steps = [1, 4].map((k) => view(`s${k}`, `s[${k}]`, "r1", [8], [4 * k], 0, { touched_bytes: 32 }));
+  const reads = m.foldCounts(steps, 0, 4096, 4, (v) => v.touched_bytes / (v.footprint[1] - v.footprint[0]));
+  assert.ok(Math.abs(reads[0] - (1 + 32 / 116)) < 1e-9, reads);
   // the picture is as tall for 500 views as for 100: rows, not lanes
   const h = (s) => +/<svg[^>]* viewBox="0 0 \d+ (\d+)"/.exec(s)[1];
   const small = m.renderSvg(manyViews(100), { width: 980 });
