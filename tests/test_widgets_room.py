@@ -225,6 +225,9 @@ def test_500_views_in_a_list_fold_into_a_coverage_view_one_screen_tall(page, pag
     assert page.locator(".pti-fold-row").count() <= 24
     assert page.locator(".pti-fold-name").first.text_content() == "views[0\u201320]"
     assert page.evaluate(CUT_JS) == []
+    rows = page.locator(".pti-fold-name").evaluate_all(
+        "(ts) => ts.map((t) => { const r = t.getBoundingClientRect(); return [r.top, r.bottom]; })")
+    assert all(b[0] >= a[1] - 1 for a, b in zip(rows, rows[1:])), rows      # row names do not overlap
     page.screenshot(path=str(artifacts / f"room_500_views_{width}.png"), full_page=True)
     choose_size(page, "large")
     page.screenshot(path=str(artifacts / f"room_500_views_{width}_large.png"), full_page=True)

@@ -41,7 +41,7 @@ export const SIZE_DEFAULT = "medium";
 export const LABEL_LINE = 12;
 
 // A folded family's coverage view: one row per group of lanes.
-export const FOLD_ROW_H = 10;
+export const FOLD_ROW_H = 11;
 
 export const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
 
@@ -1106,7 +1106,7 @@ export function foldSvg(rid, fam, g, y) {
     const idx = (v) => MEMBER.exec(v.name)[2];
     const name = group.length > 1 ? `[${idx(group[0])}\u2013${idx(group[group.length - 1])}]` : `[${idx(group[0])}]`;
     parts.push(`<g class="pti-fold-row" data-first="${esc(group[0].id)}" data-count="${group.length}">` +
-      `<text class="pti-fold-name" x="${LABEL_W - 4}" y="${yy + 10}" text-anchor="end">${esc(fam.prefix + name)}</text>` +
+      `<text class="pti-fold-name" x="${LABEL_W - 4}" y="${yy + 9}" text-anchor="end">${esc(fam.prefix + name)}</text>` +
       `<rect class="pti-fold-bg" x="${sx}" y="${yy + 1}" width="${sw}" height="${FOLD_ROW_H - 2}"/>`);
     // shaded by the bytes the group reads there: each lane that reaches a stretch adds the share of
     // its footprint it reads (a dense lane 1, a step-4 lane 1/4), out of the group's size

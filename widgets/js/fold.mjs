@@ -86,7 +86,7 @@ export function foldSvg(rid, fam, g, y) {
     const idx = (v) => MEMBER.exec(v.name)[2];
     const name = group.length > 1 ? `[${idx(group[0])}\u2013${idx(group[group.length - 1])}]` : `[${idx(group[0])}]`;
     parts.push(`<g class="pti-fold-row" data-first="${esc(group[0].id)}" data-count="${group.length}">` +
-      `<text class="pti-fold-name" x="${LABEL_W - 4}" y="${yy + 10}" text-anchor="end">${esc(fam.prefix + name)}</text>` +
+      `<text class="pti-fold-name" x="${LABEL_W - 4}" y="${yy + 9}" text-anchor="end">${esc(fam.prefix + name)}</text>` +
       `<rect class="pti-fold-bg" x="${sx}" y="${yy + 1}" width="${sw}" height="${FOLD_ROW_H - 2}"/>`);
     // shaded by the bytes the group reads there: each lane that reaches a stretch adds the share of
     // its footprint it reads (a dense lane 1, a step-4 lane 1/4), out of the group's size

@@ -37,7 +37,7 @@ export const SIZE_DEFAULT = "medium";
 export const LABEL_LINE = 12;
 
 // A folded family's coverage view: one row per group of lanes.
-export const FOLD_ROW_H = 10;
+export const FOLD_ROW_H = 11;
 
 export const PALETTE = ["#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#8e6cc1", "#6a994e", "#d62828", "#f4a261"];
 
