@@ -160,32 +160,38 @@ def _index_text(idx):
 
 
 def _partners(snap, described):
-    """``{view id: [(partner id, shared bytes), ...]}`` for the described views: at most TEXT_PARTNERS
-    each, in picture order, and how many more. One pass over the pairs; the names kept are bounded."""
+    """``({view id: [(partner id, shared bytes), ...]}, {view id: how many more})`` for the described
+    views: at most TEXT_PARTNERS each, in picture order. One pass over the pairs, a set lookup each;
+    the names kept are bounded."""
     vmap = {v["id"]: v for v in snap["views"]}
-    wanted, more = {}, {}
-    for vid in described:
-        v = vmap[vid]
-        if "overlaps_with" in v:               # the model names each view's partners in picture order
-            ids = v["overlaps_with"]
-            wanted[vid] = dict.fromkeys(ids[:TEXT_PARTNERS])
-            more[vid] = max(0, len(ids) - TEXT_PARTNERS)
-        else:                                  # an older snapshot: every pair it lists, in its order
-            wanted[vid], more[vid] = None, 0
     out = {vid: [] for vid in described}
-    for o in snap["overlaps"]:
-        if o["shared_bytes"] == 0:
+    more = dict.fromkeys(described, 0)
+    wanted, older = {}, []
+    for vid in described:
+        ids = vmap[vid].get("overlaps_with")
+        if ids is None:                        # an older snapshot: every pair it lists, in its order
+            older.append(vid)
             continue
-        for me, other in ((o["a"], o["b"]), (o["b"], o["a"])):
-            keep = wanted.get(me, ())
-            if keep is None and len(out[me]) >= TEXT_PARTNERS:
-                more[me] += 1
-            elif keep is None or (keep and other in keep):
-                out[me].append((other, o["shared_bytes"]))
-    for vid, keep in wanted.items():
-        if keep:                               # the model's order, not the order of the pairs
-            rank = {pid: k for k, pid in enumerate(keep)}
-            out[vid].sort(key=lambda p: rank[p[0]])
+        for pid in ids[:TEXT_PARTNERS]:        # the model names each view's partners in picture order
+            wanted[(vid, pid)] = len(wanted)
+        more[vid] = max(0, len(ids) - TEXT_PARTNERS)
+    found = []
+    for o in snap["overlaps"]:
+        a, b = o["a"], o["b"]
+        for key in ((a, b), (b, a)):
+            if key in wanted and o["shared_bytes"] != 0:
+                found.append((wanted[key], key, o["shared_bytes"]))
+    for _, (vid, pid), n in sorted(found):
+        out[vid].append((pid, n))
+    if older:
+        keep = set(older)
+        for o in snap["overlaps"]:
+            for me, other in ((o["a"], o["b"]), (o["b"], o["a"])):
+                if me in keep and o["shared_bytes"] != 0:
+                    if len(out[me]) < TEXT_PARTNERS:
+                        out[me].append((other, o["shared_bytes"]))
+                    else:
+                        more[me] += 1
     return out, more
 
 
