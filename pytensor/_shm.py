@@ -65,3 +65,29 @@ def identity(storage) -> StorageIdentity | None:
         return None
     check(rc)
     return StorageIdentity(int(out.device), int(out.inode), int(out.byte_offset))
+
+
+class MappingIdentity(NamedTuple):
+    """What names memory no storage describes (a NumPy memmap, a Python mmap): ``identity`` of
+    its first byte, whether the mapping may be written, and whether it is private (its written
+    pages are this process's copies, seen by no other mapping of the file)."""
+
+    identity: StorageIdentity
+    writable: bool
+    private: bool
+
+
+def address_identity(addr: int, nbytes: int) -> MappingIdentity | None:
+    """``MappingIdentity`` of the bytes ``[addr, addr + nbytes)`` from the file mapping holding them
+    (/proc/self/maps, read by libtensor; no byte at ``addr`` is read), or None when they lie in no file
+    mapping (heap memory, an anonymous block)."""
+    if addr <= 0 or nbytes < 0:
+        return None
+    out = ffi.new("lt_storage_identity *")
+    flags = ffi.new("unsigned *")
+    rc = lib.lt_address_identity(out, flags, ffi.cast("void *", addr), nbytes)
+    if rc == lib.LT_EINVAL:
+        return None
+    check(rc)
+    return MappingIdentity(StorageIdentity(int(out.device), int(out.inode), int(out.byte_offset)),
+                           bool(flags[0] & lib.LT_MAPPING_WRITABLE), bool(flags[0] & lib.LT_MAPPING_PRIVATE))
