@@ -115,33 +115,44 @@ def file_info(storage, region_lo_addr, region_hi_addr, work=None, ask=None):
 def _ask(query, storage, key, want, npages, geometry, work):
     """``query``'s page bits for pages ``want = (i, j)`` of the mapping (numbered from the page
     holding its first byte), or the reason they were not asked (a str). A picture keeps each
-    answer: pages inside a range asked before are not asked again."""
+    answer, so a page is asked about once however many views lie on it: only the pages of ``want``
+    no earlier question covered are asked now."""
     i, j = want
     if j <= i:
         return b""
-    cache = work.pages_cache.setdefault(key, []) if work is not None else []
-    for p0, p1, bits in cache:
-        if p0 <= i and j <= p1 and not isinstance(bits, str):
-            return bits[i - p0:j - p0]
-        if (p0, p1) == (i, j):
-            return bits
+    pieces = work.pages_cache.setdefault(key, []) if work is not None else []
+    gaps, at = [], i
+    for p0, p1, _ in sorted(pieces):
+        if p1 <= at or p0 >= j:
+            continue
+        if p0 > at:
+            gaps.append((at, p0))
+        at = max(at, p1)
+    if at < j:
+        gaps.append((at, j))
     asked = work.pages_asked if work is not None else 0
-    if asked + (j - i) > PICTURE_PAGES:
-        out = (f"not asked: the mapping has {npages:,} pages and one picture asks about at most "
-               f"{PICTURE_PAGES:,}" + ("" if j - i == npages else
-                                      f" (the views here lie on {j - i:,} of them, {asked:,} asked already)"))
-    else:
-        first, page, s_lo, s_hi = geometry
-        byte_offset = max(s_lo, first + i * page) - s_lo
-        nbytes = min(s_hi, first + j * page) - s_lo - byte_offset
+    todo = sum(b - a for a, b in gaps)
+    if asked + todo > PICTURE_PAGES:
+        return (f"not asked: the mapping has {npages:,} pages and one picture asks about at most "
+                f"{PICTURE_PAGES:,}" + ("" if j - i == npages else
+                                       f" (the views here lie on {j - i:,} of them, {asked:,} asked already)"))
+    first, page, s_lo, s_hi = geometry
+    for a, b in gaps:
+        byte_offset = max(s_lo, first + a * page) - s_lo
+        nbytes = min(s_hi, first + b * page) - s_lo - byte_offset
         try:
-            out = query(storage, byte_offset, nbytes)
+            bits = query(storage, byte_offset, nbytes)
         except sys.modules["pytensor"].PytensorError as e:
-            out = str(e)
+            return str(e)
+        pieces.append((a, b, bits))
         if work is not None:
-            work.pages_asked += j - i
-    cache.append((i, j, out))
-    return out
+            work.pages_asked += b - a
+    out = bytearray()
+    for p0, p1, bits in sorted(pieces):
+        lo, hi = max(p0, i), min(p1, j)
+        if lo < hi:
+            out += bits[lo - p0:hi - p0]
+    return bytes(out)
 
 
 def identity_of(storage, lo, hi, work=None, cow=None, label=None):
