@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["file_info", "identity_of", "merged_info", "in_region", "page_runs", "MAX_RUNS", "PICTURE_PAGES"]
+__all__ = ["file_info", "merged_info", "joined", "in_region", "page_runs", "MAX_RUNS", "PICTURE_PAGES"]
 
 MAX_RUNS = 1024  # byte ranges per list; more are drawn merged across their smallest gaps
 # Pages one picture may ask about. Only the pages under the inspected views are asked (a view of a
@@ -55,7 +55,7 @@ def file_info(storage, region_lo_addr, region_hi_addr, work=None, ask=None):
     reach), narrows the residency question to the pages under them; by
     default every page of the mapping is asked. Copied-on-write pages are
     asked of the whole mapping: they decide whether its bytes are still the
-    file's (``identity_of``).
+    file's (``_identity.identity_of``).
 
     ``work`` (a ``_pairs.Work``, one per picture) remembers each storage's answers, so
     a page is asked once per picture however many views lie on it, and counts the pages
@@ -155,67 +155,6 @@ def _ask(query, storage, key, want, npages, geometry, work):
     return bytes(out)
 
 
-def identity_of(storage, lo, hi, work=None, cow=None, label=None):
-    """What names the bytes ``[lo, hi)`` (absolute addresses) across mappings and processes, or None
-    for memory no file or shared memory holds (heap memory, which no other mapping can show).
-
-    ``storage``: the pytensor ``UntypedStorage`` holding them (its ``identity()`` is asked), or None
-    for memory no storage describes (a NumPy memmap, a Python mmap: the mapping is found by its
-    address in /proc/self/maps, through libtensor). Returns ``{"device", "inode", "shift",
-    "joins", "path", "note"}``: ``shift`` turns an address of these bytes into its byte offset in
-    the file (``file offset = address + shift``); ``joins`` says whether the bytes are the file's, so
-    that every mapping of them may be drawn as one: a shared or read-only mapping, or a private
-    one none of whose pages was copied on write (``cow``, from ``file_info``, is ``[]``); ``note``
-    says why not. ``work`` keeps the answer for the rest of the picture.
-    """
-    if hi <= lo:
-        return None
-    pt = sys.modules.get("pytensor")
-    key = ("identity", lo, hi, id(storage))
-    if work is not None and key in work.pages_cache:
-        return work.pages_cache[key]
-    from pytensor import _shm
-    path, private = label, None
-    if storage is not None:
-        cls = pt.UntypedStorage
-        try:
-            ident = cls.identity(storage)
-        except pt.PytensorError:
-            ident = None
-        mapped = cls.mapped_file.__get__(storage) if ident is not None else None
-        if mapped:
-            path, private = mapped[0], mapped[1] == "private"
-        elif ident is not None and cls.is_shared(storage):
-            private = False
-        base = int(cls.data_ptr(storage))
-    else:
-        ident, base = None, lo
-    if ident is None or private is None:
-        try:
-            m = _shm.address_identity(lo, hi - lo)
-        except pt.PytensorError:
-            m = None
-        if m is None:
-            out = None
-        else:
-            ident, base, private = m.identity, lo, m.private and m.writable
-    if ident is not None:
-        joins = not private or cow == []
-        note = "" if joins else ("a private copy-on-write mapping" +
-                                 (f" with {_count_bytes(cow)} bytes copied" if cow else "") +
-                                 ": its written pages are this process's own, so it is drawn apart from "
-                                 "other mappings of the file")
-        out = {"device": ident.device, "inode": ident.inode, "shift": ident.byte_offset - base,
-               "joins": joins, "path": path, "note": note}
-    if work is not None:
-        work.pages_cache[key] = out
-    return out
-
-
-def _count_bytes(runs):
-    return sum(b - a for a, b in runs)
-
-
 def merged_info(parts):
     """One region's ``"file"`` entry from the entries of the mappings it shows, each already in the
     region's byte positions (``in_region``): one file, so one strip. Resident, asked and copied
@@ -237,15 +176,16 @@ def merged_info(parts):
         if not known:
             out[key], out[note] = None, "; ".join(dict.fromkeys(p[note] for p in parts if p[note]))
             continue
-        runs = _joined([r for p in known for r in p[key]])
+        runs = joined([r for p in known for r in p[key]])
         out[key], merged_note = _merged(runs)
         missing = [p[note] for p in parts if p[key] is None and p[note]]
         out[note] = "; ".join(dict.fromkeys(([merged_note] if merged_note else []) + missing)) or None
-    out["asked"] = _joined([r for p in parts for r in p.get("asked", [])])
+    out["asked"] = joined([r for p in parts for r in p.get("asked", [])])
     return out
 
 
-def _joined(runs):
+def joined(runs):
+    """Byte ranges ``[lo, hi)`` sorted, with those that meet or touch joined."""
     out = []
     for a, b in sorted(runs):
         if out and a <= out[-1][1]:

@@ -8,17 +8,17 @@ everything after works on these dicts.
 """
 from __future__ import annotations
 
-import array
 import ctypes
 import sys
 
-from ._files import file_info, identity_of
+from ._files import file_info
+from ._identity import owner_identity, tensor_identity
 from ._geometry import footprint
 from ._lineage import MAX_STEPS
 from ._pairs import Work
 from ._schema import HOST
 
-__all__ = ["resolve", "read_memory", "read_mapped", "tensor_base", "is_pytensor", "buffer_array", "exporter", "owner_of",
+__all__ = ["resolve", "read_memory", "tensor_base", "is_pytensor", "buffer_array", "exporter", "owner_of",
            "plain_array"]
 
 def read_memory(addr, n):
@@ -26,20 +26,6 @@ def read_memory(addr, n):
     if n <= 0:
         return b""
     return ctypes.string_at(addr, n)
-
-
-def read_mapped(mappings, lo, hi):
-    """Region bytes ``[lo, hi)`` through ``mappings`` (a region's ``[lo, hi, address]`` pieces, which
-    must cover them): a region that is one file seen through several mappings reads each byte through
-    one of them."""
-    out = bytearray()
-    for a, b, addr in mappings:
-        a2, b2 = max(a, lo), min(b, hi)
-        if a2 < b2:
-            out += read_memory(addr + a2 - a, b2 - a2)
-    if len(out) != hi - lo:
-        raise ValueError(f"bytes [{lo}, {hi}) of the region are not all inside its live mappings")
-    return bytes(out)
 
 
 # ====================================================================== resolving objects
@@ -144,10 +130,9 @@ def _resolve_tensor(t, work):
     }
     nbytes = int(st.nbytes())
     fp = footprint(shape, tuple(s * isz for s in strides), isz, s_addr + offset * isz)
-    # read before build() reads any preview bytes, so the picture shows what the program pulled in;
-    # only the pages this view can reach are asked about
+    # read before build() reads any bytes, so the picture shows what the program pulled in; only this view's pages
     src["file"] = file_info(st, s_addr, s_addr + nbytes, work, ask=fp)
-    ident = _tensor_identity(t, st, s_addr, nbytes, src, work)
+    ident = tensor_identity(st, is_pytensor(t), dev == HOST, s_addr, nbytes, src, work)
     # how it was made: its provenance node (a tuple holding no tensor; see pytensor/_provenance.py)
     lineage_src = {"node": sys.modules["pytensor"]._provenance.node(t), "id": id(t)} if is_pytensor(t) else None
     return {
@@ -166,22 +151,8 @@ def _resolve_tensor(t, work):
         "version": src["version"],
         "contiguous": bool(base.is_contiguous(t)),
         "span_lo": s_addr, "span_hi": s_addr + nbytes,
-        "source": src,
-        "identity": ident,
+        "source": src, "identity": ident,
     }
-
-
-def _tensor_identity(t, st, s_addr, nbytes, src, work):
-    """``_files.identity_of`` for a tensor's storage; heap memory pytensor owns is not asked."""
-    if src["device"] != HOST or nbytes <= 0:
-        return None
-    if is_pytensor(t):
-        if src["provenance"] == "owned":        # malloc'd by libtensor: no file, no other mapping
-            return None
-        f = src["file"]
-        return identity_of(st, s_addr, s_addr + nbytes, work, cow=f["cow"] if f else None)
-    # a torch storage (shared memory, from_file): found by its address
-    return identity_of(None, s_addr, s_addr + nbytes, work)
 
 
 def plain_array(arr):
@@ -266,8 +237,7 @@ def _resolve_ndarray(arr, kind, holds, owner=None, work=None):
         src = {"key": f"owner:{lo:x}:{id(owner):x}", "kind": "owner", "provenance": _owner_provenance(owner),
                "label": label, "readonly": ro, "refcount": None, "version": None, "device": HOST,
                "type": tname}
-        if not isinstance(owner, _HEAP_OWNERS):      # a mapping (mmap, memmap, another library's): name its file
-            ident = identity_of(None, lo, hi, work, label=getattr(named_root, "filename", None))
+        ident = owner_identity(owner, lo, hi, work, getattr(named_root, "filename", None))
     else:
         rai = root.__array_interface__
         lo, hi = footprint(root.shape, root.strides, root.dtype.itemsize, int(rai["data"][0]))
@@ -291,12 +261,8 @@ def _resolve_ndarray(arr, kind, holds, owner=None, work=None):
         "version": None,
         "contiguous": bool(arr.flags.c_contiguous),
         "span_lo": lo, "span_hi": hi,
-        "source": src,
-        "identity": ident,
+        "source": src, "identity": ident,
     }
-
-
-_HEAP_OWNERS = (bytes, bytearray, array.array)    # exporters whose bytes are always heap memory
 
 
 def _nd_lineage_src(arr):

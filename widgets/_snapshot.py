@@ -41,10 +41,12 @@ from pytensor._layout import numel
 from ._accounting import account_bytes
 from ._badges import badges as _badges
 from ._badges import lifetime_badges as _lifetime_badges
-from ._files import in_region, merged_info
+from ._files import in_region, joined, merged_info
 from ._geometry import COSTLY, elements_in_window, footprint, idiom_tags, layout_stats, shared_bytes
 from ._lineage import lineages as _lineages
-from ._objects import read_mapped, read_memory, resolve
+from ._identity import mappings as _mappings
+from ._identity import read_mapped, region_id, region_identity, source_identity, space
+from ._objects import read_memory, resolve
 from ._pairs import MAX_PAIRS, Work, listed_prefix, meeting_pairs
 from ._schema import HOST as _HOST
 from ._schema import PREVIEW_BYTES, SNAPSHOT_VERSION
@@ -79,78 +81,11 @@ def _merge_spans(spans):
     return [(dev, lo, hi, members) for dev, (lo, hi, members) in groups]
 
 
-# ---------------------------------------------------------------- one file, one identity
-# Bytes that a file or shared memory holds are named by (device, inode, byte offset in the file):
-# every mapping of them, in this process or another, agrees on it (UntypedStorage.identity()).
-# build() groups such bytes by that name rather than by address, so two mappings of one file range
-# are one region of the file, each lane at its file byte offset, and a write through one is seen
-# in the other. Memory nothing else can map keeps its address as its name. Kept apart from the
-# rest of build() on purpose: other parts of the snapshot are added beside it.
-
-def _space(it):
-    """``(space, shift)``: the coordinates item ``it`` is grouped in, and what turns its addresses
-    into them. A file's bytes (``identity["joins"]``) are placed by their byte offset in the file."""
-    ident = it.get("identity")
-    if ident is not None and ident["joins"]:
-        return f"file:{ident['device']:x}:{ident['inode']:x}", ident["shift"]
-    return it["device"], 0
-
-
-def _region_id(space, dev, r_lo):
-    if space.startswith("file:"):
-        _, device, inode = space.split(":")
-        return f"f{device}-{inode}-{r_lo:x}"          # the same in every process mapping these bytes
-    return f"r{r_lo:x}" if dev == _HOST else f"r{dev.replace(':', '')}-{r_lo:x}"
-
-
-def _region_identity(space, r_lo):
-    """The region's ``identity``: the file and where its byte 0 lies in it, or None (named by address)."""
-    if not space.startswith("file:"):
-        return None
-    _, device, inode = space.split(":")
-    return {"device": int(device, 16), "inode": int(inode, 16), "byte_offset": r_lo}
-
-
-def _source_identity(it):
-    """A source's ``identity``: ``[device, inode, byte offset of its first byte]``, or None (heap memory)."""
-    ident = it.get("identity")
-    if ident is None:
-        return None
-    return [ident["device"], ident["inode"], it["span_lo"] + ident["shift"]]
-
-
-def _mappings(live):
-    """``[lo, hi, address]`` pieces covering the live members' bytes ``(lo, hi, base)`` (region positions, and
-    the address of region byte 0 in that member's mapping), each byte once: where mappings overlap, the
-    first one's. Pieces whose addresses continue each other are joined."""
-    out = []
-    for a, b, base in sorted(live):
-        if out and a < out[-1][1]:
-            if b <= out[-1][1]:
-                continue
-            a = out[-1][1]
-        if out and a == out[-1][1] and base + a == out[-1][2] + (out[-1][1] - out[-1][0]):
-            out[-1][1] = b
-        else:
-            out.append([a, b, base + a])
-    return out
-
-
 def _intervals_intersect(known, lo, hi):
     out = []
     for a, b in known:
         a, b = max(a, lo), min(b, hi)
         if a < b:
-            out.append([a, b])
-    return out
-
-
-def _union(iv):
-    out = []
-    for a, b in sorted(iv):
-        if out and a <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], b)
-        else:
             out.append([a, b])
     return out
 
@@ -169,29 +104,29 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=(), 
     for i, (_, _, it) in enumerate(items):
         lo, hi = footprint(it["shape"], it["bstrides"], it["itemsize"], it["addr0"])
         it["_fp_abs"] = (lo, hi)
-        space, shift = _space(it)
+        space_name, shift = space(it)
         shifts.append(shift)
-        spans.append((space, (min(it["span_lo"], lo) if hi > lo else it["span_lo"]) + shift,
+        spans.append((space_name, (min(it["span_lo"], lo) if hi > lo else it["span_lo"]) + shift,
                       max(it["span_hi"], hi) + shift, i))
     regions, views, blob = [], [], bytearray()
     lineages = _lineages(items)
-    for space, r_lo, r_hi, members in _merge_spans(spans):
+    for space_name, r_lo, r_hi, members in _merge_spans(spans):
         dev = items[members[0]][2]["device"]
         # where byte 0 of the region would lie in each member's own mapping (its addresses minus r_lo)
         base = {i: r_lo - shifts[i] for i in members}
-        rid = _region_id(space, dev, r_lo)
+        rid = region_id(space_name, dev, r_lo, _HOST)
         sources, live = {}, []
         for i in members:
             it = items[i][2]
             src = it["source"]
             sources.setdefault(src["key"], dict(src, byte_offset=it["span_lo"] - base[i],
                                                 nbytes=it["span_hi"] - it["span_lo"],
-                                                identity=_source_identity(it)))
+                                                identity=source_identity(it)))
             # only spans whose owner the caller holds right now may be read
             if dev == _HOST and it.get("span_live", True):
                 live.append((it["span_lo"] - base[i], it["span_hi"] - base[i], base[i]))
         mappings = _mappings(live)
-        known = _union([[a, b] for a, b, _ in mappings])
+        known = joined([[a, b] for a, b, _ in mappings])
         index = {key: k for k, key in enumerate(sources)}
         rviews = []
         for i in members:
@@ -203,9 +138,8 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=(), 
                 or v["numel"] == 0 or dev != _HOST
             rviews.append(v)
         nbytes = r_hi - r_lo
-        first = base[members[0]]
-        r = {"id": rid, "addr": f"0x{(mappings[0][2] - mappings[0][0]) if mappings else first:x}",
-             "nbytes": nbytes, "device": dev, "host": dev == _HOST, "identity": _region_identity(space, r_lo),
+        r = {"id": rid, "addr": f"0x{(mappings[0][2] - mappings[0][0]) if mappings else base[members[0]]:x}",
+             "nbytes": nbytes, "device": dev, "host": dev == _HOST, "identity": region_identity(space_name, r_lo),
              "mappings": mappings, "sources": [], "badges": [], "views": [v["id"] for v in rviews]}
         seen = set()
         for src in sources.values():
@@ -238,7 +172,7 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=(), 
             # read only pages already in RAM: looking must not pull a page of the file in
             have = [x for a, b in r["file"]["resident"] for x in _intervals_intersect(have, a, b)]
         for a, b in have:
-            chunk[a - w0:b - w0] = read_mapped(mappings, a, b)
+            chunk[a - w0:b - w0] = read_mapped(mappings, a, b, read_memory)
         r["preview"] = {"start": w0, "length": w1 - w0, "pos": len(blob), "known": have}
         blob += chunk
         regions.append(r)

@@ -16,7 +16,8 @@ from collections import deque
 
 from ._badges import lifetime_badges
 from ._geometry import elements_in_window
-from ._objects import read_mapped
+from ._identity import read_mapped
+from ._objects import read_memory
 
 __all__ = ["signature", "changes", "writer", "through", "provenance", "reread", "recount", "History", "step_info",
            "MAX_RANGES", "HISTORY_STEPS", "HISTORY_BYTES"]
@@ -183,7 +184,7 @@ def reread(snap, previews):
         p = r["preview"]
         for a, b in p["known"]:
             pos = p["pos"] + a - p["start"]
-            blob[pos:pos + b - a] = read_mapped(r["mappings"], a, b)     # one file: through its mappings
+            blob[pos:pos + b - a] = read_mapped(r["mappings"], a, b, read_memory)     # one file: through its mappings
     return bytes(blob)
 
 
