@@ -9,6 +9,7 @@ mappings (pytensor, NumPy, torch), real shared memory and a real second process.
 import mmap
 import os
 import queue
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -262,3 +263,68 @@ def test_the_residency_strip_of_two_mappings_is_the_files(tmp_path):
     assert f["mapping"] == "shared" and f["nbytes"] == 64 * P
     assert f["asked"] == [[0, 8 * P], [40 * P, 41 * P]]
     assert any(lo <= 3 * P and 4 * P <= hi for lo, hi in f["resident"])       # seen from both lanes' file
+
+
+# ---------------------------------------------------------------- what a user sees, in a real browser
+@pytest.fixture
+def chromium_page():
+    from browser_support import chromium_context
+    gen = chromium_context(prefix="pti-identity-")
+    ctx = next(gen)
+    pg = ctx.new_page()
+    pg.errors = []
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    try:
+        yield pg
+    finally:
+        pg.close()
+        next(gen, None)
+
+
+def test_the_saved_page_draws_one_region_of_the_file_with_both_lanes_and_the_write(chromium_page, tmp_path):
+    require_module("anywidget")
+    from playwright.sync_api import expect
+    from pytensor.widgets import Inspector
+    page = chromium_page
+    path = str(tmp_path / "weights.bin")
+    with open(path, "wb") as f:
+        f.write(bytes(range(32)))                       # small: drawn byte by byte, values and all
+    a = pytensor.from_file(path, shared=True, dtype=pytensor.uint8)
+    b = pytensor.from_file(path, shared=True, dtype=pytensor.uint8)
+    b_tail = b[8:24]
+    w = Inspector(a, b_tail, names=["a", "b_tail"])
+    a[12] = 0xEE                                    # through a; b_tail reads byte 12 too
+    assert w.check() is True
+    html = w.save_html(tmp_path / "identity.html")
+    w.close()
+
+    page.goto(html.as_uri())
+    svg = page.locator("svg.pti-svg")
+    expect(svg).to_be_visible(timeout=20_000)
+    region = svg.locator(".pti-region")
+    expect(region).to_have_count(1)                                    # one region of the file
+    expect(region).to_have_attribute("data-file-offset", "0")
+    expect(region).to_have_attribute("data-mappings", "2")
+    expect(region.locator(".pti-title")).to_contain_text("of one file from its byte 0, seen through 2 mappings")
+    lanes = region.locator(".pti-lane")
+    expect(lanes).to_have_count(2)                                     # both lanes, in that one region
+    assert lanes.evaluate_all("(ls) => ls.map((l) => l.dataset.name)") == ["a", "b_tail"]
+    badges = region.locator(".pti-badge text").all_text_contents()
+    assert "writes 1" in badges, badges                                # the write counted once, for the file
+    expect(region.locator(".pti-file-head")).to_contain_text("weights.bin")
+    expect(region.locator(".pti-lbl", has_text="file bytes")).to_have_count(1)
+    # b_tail's lane starts at its file byte 8 and its element 4 is the byte a wrote
+    cell = region.locator(".pti-lane[data-name='b_tail'] .pti-el[data-index='4']")
+    expect(cell).to_have_attribute("data-start", "12")
+    expect(region.locator(".pti-hex[data-off='12']")).to_have_text("ee")
+    expect(region.locator(".pti-val[data-view='v1'][data-index='4']")).to_have_text("238")     # 0xEE, seen in b
+    expect(region.locator(".pti-resident")).not_to_have_count(0)       # the file's pages, in RAM
+    region.locator(".pti-byte[data-off='12']").hover()
+    tip = page.locator(".pti-tip")
+    expect(tip).to_be_visible()
+    for reader in ("a[12]", "b_tail[4]"):
+        expect(tip).to_contain_text(reader)
+    out = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tmp_path)
+    out.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(out / "identity_one_file_two_mappings.png"), full_page=True)
+    assert not page.errors, page.errors
