@@ -48,19 +48,16 @@ def identity_of(storage, lo, hi, work=None, cow=None, label=None):
     pt = sys.modules["pytensor"]
     from pytensor import _shm
     path, private, ident, base = label, None, None, lo
-    if storage is not None:
-        cls = pt.UntypedStorage              # through the class: a subclass could describe another file
+    cls = pt.UntypedStorage                  # through the class: a subclass could describe another file
+    mapped = cls.mapped_file.__get__(storage) if storage is not None else None
+    if storage is not None and (mapped or cls.is_shared(storage)):      # pytensor mapped it: ask its identity()
         try:
             ident = cls.identity(storage)
         except pt.PytensorError:
             ident = None
-        mapped = cls.mapped_file.__get__(storage) if ident is not None else None
-        if mapped:
-            path, private = mapped[0], mapped[1] == "private"
-        elif ident is not None and cls.is_shared(storage):
-            private = False
+        path, private = (mapped[0], mapped[1] == "private") if mapped else (label, False)
         base = int(cls.data_ptr(storage))
-    if ident is None or private is None:     # memory pytensor wraps but did not map: ask the mapping itself
+    if ident is None:                        # memory pytensor wraps but did not map: ask the mapping itself
         try:
             m = _shm.address_identity(lo, hi - lo)
         except pt.PytensorError:
