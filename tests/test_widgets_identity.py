@@ -324,6 +324,7 @@ def test_the_saved_page_draws_one_region_of_the_file_with_both_lanes_and_the_wri
     expect(tip).to_be_visible()
     for reader in ("a[12]", "b_tail[4]"):
         expect(tip).to_contain_text(reader)
+    expect(tip).to_contain_text("byte 12 (file byte 12) = 0xee")    # named by the file, not by one mapping's address
     out = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tmp_path)
     out.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(out / "identity_one_file_two_mappings.png"), full_page=True)
