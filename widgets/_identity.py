@@ -27,18 +27,17 @@ __all__ = ["identity_of", "tensor_identity", "owner_identity", "space", "region_
            "mappings", "read_mapped"]
 
 
-def identity_of(storage, lo, hi, work=None, cow=None, label=None):
+def identity_of(storage, lo, hi, work=None, cow=None):
     """What names the bytes ``[lo, hi)`` (absolute addresses) across mappings and processes, or None
     for memory no file or shared memory holds (heap memory, which no other mapping can show).
 
     ``storage``: the pytensor ``UntypedStorage`` holding them (its ``identity()`` is asked), or None
     for memory no storage describes (found by its address in /proc/self/maps, through libtensor).
-    Returns ``{"device", "inode", "shift", "joins", "path", "note"}``: ``shift`` turns an address of
+    Returns ``{"device", "inode", "shift", "joins"}``: ``shift`` turns an address of
     these bytes into its byte offset in the file (``file offset = address + shift``); ``joins``
     says whether the bytes are the file's, so that every mapping of them may be drawn as one: a
     shared or read-only mapping, or a private one none of whose pages was copied on write (``cow``,
-    from ``_files.file_info``, is ``[]``); ``note`` says why not. ``label`` is the file's path where
-    the caller knows it (``np.memmap.filename``). ``work`` keeps the answer for the rest of the picture.
+    from ``_files.file_info``, is ``[]``). ``work`` keeps the answer for the rest of the picture.
     """
     if hi <= lo:
         return None
@@ -47,7 +46,7 @@ def identity_of(storage, lo, hi, work=None, cow=None, label=None):
         return work.pages_cache[key]
     pt = sys.modules["pytensor"]
     from pytensor import _shm
-    path, private, ident, base = label, None, None, lo
+    private, ident, base = None, None, lo
     cls = pt.UntypedStorage                  # through the class: a subclass could describe another file
     mapped = cls.mapped_file.__get__(storage) if storage is not None else None
     if storage is not None and (mapped or cls.is_shared(storage)):      # pytensor mapped it: ask its identity()
@@ -55,7 +54,7 @@ def identity_of(storage, lo, hi, work=None, cow=None, label=None):
             ident = cls.identity(storage)
         except pt.PytensorError:
             ident = None
-        path, private = (mapped[0], mapped[1] == "private") if mapped else (label, False)
+        private = bool(mapped) and mapped[1] == "private"
         base = int(cls.data_ptr(storage))
     if ident is None:                        # memory pytensor wraps but did not map: ask the mapping itself
         try:
@@ -65,12 +64,9 @@ def identity_of(storage, lo, hi, work=None, cow=None, label=None):
         ident, base, private = (None, lo, None) if m is None else (m.identity, lo, m.private and m.writable)
     out = None
     if ident is not None:
-        joins = not private or cow == []
-        note = "" if joins else ("a private copy-on-write mapping" + (" whose written pages" if cow else ": its pages,"
-                                 " once written,") + " are this process's own, so it is drawn apart from other "
-                                 "mappings of the file")
+        # a private mapping's copied pages are this process's own: then it is drawn apart from the file
         out = {"device": ident.device, "inode": ident.inode, "shift": ident.byte_offset - base,
-               "joins": joins, "path": path, "note": note}
+               "joins": not private or cow == []}
     if work is not None:
         work.pages_cache[key] = out
     return out
@@ -89,12 +85,12 @@ def tensor_identity(storage, is_pytensor, on_host, s_addr, nbytes, src, work):
     return identity_of(storage, s_addr, s_addr + nbytes, work, cow=f["cow"] if f else None)
 
 
-def owner_identity(owner, lo, hi, work, path=None):
+def owner_identity(owner, lo, hi, work):
     """``identity_of`` the bytes ``[lo, hi)`` an ndarray's or buffer's owner exports (a memmap's mmap,
     another library's mapping), found by address; exporters of heap bytes are not asked."""
     if isinstance(owner, (bytes, bytearray, array.array)):
         return None
-    return identity_of(None, lo, hi, work, label=path)
+    return identity_of(None, lo, hi, work)
 
 
 # ---------------------------------------------------------------- grouping, in build()

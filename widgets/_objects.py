@@ -237,7 +237,7 @@ def _resolve_ndarray(arr, kind, holds, owner=None, work=None):
         src = {"key": f"owner:{lo:x}:{id(owner):x}", "kind": "owner", "provenance": _owner_provenance(owner),
                "label": label, "readonly": ro, "refcount": None, "version": None, "device": HOST,
                "type": tname}
-        ident = owner_identity(owner, lo, hi, work, getattr(named_root, "filename", None))
+        ident = owner_identity(owner, lo, hi, work)
     else:
         rai = root.__array_interface__
         lo, hi = footprint(root.shape, root.strides, root.dtype.itemsize, int(rai["data"][0]))
