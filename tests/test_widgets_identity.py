@@ -139,17 +139,14 @@ def test_shared_memory_seen_twice_is_one_region(tmp_path):
     st = t.untyped_storage().share_memory_()
     fd, region, offset = ffi.new("int *"), ffi.new("size_t *"), ffi.new("int64_t *")
     assert lib.lt_storage_shared_fd(fd, region, offset, st._ptr) == lib.LT_OK
-    with mmap.mmap(fd[0], region[0]) as m:                      # a second mapping of the same memfd
-        again = np.frombuffer(m, dtype=np.int32, count=1000, offset=offset[0])
-        assert again.ctypes.data != t.data_ptr() and again[999] == 999
-        snap, _ = snapshot(t, again[500:], names=["t", "again"])
-        r = _one_region(snap)
-        ident = st.identity()
-        assert r["identity"] == {"device": ident.device, "inode": ident.inode, "byte_offset": ident.byte_offset}
-        assert _views(snap)["again"]["byte_offset"] == 2000
-        del again, snap
-        import gc
-        gc.collect()
+    m = mmap.mmap(fd[0], region[0])            # a second mapping of the same memfd (closed when collected)
+    again = np.frombuffer(m, dtype=np.int32, count=1000, offset=offset[0])
+    assert again.ctypes.data != t.data_ptr() and again[999] == 999
+    snap, _ = snapshot(t, again[500:], names=["t", "again"])
+    r = _one_region(snap)
+    ident = st.identity()
+    assert r["identity"] == {"device": ident.device, "inode": ident.inode, "byte_offset": ident.byte_offset}
+    assert _views(snap)["again"]["byte_offset"] == 2000
 
 
 def test_heap_memory_keeps_its_address_as_its_name():
