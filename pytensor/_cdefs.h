@@ -100,6 +100,7 @@ int64_t lt_shm_region_count(void);
 #define LT_MAPPING_WRITABLE ...
 #define LT_MAPPING_PRIVATE ...
 lt_status lt_address_identity(lt_storage_identity *out, unsigned *out_flags, const void *addr, size_t nbytes);
+lt_status lt_address_copied_pages(uint8_t *out, size_t out_npages, const void *addr, size_t nbytes);
 
 /* layout */
 lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape);

@@ -15,6 +15,7 @@ their owner behind, so they are refused with a RuntimeError: share a copy
 """
 from __future__ import annotations
 
+import mmap
 from typing import NamedTuple
 
 from ._ffi import ffi, lib, shim
@@ -91,3 +92,14 @@ def address_identity(addr: int, nbytes: int) -> MappingIdentity | None:
     check(rc)
     return MappingIdentity(StorageIdentity(int(out.device), int(out.inode), int(out.byte_offset)),
                            bool(flags[0] & lib.LT_MAPPING_WRITABLE), bool(flags[0] & lib.LT_MAPPING_PRIVATE))
+
+
+def address_copied_pages(addr: int, nbytes: int) -> bytes:
+    """For a private, writable file mapping no storage describes: one byte per page of
+    ``[addr, addr + nbytes)`` (from the page holding ``addr``), 1 where the page was copied on write
+    (/proc/self/pagemap; no byte is read). Raises LibtensorError (LT_EINVAL) for other memory."""
+    size = mmap.PAGESIZE
+    npages = (addr % size + nbytes + size - 1) // size if nbytes > 0 else 0
+    out = ffi.new("uint8_t[]", max(npages, 1))
+    check(lib.lt_address_copied_pages(out, npages, ffi.cast("void *", addr), max(nbytes, 0)))
+    return ffi.buffer(out, npages)[:]

@@ -122,6 +122,32 @@ def test_safetensors_loaded_twice_is_one_region_until_a_private_page_is_copied(t
     assert second[0].item() == 0.0                 # the other mapping still shows the file's bytes
 
 
+def test_a_numpy_copy_on_write_memmap_joins_the_file_until_it_writes(tmp_path):
+    path = _file(tmp_path, 2 * P)
+    cow = np.memmap(path, dtype=np.uint8, mode="c")                  # private: its writes stay here
+    ro = np.memmap(path, dtype=np.uint8, mode="r")
+    snap, _ = snapshot(cow, ro[P:], names=["cow", "ro"])
+    assert _one_region(snap)["identity"]["inode"] == os.stat(path).st_ino
+    cow[P + 1] = 99                                                   # page 1 is now this process's copy
+    snap, _ = snapshot(cow, ro[P:], names=["cow", "ro"])
+    assert len(snap["regions"]) == 2 and ro[1] == 1
+    mine, file_region = snap["regions"]
+    assert mine["identity"] is None and mine["views"] == ["v0"]
+    assert file_region["identity"]["byte_offset"] == 0 and _views(snap)["ro"]["byte_offset"] == P
+
+
+def test_two_private_torch_mappings_are_one_region_until_one_is_written(tmp_path):
+    torch = require_module("torch")
+    path = _file(tmp_path, P)
+    a = torch.from_file(path, shared=False, size=P, dtype=torch.uint8)
+    b = torch.from_file(path, shared=False, size=P, dtype=torch.uint8)
+    snap, _ = snapshot(a, b, names=["a", "b"])
+    assert _one_region(snap)["identity"]["byte_offset"] == 0
+    a[0] = 7
+    snap, _ = snapshot(a, b, names=["a", "b"])
+    assert len(snap["regions"]) == 2 and b[0].item() == 0
+
+
 def test_torch_from_file_shared_and_a_pytensor_mapping_are_one_region(tmp_path):
     torch = require_module("torch")
     path = _file(tmp_path, 2 * P)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["file_info", "merged_info", "joined", "in_region", "page_runs", "MAX_RUNS", "PICTURE_PAGES"]
+__all__ = ["file_info", "copied_runs", "merged_info", "joined", "in_region", "page_runs", "MAX_RUNS", "PICTURE_PAGES"]
 
 MAX_RUNS = 1024  # byte ranges per list; more are drawn merged across their smallest gaps
 # Pages one picture may ask about. Only the pages under the inspected views are asked (a view of a
@@ -110,6 +110,25 @@ def file_info(storage, region_lo_addr, region_hi_addr, work=None, ask=None):
         "cow": cow,
         "cow_note": cow_note,
     }
+
+
+def copied_runs(lo, hi, work=None):
+    """For a private file mapping no storage describes (a NumPy memmap of mode "c", torch's
+    ``from_file(shared=False)``): the byte ranges of ``[lo, hi)`` (absolute addresses; ranges relative
+    to ``lo``) whose pages were copied on write, or None where that could not be asked (another kind
+    of mapping, no pagemap, past the picture's ``PICTURE_PAGES``). Asked once a picture, as
+    ``file_info`` asks, within the same budget."""
+    from pytensor import _shm
+    page = sys.modules["pytensor"].UntypedStorage.page_nbytes
+    first = lo - lo % page
+    npages = (hi - first + page - 1) // page if hi > lo else 0
+
+    def query(_, byte_offset, nbytes):
+        return _shm.address_copied_pages(lo + byte_offset, nbytes)
+    bits = _ask(query, None, ("copied_at", lo, hi), (0, npages), npages, (first, page, lo, hi), work)
+    if isinstance(bits, str):
+        return None
+    return [[max(lo, first + i * page) - lo, min(hi, first + j * page) - lo] for i, j in page_runs(bits)]
 
 
 def _ask(query, storage, key, want, npages, geometry, work):

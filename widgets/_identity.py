@@ -23,11 +23,11 @@ from __future__ import annotations
 import array
 import sys
 
-__all__ = ["identity_of", "tensor_identity", "owner_identity", "space", "region_id", "region_identity", "source_identity",
-           "mappings", "read_mapped"]
+__all__ = ["identity_of", "tensor_identity", "owner_identity", "space", "region_id", "region_identity",
+           "source_identity", "mappings", "read_mapped"]
 
 
-def identity_of(storage, lo, hi, work=None, cow=None):
+def identity_of(storage, lo, hi, work=None, cow=None, cow_of=None):
     """What names the bytes ``[lo, hi)`` (absolute addresses) across mappings and processes, or None
     for memory no file or shared memory holds (heap memory, which no other mapping can show).
 
@@ -37,7 +37,8 @@ def identity_of(storage, lo, hi, work=None, cow=None):
     these bytes into its byte offset in the file (``file offset = address + shift``); ``joins``
     says whether the bytes are the file's, so that every mapping of them may be drawn as one: a
     shared or read-only mapping, or a private one none of whose pages was copied on write (``cow``,
-    from ``_files.file_info``, is ``[]``). ``work`` keeps the answer for the rest of the picture.
+    from ``_files.file_info``, is ``[]``; for memory no storage maps, ``cow_of(lo, hi, work)`` is asked, e.g.
+    ``_files.copied_runs``). ``work`` keeps the answer for the rest of the picture.
     """
     if hi <= lo:
         return None
@@ -62,6 +63,8 @@ def identity_of(storage, lo, hi, work=None, cow=None):
         except pt.PytensorError:
             m = None
         ident, base, private = (None, lo, None) if m is None else (m.identity, lo, m.private and m.writable)
+        if private and cow_of is not None:
+            cow = cow_of(lo, hi, work)
     out = None
     if ident is not None:
         # a private mapping's copied pages are this process's own: then it is drawn apart from the file
@@ -72,25 +75,25 @@ def identity_of(storage, lo, hi, work=None, cow=None):
     return out
 
 
-def tensor_identity(storage, is_pytensor, on_host, s_addr, nbytes, src, work):
+def tensor_identity(storage, is_pytensor, on_host, s_addr, nbytes, src, work, cow_of=None):
     """``identity_of`` a tensor's storage: pytensor's asks its ``identity()``; torch's is found by
     address (shared memory, ``from_file``); heap memory pytensor owns is not asked at all."""
     if not on_host or nbytes <= 0:
         return None
     if not is_pytensor:
-        return identity_of(None, s_addr, s_addr + nbytes, work)
+        return identity_of(None, s_addr, s_addr + nbytes, work, cow_of=cow_of)
     if src["provenance"] == "owned":        # malloc'd by libtensor: no file, no other mapping
         return None
     f = src["file"]
-    return identity_of(storage, s_addr, s_addr + nbytes, work, cow=f["cow"] if f else None)
+    return identity_of(storage, s_addr, s_addr + nbytes, work, cow=f["cow"] if f else None, cow_of=cow_of)
 
 
-def owner_identity(owner, lo, hi, work):
+def owner_identity(owner, lo, hi, work, cow_of=None):
     """``identity_of`` the bytes ``[lo, hi)`` an ndarray's or buffer's owner exports (a memmap's mmap,
     another library's mapping), found by address; exporters of heap bytes are not asked."""
     if isinstance(owner, (bytes, bytearray, array.array)):
         return None
-    return identity_of(None, lo, hi, work)
+    return identity_of(None, lo, hi, work, cow_of=cow_of)
 
 
 # ---------------------------------------------------------------- grouping, in build()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ctypes
 import sys
 
-from ._files import file_info
+from ._files import copied_runs, file_info
 from ._identity import owner_identity, tensor_identity
 from ._geometry import footprint
 from ._lineage import MAX_STEPS
@@ -132,7 +132,7 @@ def _resolve_tensor(t, work):
     fp = footprint(shape, tuple(s * isz for s in strides), isz, s_addr + offset * isz)
     # read before build() reads any bytes, so the picture shows what the program pulled in; only this view's pages
     src["file"] = file_info(st, s_addr, s_addr + nbytes, work, ask=fp)
-    ident = tensor_identity(st, is_pytensor(t), dev == HOST, s_addr, nbytes, src, work)
+    ident = tensor_identity(st, is_pytensor(t), dev == HOST, s_addr, nbytes, src, work, copied_runs)
     # how it was made: its provenance node (a tuple holding no tensor; see pytensor/_provenance.py)
     lineage_src = {"node": sys.modules["pytensor"]._provenance.node(t), "id": id(t)} if is_pytensor(t) else None
     return {
@@ -237,7 +237,7 @@ def _resolve_ndarray(arr, kind, holds, owner=None, work=None):
         src = {"key": f"owner:{lo:x}:{id(owner):x}", "kind": "owner", "provenance": _owner_provenance(owner),
                "label": label, "readonly": ro, "refcount": None, "version": None, "device": HOST,
                "type": tname}
-        ident = owner_identity(owner, lo, hi, work)
+        ident = owner_identity(owner, lo, hi, work, copied_runs)
     else:
         rai = root.__array_interface__
         lo, hi = footprint(root.shape, root.strides, root.dtype.itemsize, int(rai["data"][0]))

@@ -443,6 +443,16 @@ lt_status lt_storage_identity_of(lt_storage_identity *out, const lt_storage *sto
  * be read. Reads no byte at addr. */
 lt_status lt_address_identity(lt_storage_identity *out, unsigned *out_flags, const void *addr, size_t nbytes);
 
+/* lt_storage_copied_pages for memory no lt_storage maps (a NumPy memmap of
+ * mode "c", another library's private file mapping): out[i] = 1 when page i
+ * of [addr, addr + nbytes) (counted from the page holding addr) was written
+ * and so copied on write, from /proc/self/pagemap. Fails with LT_EINVAL
+ * when the bytes are not in one private, writable file mapping (per
+ * lt_address_identity: a shared or read-only mapping copies nothing), with
+ * LT_ERANGE when out holds fewer pages, and with LT_EIO when
+ * /proc/self/pagemap cannot be read. Reads no byte at addr. */
+lt_status lt_address_copied_pages(uint8_t *out, size_t out_npages, const void *addr, size_t nbytes);
+
 /* Number of regions this process holds (each one descriptor and one
  * mapping). For tests of the descriptor bound. */
 int64_t lt_shm_region_count(void);

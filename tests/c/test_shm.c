@@ -278,6 +278,14 @@ static void test_address_identity_names_any_mapping(void)
     CHECK_INT(b.byte_offset, 5);
     CHECK_INT(flags, LT_MAPPING_WRITABLE | LT_MAPPING_PRIVATE);
     CHECK_INT(lt_address_identity(&b, NULL, priv, 4097), LT_EINVAL); /* runs past the mapping */
+    uint8_t copied[2] = {9, 9};
+    CHECK_INT(lt_address_copied_pages(copied, 1, priv, 4096), LT_OK);
+    CHECK_INT(copied[0], 0); /* read, never written: still the file's page */
+    priv[7] = 1;
+    CHECK_INT(lt_address_copied_pages(copied, 1, priv, 4096), LT_OK);
+    CHECK_INT(copied[0], 1); /* written: this process's own copy */
+    CHECK_INT(lt_address_copied_pages(copied, 0, priv, 4096), LT_ERANGE);
+    CHECK_INT(lt_address_copied_pages(copied, 1, again, 8), LT_EINVAL); /* a shared map copies nothing */
     munmap(priv, 4096);
     munmap(again, region_nbytes);
     char *heap = malloc(64);
