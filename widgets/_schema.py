@@ -47,7 +47,8 @@ SOURCE_KEYS = {
     "identity": "[device, inode, byte offset in that file] of its first byte (None: heap memory)",
 }
 REGION_KEYS = {
-    "id": "r<address>, or f<device>-<inode>-<file offset> for a file", "addr": "hex address of byte 0", "nbytes": "bytes spanned", "device": "cpu, cuda:0, ...",
+    "id": "r<address>, or f<device>-<inode>-<file offset> for a file (the same in every process)",
+    "addr": "hex address of byte 0", "nbytes": "bytes spanned", "device": "cpu, cuda:0, ...",
     "host": "readable from the host", "sources": "SOURCE_KEYS dicts", "badges": "{kind, text, title} dicts",
     "views": "ids of its views", "readonly": "every source refuses writes", "file": "_files.file_info or None",
     "version": "sum of its storages' write counters", "preview": "{start, length, pos, known}: the bytes sent",
