@@ -299,6 +299,32 @@ answer(f"Five views of one bytearray, and byte 2 is read by {', '.join(who[:-1])
 picture(*views.values(), names=list(views))
 
 # %%
+ask("9. Two mappings of one file: are they one buffer?")
+twice = os.path.join(tempfile.mkdtemp(), "twice.bin")
+np.arange(8, dtype=np.int32).tofile(twice)
+first = pytensor.from_file(twice, shared=True, dtype=pytensor.int32)
+second = pytensor.from_file(twice, shared=True, dtype=pytensor.int32)      # the same file, mapped again
+mm = np.memmap(twice, dtype=np.int32, mode="r", offset=16)                 # NumPy maps its last 16 bytes
+first[5] = -5
+same = first.untyped_storage().identity()
+again, mm_at = second.untyped_storage().identity(), pytensor.from_numpy(mm).untyped_storage().identity()
+
+
+def named(x, xname, ident, yname):
+    """'`x` shares `y`'s bytes' when the file under them is y's: (device, inode) of their identity()."""
+    one_file = ident is not None and same is not None and ident[:2] == same[:2]
+    return f"`{xname}` shares `{yname}`'s bytes" if one_file else f"`{xname}` has its own bytes"
+
+
+answer(f"Two addresses, {first.data_ptr():#x} and {second.data_ptr():#x}, and one file: each storage's "
+       f"identity() names its bytes by (device, inode, byte offset), ({same.device}, {same.inode}, "
+       f"{same.byte_offset}) for both, so {named(second, 'second', again, 'first')} and the picture draws one "
+       f"buffer of the file with a lane each. After first[5] = -5, second[5] is {second[5].item()} and mm[1] is "
+       f"{int(mm[1])}. {named(mm, 'mm', mm_at, 'first')} too: NumPy's memmap starts at file byte offset "
+       f"{mm_at.byte_offset}, and its lane starts there, on the file's axis.")
+picture(first, second, mm, names=["first", "second", "mm"])
+
+# %%
 ask("Cheat sheet: which constructors share, which copy?")
 
 

@@ -97,6 +97,10 @@ lt_status lt_storage_from_shared_fd(lt_storage **out, int fd, int64_t byte_offse
 lt_status lt_storage_shared_in_flight_add(int64_t *out_count, const lt_storage *storage, int64_t delta);
 lt_status lt_storage_identity_of(lt_storage_identity *out, const lt_storage *storage);
 int64_t lt_shm_region_count(void);
+#define LT_MAPPING_WRITABLE ...
+#define LT_MAPPING_PRIVATE ...
+lt_status lt_address_identity(lt_storage_identity *out, unsigned *out_flags, const void *addr, size_t nbytes);
+lt_status lt_address_copied_pages(uint8_t *out, size_t out_npages, const void *addr, size_t nbytes);
 
 /* layout */
 lt_status lt_layout_numel(int64_t *out, int32_t ndim, const int64_t *shape);

@@ -15,6 +15,7 @@ their owner behind, so they are refused with a RuntimeError: share a copy
 """
 from __future__ import annotations
 
+import mmap
 from typing import NamedTuple
 
 from ._ffi import ffi, lib, shim
@@ -65,3 +66,40 @@ def identity(storage) -> StorageIdentity | None:
         return None
     check(rc)
     return StorageIdentity(int(out.device), int(out.inode), int(out.byte_offset))
+
+
+class MappingIdentity(NamedTuple):
+    """What names memory no storage describes (a NumPy memmap, a Python mmap): ``identity`` of
+    its first byte, whether the mapping may be written, and whether it is private (its written
+    pages are this process's copies, seen by no other mapping of the file)."""
+
+    identity: StorageIdentity
+    writable: bool
+    private: bool
+
+
+def address_identity(addr: int, nbytes: int) -> MappingIdentity | None:
+    """``MappingIdentity`` of the bytes ``[addr, addr + nbytes)`` from the file mapping holding them
+    (/proc/self/maps, read by libtensor; no byte at ``addr`` is read), or None when they lie in no file
+    mapping (heap memory, an anonymous block)."""
+    if addr <= 0 or nbytes < 0:
+        return None
+    out = ffi.new("lt_storage_identity *")
+    flags = ffi.new("unsigned *")
+    rc = lib.lt_address_identity(out, flags, ffi.cast("void *", addr), nbytes)
+    if rc == lib.LT_EINVAL:
+        return None
+    check(rc)
+    return MappingIdentity(StorageIdentity(int(out.device), int(out.inode), int(out.byte_offset)),
+                           bool(flags[0] & lib.LT_MAPPING_WRITABLE), bool(flags[0] & lib.LT_MAPPING_PRIVATE))
+
+
+def address_copied_pages(addr: int, nbytes: int) -> bytes:
+    """For a private, writable file mapping no storage describes: one byte per page of
+    ``[addr, addr + nbytes)`` (from the page holding ``addr``), 1 where the page was copied on write
+    (/proc/self/pagemap; no byte is read). Raises LibtensorError (LT_EINVAL) for other memory."""
+    size = mmap.PAGESIZE
+    npages = (addr % size + nbytes + size - 1) // size if nbytes > 0 else 0
+    out = ffi.new("uint8_t[]", max(npages, 1))
+    check(lib.lt_address_copied_pages(out, npages, ffi.cast("void *", addr), max(nbytes, 0)))
+    return ffi.buffer(out, npages)[:]

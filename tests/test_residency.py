@@ -223,7 +223,7 @@ def test_file_info_keeps_no_reference_and_returns_plain_values(tmp_path):
     info = _info(t)
     gc.collect()
     assert (sys.getrefcount(st), st.refcount) == before
-    assert set(info) == {"path", "mapping", "file_offset", "nbytes", "page_size", "resident", "resident_note",
+    assert set(info) == {"path", "mapping", "file_offset", "nbytes", "page_size", "resident", "resident_note", "asked",
                          "cow", "cow_note"}
     assert info["page_size"] == P == mmap.PAGESIZE
     json.dumps(info)                                        # plain data, ready for the front end

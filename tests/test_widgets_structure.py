@@ -8,7 +8,7 @@ from pathlib import Path
 
 WIDGETS = Path(__file__).resolve().parent.parent / "widgets"
 LAYERS = [
-    {"_schema", "_pairs", "_badges", "_names", "_files", "_geometry", "_lineage", "_deltas", "_bundle"},
+    {"_schema", "_pairs", "_badges", "_names", "_files", "_identity", "_geometry", "_lineage", "_deltas", "_bundle"},
     {"_accounting", "_objects", "_text"},
     {"_lifetime", "_snapshot", "_sync", "_export"},
     {"_display"},

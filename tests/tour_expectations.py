@@ -67,6 +67,10 @@ QUESTIONS = [
      "lanes": [("base", "A"), ("rows", "A"), ("col", "A"), ("window", "A"), ("flipped", "A")],
      "says": ["byte 2 is read by `base[1]`, `rows[0, 1]`, `col[0]`, `window[0, 1]` and `flipped[6]`",
               "`col` shares `rows`'s bytes"]},
+    {"heading": "9. Two mappings of one file: are they one buffer?",
+     "lanes": [("first", "A"), ("second", "A"), ("mm", "A")],
+     "says": ["and one file", "`second` shares `first`'s bytes", "second[5] is -5", "mm[1] is -5",
+              "`mm` shares `first`'s bytes", "starts at file byte offset 16"]},
 ]
 
 # The lanes each output must draw, in picture order, as (heading, lanes) pairs: the page draws

@@ -46,7 +46,13 @@ def lifetime_badges(sources):
                     "title": "libtensor reference count of each storage: Python wrappers, DLPack exports, "
                              "C users"})
     versions = [s["version"] for s in storages if s.get("version") is not None]
-    if versions:
+    files = {tuple(s["identity"][:2]) if s.get("identity") else None for s in storages}
+    if len(versions) > 1 and len(versions) == len(storages) and len(files) == 1 and None not in files:
+        # several mappings of one file: a write through any of them is a write into these bytes
+        out.append({"kind": "version", "text": f"writes {sum(versions)}",
+                    "title": f"writes through pytensor into these file bytes, through any of its {len(versions)} "
+                             f"mappings (each storage's write counter: {'+'.join(map(str, versions))})"})
+    elif versions:
         out.append({"kind": "version", "text": "writes " + "+".join(map(str, versions)),
                     "title": "each storage's write counter, bumped by every write through pytensor"})
     if sources and all(s["readonly"] for s in sources):

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ctypes
 import sys
 
-from ._files import file_info
+from ._files import copied_runs, file_info
+from ._identity import owner_identity, tensor_identity
 from ._geometry import footprint
 from ._lineage import MAX_STEPS
 from ._pairs import Work
@@ -128,8 +129,10 @@ def _resolve_tensor(t, work):
         "type": f"{type(st).__module__.split('.')[0]}.{type(st).__name__}",
     }
     nbytes = int(st.nbytes())
-    # read before build() reads any preview bytes, so the picture shows what the program pulled in
-    src["file"] = file_info(st, s_addr, s_addr + nbytes, work)
+    fp = footprint(shape, tuple(s * isz for s in strides), isz, s_addr + offset * isz)
+    # read before build() reads any bytes, so the picture shows what the program pulled in; only this view's pages
+    src["file"] = file_info(st, s_addr, s_addr + nbytes, work, ask=fp)
+    ident = tensor_identity(st, is_pytensor(t), dev == HOST, s_addr, nbytes, src, work, copied_runs)
     # how it was made: its provenance node (a tuple holding no tensor; see pytensor/_provenance.py)
     lineage_src = {"node": sys.modules["pytensor"]._provenance.node(t), "id": id(t)} if is_pytensor(t) else None
     return {
@@ -148,7 +151,7 @@ def _resolve_tensor(t, work):
         "version": src["version"],
         "contiguous": bool(base.is_contiguous(t)),
         "span_lo": s_addr, "span_hi": s_addr + nbytes,
-        "source": src,
+        "source": src, "identity": ident,
     }
 
 
@@ -204,10 +207,10 @@ def _resolve_ndarray(arr, kind, holds, owner=None, work=None):
     bstrides = tuple(int(s) for s in arr.strides)
     if owner is None:
         owner = base_owner
-    src = None
+    src, ident = None, None
     if owner is not None and is_pytensor(owner):
         inner = _resolve_tensor(owner, work)
-        src, lo, hi = inner["source"], inner["span_lo"], inner["span_hi"]
+        src, lo, hi, ident = inner["source"], inner["span_lo"], inner["span_hi"], inner["identity"]
     elif owner is not None:
         try:
             ob = buffer_array(owner) if not hasattr(owner, "__array_interface__") else None
@@ -234,6 +237,7 @@ def _resolve_ndarray(arr, kind, holds, owner=None, work=None):
         src = {"key": f"owner:{lo:x}:{id(owner):x}", "kind": "owner", "provenance": _owner_provenance(owner),
                "label": label, "readonly": ro, "refcount": None, "version": None, "device": HOST,
                "type": tname}
+        ident = owner_identity(owner, lo, hi, work, copied_runs)
     else:
         rai = root.__array_interface__
         lo, hi = footprint(root.shape, root.strides, root.dtype.itemsize, int(rai["data"][0]))
@@ -257,7 +261,7 @@ def _resolve_ndarray(arr, kind, holds, owner=None, work=None):
         "version": None,
         "contiguous": bool(arr.flags.c_contiguous),
         "span_lo": lo, "span_hi": hi,
-        "source": src,
+        "source": src, "identity": ident,
     }
 
 

@@ -36,6 +36,7 @@ VIEW_KEYS = {
     "in_bounds": "its footprint lies inside a live source", "overlaps_with": "ids of views it shares bytes with",
     "exclusive_bytes": "bytes no other view reads", "shared_bytes": "bytes some other view reads too",
     "ownership_note": "why exclusive/shared bytes are None",
+    "source": "index of its memory owner in its region's sources",
 }
 SOURCE_KEYS = {
     "kind": "storage or owner", "provenance": "owned, numpy, buffer, file, dlpack, torch or foreign",
@@ -43,9 +44,11 @@ SOURCE_KEYS = {
     "refcount": "libtensor reference count (None: not a pytensor storage)", "version": "write counter",
     "device": "cpu, cuda:0, ...", "type": "the owner's class",
     "byte_offset": "where its bytes start, from the region start", "nbytes": "how many bytes it spans",
+    "identity": "[device, inode, byte offset in that file] of its first byte (None: heap memory)",
 }
 REGION_KEYS = {
-    "id": "r<address>", "addr": "hex address of byte 0", "nbytes": "bytes spanned", "device": "cpu, cuda:0, ...",
+    "id": "r<address>, or f<device>-<inode>-<file offset> for a file (the same in every process)",
+    "addr": "hex address of byte 0", "nbytes": "bytes spanned", "device": "cpu, cuda:0, ...",
     "host": "readable from the host", "sources": "SOURCE_KEYS dicts", "badges": "{kind, text, title} dicts",
     "views": "ids of its views", "readonly": "every source refuses writes", "file": "_files.file_info or None",
     "version": "sum of its storages' write counters", "preview": "{start, length, pos, known}: the bytes sent",
@@ -53,6 +56,9 @@ REGION_KEYS = {
     "touched_sum": "the views' touched_bytes added up",
     "overlaps_total": "pairs of its views whose footprints meet (overlaps lists at most MAX_PAIRS of them)",
     "overlaps_note": "'' when overlaps lists every pair; else which pairs it lists",
+    "identity": "{device, inode, byte_offset}: the file (or shared memory) whose bytes from byte_offset the "
+                "region is, whichever mapping shows them (None: the region is named by its address)",
+    "mappings": "[lo, hi, address] pieces: where this process reads the region's live bytes",
 }
 OVERLAP_KEYS = {
     "region": "region id", "a": "view id", "b": "view id (inspected after a)",

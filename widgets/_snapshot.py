@@ -41,9 +41,11 @@ from pytensor._layout import numel
 from ._accounting import account_bytes
 from ._badges import badges as _badges
 from ._badges import lifetime_badges as _lifetime_badges
-from ._files import in_region
+from ._files import in_region, joined, merged_info
 from ._geometry import COSTLY, elements_in_window, footprint, idiom_tags, layout_stats, shared_bytes
 from ._lineage import lineages as _lineages
+from ._identity import mappings as _mappings
+from ._identity import read_mapped, region_id, region_identity, source_identity, space
 from ._objects import read_memory, resolve
 from ._pairs import MAX_PAIRS, Work, listed_prefix, meeting_pairs
 from ._schema import HOST as _HOST
@@ -88,16 +90,6 @@ def _intervals_intersect(known, lo, hi):
     return out
 
 
-def _union(iv):
-    out = []
-    for a, b in sorted(iv):
-        if out and a <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], b)
-        else:
-            out.append([a, b])
-    return out
-
-
 def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=(), work=None):
     """Turn resolved items into ``(snapshot dict, previews bytes)``.
 
@@ -108,47 +100,60 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=(), 
     """
     windows = windows or {}
     work = work if work is not None else Work()
-    spans = []
+    spans, shifts = [], []
     for i, (_, _, it) in enumerate(items):
         lo, hi = footprint(it["shape"], it["bstrides"], it["itemsize"], it["addr0"])
         it["_fp_abs"] = (lo, hi)
-        spans.append((it["device"], min(it["span_lo"], lo) if hi > lo else it["span_lo"],
-                      max(it["span_hi"], hi), i))
+        space_name, shift = space(it)
+        shifts.append(shift)
+        spans.append((space_name, (min(it["span_lo"], lo) if hi > lo else it["span_lo"]) + shift,
+                      max(it["span_hi"], hi) + shift, i))
     regions, views, blob = [], [], bytearray()
     lineages = _lineages(items)
-    for dev, r_lo, r_hi, members in _merge_spans(spans):
-        rid = f"r{r_lo:x}" if dev == _HOST else f"r{dev.replace(':', '')}-{r_lo:x}"
-        sources, known = {}, []
+    for space_name, r_lo, r_hi, members in _merge_spans(spans):
+        dev = items[members[0]][2]["device"]
+        # where byte 0 of the region would lie in each member's own mapping (its addresses minus r_lo)
+        base = {i: r_lo - shifts[i] for i in members}
+        rid = region_id(space_name, dev, r_lo, _HOST)
+        sources, live = {}, []
         for i in members:
-            src = items[i][2]["source"]
-            sources.setdefault(src["key"], dict(src, byte_offset=items[i][2]["span_lo"] - r_lo,
-                                                nbytes=items[i][2]["span_hi"] - items[i][2]["span_lo"]))
+            it = items[i][2]
+            src = it["source"]
+            sources.setdefault(src["key"], dict(src, byte_offset=it["span_lo"] - base[i],
+                                                nbytes=it["span_hi"] - it["span_lo"],
+                                                identity=source_identity(it)))
             # only spans whose owner the caller holds right now may be read
-            if dev == _HOST and items[i][2].get("span_live", True):
-                known.append([items[i][2]["span_lo"] - r_lo, items[i][2]["span_hi"] - r_lo])
-        known = _union(known)
+            if dev == _HOST and it.get("span_live", True):
+                live.append((it["span_lo"] - base[i], it["span_hi"] - base[i], base[i]))
+        mappings = _mappings(live)
+        known = joined([[a, b] for a, b, _ in mappings])
+        index = {key: k for k, key in enumerate(sources)}
         rviews = []
         for i in members:
             vid, name, it = items[i]
-            v = _view_dict(vid, name, it, r_lo, rid)
+            v = _view_dict(vid, name, it, base[i], rid)
             v.update(lineages[vid])
+            v["source"] = index[it["source"]["key"]]
             v["in_bounds"] = any(a <= v["footprint"][0] and v["footprint"][1] <= b for a, b in known) \
                 or v["numel"] == 0 or dev != _HOST
             rviews.append(v)
         nbytes = r_hi - r_lo
-        r = {"id": rid, "addr": f"0x{r_lo:x}", "nbytes": nbytes, "device": dev, "host": dev == _HOST,
-             "sources": [], "badges": [], "views": [v["id"] for v in rviews]}
+        r = {"id": rid, "addr": f"0x{(mappings[0][2] - mappings[0][0]) if mappings else base[members[0]]:x}",
+             "nbytes": nbytes, "device": dev, "host": dev == _HOST, "identity": region_identity(space_name, r_lo),
+             "mappings": mappings, "sources": [], "badges": [], "views": [v["id"] for v in rviews]}
         seen = set()
         for src in sources.values():
-            r["sources"].append({k: src[k] for k in ("kind", "provenance", "label", "readonly", "refcount",
-                                                      "version", "device", "type", "byte_offset", "nbytes")})
+            r["sources"].append({k: src[k] for k in ("kind", "provenance", "label", "readonly", "refcount", "version",
+                                                      "device", "type", "byte_offset", "nbytes", "identity")})
             for b in _badges(src):
                 if b["text"] not in seen:
                     seen.add(b["text"])
                     r["badges"].append(b)
         r["badges"] += _lifetime_badges(r["sources"])
         r["readonly"] = all(s["readonly"] for s in r["sources"])
-        r["file"] = next((in_region(s["file"], s["byte_offset"]) for s in sources.values() if s.get("file")), None)
+        # one file, one strip: every member's answer about its pages, in the region's byte positions
+        r["file"] = merged_info([in_region(items[i][2]["source"].get("file"), items[i][2]["span_lo"] - base[i])
+                                 for i in members])
         versions = [s["version"] for s in r["sources"] if s["version"] is not None]
         r["version"] = sum(versions) if versions else None
         # the preview window: where the views are, bounded, and only over live memory
@@ -167,7 +172,7 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=(), 
             # read only pages already in RAM: looking must not pull a page of the file in
             have = [x for a, b in r["file"]["resident"] for x in _intervals_intersect(have, a, b)]
         for a, b in have:
-            chunk[a - w0:b - w0] = read_memory(r_lo + a, b - a)
+            chunk[a - w0:b - w0] = read_mapped(mappings, a, b, read_memory)
         r["preview"] = {"start": w0, "length": w1 - w0, "pos": len(blob), "known": have}
         blob += chunk
         regions.append(r)

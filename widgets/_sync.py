@@ -16,6 +16,7 @@ from collections import deque
 
 from ._badges import lifetime_badges
 from ._geometry import elements_in_window
+from ._identity import read_mapped
 from ._objects import read_memory
 
 __all__ = ["signature", "changes", "writer", "through", "provenance", "reread", "recount", "History", "step_info",
@@ -133,7 +134,7 @@ def changes(old_snap, old_blob, snap, blob, tick, written_through):
         ranges = _changed_ranges(r["preview"], o["preview"], old_blob, blob)
         bumped = r["version"] is not None and o["version"] is not None and r["version"] != o["version"]
         if ranges or bumped:
-            by = written_through(r, o["version"]) if bumped else None
+            by = written_through(*_written_part(r, o, vmap)) if bumped else None
             writers[r["id"]] = writer(o["version"], r["version"], bool(ranges), by)
         if ranges:
             regions[r["id"]] = ranges
@@ -144,6 +145,20 @@ def changes(old_snap, old_blob, snap, blob, tick, written_through):
         return None
     return {"tick": tick, "generation": snap["generation"], "regions": regions,
             "views": sorted(views, key=lambda s: int(s[1:])), "writers": writers}
+
+
+def _written_part(r, o, vmap):
+    """``(region, since)`` to ask who wrote region ``r`` (``o`` before). A region that is one file seen
+    through several pytensor mappings sums their write counters; when exactly one of them moved,
+    the question is asked of that mapping's views and its own counter, so the writer is named."""
+    if len(r["sources"]) != len(o["sources"]) or sum(s["version"] is not None for s in r["sources"]) < 2:
+        return r, o["version"]
+    moved = [k for k, (s, t) in enumerate(zip(r["sources"], o["sources"]))
+             if s["version"] is not None and t["version"] is not None and s["version"] != t["version"]]
+    if len(moved) != 1:
+        return r, o["version"]
+    k = moved[0]
+    return dict(r, views=[vid for vid in r["views"] if vmap[vid].get("source") == k]), o["sources"][k]["version"]
 
 
 def _changed_ranges(p, q, old_blob, blob):
@@ -166,10 +181,10 @@ def reread(snap, previews):
     """The preview bytes of ``snap``, read again from memory (its owners must be held alive)."""
     blob = bytearray(previews)
     for r in snap.get("regions", []):
-        p, base = r["preview"], int(r["addr"], 16)
+        p = r["preview"]
         for a, b in p["known"]:
             pos = p["pos"] + a - p["start"]
-            blob[pos:pos + b - a] = read_memory(base + a, b - a)
+            blob[pos:pos + b - a] = read_mapped(r["mappings"], a, b, read_memory)     # one file: through its mappings
     return bytes(blob)
 
 

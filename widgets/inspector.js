@@ -458,7 +458,8 @@ export function describeByte(state, rid, off) {
   }
   const b = byteAt(r, off);
   return { region: rid, byte_offset: off, byte: b, hex: b == null ? null : b.toString(16).padStart(2, "0"),
-    address: addrPlus(r.addr, off), readers, truncated };
+    // one file seen through several mappings has no one address: name the byte by its place in the file
+    address: r.identity ? `file byte ${r.identity.byte_offset + off}` : addrPlus(r.addr, off), readers, truncated };
 }
 
 function addrPlus(hex, off) {
@@ -1172,10 +1173,10 @@ function headerButtons(r, ui, detail, width, y) {
   return [parts.join(""), x];
 }
 
-function ticks(z0, z1, x0, w, y) {
+function ticks(z0, z1, x0, w, y, origin = 0) {
   const span = z1 - z0, n = Math.min(4, span);     // fewer ticks than bytes would repeat an offset
   const offs = n > 0 ? Array.from({ length: n + 1 }, (_, k) => Math.round(z0 + (span * k) / n)) : [z0];
-  return tickLabels(offs).map((label, k) => {
+  return tickLabels(offs.map((o) => o + origin)).map((label, k) => {
     const x = n > 0 ? x0 + (w * k) / n : x0;
     const anchor = k === 0 ? "start" : k === n ? "end" : "middle";
     return `<text class="pti-tick" x="${x.toFixed(1)}" y="${y}" text-anchor="${anchor}">${label}</text>`;
@@ -1255,7 +1256,7 @@ export function regionSvg(state, r, k, ui, y0, width, frame) {
     // A flashing node carries its flash's tick, so the next flash is new markup and flashes again.
     tickAttr: ` data-tick="${(ui.flash && ui.flash.tick) || 0}"` };
   const parts = [`<g class="pti-region${detail ? " pti-detail" : " pti-summary"}" data-region="${esc(r.id)}" ` +
-    `data-start="${z0}" data-end="${z1}" data-nbytes="${r.nbytes}">`];
+    `data-start="${z0}" data-end="${z1}" data-nbytes="${r.nbytes}"${fileAxisAttrs(r)}>`];
   parts.push(regionHeader(g, k));
   if (r.file) {
     const [svg, next] = fileSvg(r, z0, z1, sx, sw, g.y, width);
@@ -1277,7 +1278,8 @@ export function regionSvg(state, r, k, ui, y0, width, frame) {
 function regionHeader(g, k) {
   const { r, ui, width, detail } = g, parts = [];
   const [buttons, bx0] = headerButtons(r, ui, detail, width, g.y);
-  const title = `buffer ${k + 1} \u00b7 ${fmtBytes(r.nbytes)} at ${r.addr}${r.host ? "" : ` on ${r.device} (no host access)`}`;
+  const title = `buffer ${k + 1} \u00b7 ${fmtBytes(r.nbytes)} ${r.identity ? fileWhere(r) : `at ${r.addr}`}` +
+    `${r.host ? "" : ` on ${r.device} (no host access)`}`;
   parts.push(`<text class="pti-title" x="${PAD}" y="${g.y + 13}">${esc(clip(title, Math.floor((bx0 - PAD) / 7.4)))}</text>`);
   parts.push(buttons);
   g.y += 20;
@@ -1315,8 +1317,9 @@ function minimapSvg(g) {
 /** The byte axis and the strip above the lanes: each byte (hex) zoomed in, buckets of bytes otherwise. */
 function byteStrip(g) {
   const { sx, sw, z0, z1, detail } = g;
-  const parts = [ticks(z0, z1, sx, sw, g.y + 9),
-    `<text class="pti-lbl pti-dim" x="${PAD}" y="${g.y + 9}">${detail ? "bytes (hex)" : "bytes (overview)"}</text>`];
+  const file = g.r.identity ? "file " : "";      // one file, one axis: its ticks are the file's byte offsets
+  const parts = [ticks(z0, z1, sx, sw, g.y + 9, g.r.identity ? g.r.identity.byte_offset : 0),
+    `<text class="pti-lbl pti-dim" x="${PAD}" y="${g.y + 9}">${file}${detail ? "bytes (hex)" : "bytes (overview)"}</text>`];
   g.y += 13;
   g.perView = {};
   parts.push(detail ? byteCells(g) : bucketStrip(g));
@@ -1421,6 +1424,18 @@ function wrappedText(lines, x, lineH) {
 }
 
 // ------------------------------------------------------------------ mapped files
+/** A region that is one file (or shared memory) seen through its mappings: where it lies in the file. */
+function fileWhere(r) {
+  const n = r.sources.filter((s) => s.identity).length;
+  return `of ${r.file ? "one file" : "shared memory"} from its byte ${r.identity.byte_offset}` +
+    (n > 1 ? `, seen through ${n} mappings` : "");
+}
+
+function fileAxisAttrs(r) {
+  if (!r.identity) return "";
+  return ` data-file-offset="${r.identity.byte_offset}" data-mappings="${r.sources.filter((s) => s.identity).length}"`;
+}
+
 const FILE_RUNS = 2000;     // resident / copied-on-write rects one strip draws; more are merged into pixel runs
 
 /** "data.bin · shared mapping · file bytes [4096, 8192)": what a file-backed buffer maps. */
@@ -1456,9 +1471,11 @@ function fileSvg(r, z0, z1, sx, sw, y, width) {
   y += 1 + 13 * headLines.length;
   const scale = sw / Math.max(1, z1 - z0);
   const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
-  parts.push(`<text class="pti-lbl pti-dim" x="${PAD}" y="${y + 7}">pages</text>` +
-    `<rect class="pti-pages-bg" x="${sx}" y="${y}" width="${sw}" height="8"><title>` +
-    `${esc(f.resident ? "pages of the mapping; coloured where resident in RAM" : f.resident_note || "residency unknown")}</title></rect>`);
+  // only the pages under the views were asked about: the strip's ground is drawn where they lie
+  const ground = f.asked && f.resident ? pixelRuns(f.asked, z0, z1, x).map(([p0, p1]) => [p0, p1 - p0]) : [[sx, sw]];
+  parts.push(`<text class="pti-lbl pti-dim" x="${PAD}" y="${y + 7}">pages</text>` + ground.map(([gx, gw]) =>
+    `<rect class="pti-pages-bg" x="${gx.toFixed(2)}" y="${y}" width="${gw.toFixed(2)}" height="8"><title>` +
+    `${esc(f.resident ? "pages of the file under the views; coloured where resident in RAM" : f.resident_note || "residency unknown")}</title></rect>`).join(""));
   const page = (cls, what) => ([p0, p1, lo, hi]) => `<rect class="${cls}" data-lo="${lo}" data-hi="${hi}" x="${p0.toFixed(2)}" ` +
     `y="${cls === "pti-cow" ? y + 4 : y}" width="${(p1 - p0).toFixed(2)}" height="${cls === "pti-cow" ? 4 : 8}">` +
     `<title>${what}: bytes [${lo}, ${hi})</title></rect>`;

@@ -428,6 +428,31 @@ lt_status lt_storage_shared_in_flight_add(int64_t *out_count, const lt_storage *
  * read. Borrows. */
 lt_status lt_storage_identity_of(lt_storage_identity *out, const lt_storage *storage);
 
+/* Flags of lt_address_identity: the mapping holding the bytes may be written
+ * (LT_MAPPING_WRITABLE), and it is private, so its written pages are copies
+ * of the file's that no other mapping sees (LT_MAPPING_PRIVATE). */
+#define LT_MAPPING_WRITABLE 1u
+#define LT_MAPPING_PRIVATE 2u
+
+/* The (device, inode, byte_offset) naming the byte at addr, from the mapping
+ * listed in /proc/self/maps that holds [addr, addr + nbytes): for memory no
+ * lt_storage describes (a NumPy memmap, a Python mmap, another library's
+ * mapping). *out_flags (NULL allowed) gets LT_MAPPING_* bits from the
+ * mapping's permissions. Fails with LT_EINVAL when the bytes are in no file
+ * mapping (or addr/out is NULL) and with LT_EIO when /proc/self/maps cannot
+ * be read. Reads no byte at addr. */
+lt_status lt_address_identity(lt_storage_identity *out, unsigned *out_flags, const void *addr, size_t nbytes);
+
+/* lt_storage_copied_pages for memory no lt_storage maps (a NumPy memmap of
+ * mode "c", another library's private file mapping): out[i] = 1 when page i
+ * of [addr, addr + nbytes) (counted from the page holding addr) was written
+ * and so copied on write, from /proc/self/pagemap. Fails with LT_EINVAL
+ * when the bytes are not in one private, writable file mapping (per
+ * lt_address_identity: a shared or read-only mapping copies nothing), with
+ * LT_ERANGE when out holds fewer pages, and with LT_EIO when
+ * /proc/self/pagemap cannot be read. Reads no byte at addr. */
+lt_status lt_address_copied_pages(uint8_t *out, size_t out_npages, const void *addr, size_t nbytes);
+
 /* Number of regions this process holds (each one descriptor and one
  * mapping). For tests of the descriptor bound. */
 int64_t lt_shm_region_count(void);

@@ -431,3 +431,24 @@ lt_status lt_storage_copied_page_range(uint8_t *out, size_t out_npages, const lt
                         span.map.mode == LT_MAP_SHARED ? "its writes go to the file" : "it cannot be written");
     return read_pagemap(out, span.first / span.page_nbytes, span.npages);
 }
+
+lt_status lt_address_copied_pages(uint8_t *out, size_t out_npages, const void *addr, size_t nbytes)
+{
+    lt_storage_identity id;
+    unsigned flags = 0;
+    lt_status rc = lt_address_identity(&id, &flags, addr, nbytes);
+    if (rc != LT_OK)
+        return rc;
+    if (flags != (LT_MAPPING_WRITABLE | LT_MAPPING_PRIVATE))
+        return lt__fail(LT_EINVAL, "the %zu bytes at %p are in a %s mapping, which copies no pages on write", nbytes,
+                        addr, flags & LT_MAPPING_PRIVATE ? "read-only" : "shared");
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t data = (uintptr_t)addr;
+    size_t npages = nbytes ? (data % page + nbytes + page - 1) / page : 0;
+    if (npages == 0)
+        return LT_OK;
+    if (!out || out_npages < npages)
+        return lt__fail(LT_ERANGE, "lt_address_copied_pages: the %zu bytes asked about lie on %zu pages, but out "
+                        "holds %zu", nbytes, npages, out ? out_npages : 0);
+    return read_pagemap(out, (data - data % page) / page, npages);
+}

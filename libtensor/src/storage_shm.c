@@ -420,8 +420,9 @@ lt_status lt_storage_shared_in_flight_add(int64_t *out_count, const lt_storage *
 
 /* ------------------------------------------------------------ identity */
 
-/* Finds the /proc/self/maps line holding [addr, addr + nbytes). */
-static lt_status identity_from_maps(lt_storage_identity *out, uintptr_t addr, size_t nbytes)
+/* Finds the /proc/self/maps line holding [addr, addr + nbytes); *out_flags (may be NULL) gets
+ * LT_MAPPING_WRITABLE and LT_MAPPING_PRIVATE from its permissions. */
+static lt_status identity_from_maps(lt_storage_identity *out, unsigned *out_flags, uintptr_t addr, size_t nbytes)
 {
     FILE *f = fopen("/proc/self/maps", "re");
     if (!f)
@@ -431,7 +432,9 @@ static lt_status identity_from_maps(lt_storage_identity *out, uintptr_t addr, si
     while (fgets(line, sizeof line, f)) {
         unsigned long long lo, hi, file_offset, inode;
         unsigned major, minor;
-        if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu", &lo, &hi, &file_offset, &major, &minor, &inode) != 6)
+        char perms[5] = "";
+        if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu", &lo, &hi, perms, &file_offset, &major, &minor,
+                   &inode) != 7)
             continue;
         if (addr < lo || addr >= hi)
             continue;
@@ -439,6 +442,8 @@ static lt_status identity_from_maps(lt_storage_identity *out, uintptr_t addr, si
             out->device = (uint64_t)makedev(major, minor);
             out->inode = inode;
             out->byte_offset = (int64_t)(file_offset + (addr - lo));
+            if (out_flags)
+                *out_flags = (perms[1] == 'w' ? LT_MAPPING_WRITABLE : 0u) | (perms[3] == 'p' ? LT_MAPPING_PRIVATE : 0u);
             rc = LT_OK;
         }
         break;
@@ -448,6 +453,13 @@ static lt_status identity_from_maps(lt_storage_identity *out, uintptr_t addr, si
         return lt__fail(LT_EINVAL, "the %zu bytes at 0x%" PRIxPTR " are not in shared memory or a mapped file "
                         "(heap memory has no name other processes share); share_memory_() moves them", nbytes, addr);
     return LT_OK;
+}
+
+lt_status lt_address_identity(lt_storage_identity *out, unsigned *out_flags, const void *addr, size_t nbytes)
+{
+    if (!out || !addr)
+        return lt__fail(LT_EINVAL, "lt_address_identity: NULL %s", out ? "address" : "output");
+    return identity_from_maps(out, out_flags, (uintptr_t)addr, nbytes);
 }
 
 lt_status lt_storage_identity_of(lt_storage_identity *out, const lt_storage *s)
@@ -465,7 +477,7 @@ lt_status lt_storage_identity_of(lt_storage_identity *out, const lt_storage *s)
         return LT_OK;
     if (lt_storage_device_type(s) != kDLCPU && lt_storage_device_type(s) != kDLCUDAHost)
         return lt__fail(LT_EDEVICE, "memory on device type %d has no host identity", (int)lt_storage_device_type(s));
-    return identity_from_maps(out, (uintptr_t)data, lt_storage_nbytes(s));
+    return identity_from_maps(out, NULL, (uintptr_t)data, lt_storage_nbytes(s));
 }
 
 int64_t lt_shm_region_count(void) { return atomic_load(&region_count); }

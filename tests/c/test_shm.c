@@ -5,6 +5,7 @@
  * (descriptor closed, mapping gone) when its last storage does. */
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -250,6 +251,51 @@ static void test_identity_of_files_and_heap(void)
     lt_storage_release(heap);
 }
 
+/* Memory no storage describes, named from its mapping: a second map of a shared region and a
+ * private map of a file give the same (device, inode, offset) as the storages over those bytes, with
+ * the mapping's permissions in the flags; heap memory and NULL are refused. */
+static void test_address_identity_names_any_mapping(void)
+{
+    lt_storage *s = NULL;
+    CHECK_INT(lt_storage_new_shared(&s, 8192), LT_OK);
+    int fd;
+    size_t region_nbytes;
+    int64_t offset;
+    CHECK_INT(lt_storage_shared_fd(&fd, &region_nbytes, &offset, s), LT_OK);
+    char *again = mmap(NULL, region_nbytes, PROT_READ, MAP_SHARED, fd, 0);
+    CHECK(again != MAP_FAILED);
+    lt_storage_identity a, b;
+    unsigned flags = 99;
+    CHECK_INT(lt_storage_identity_of(&a, s), LT_OK);
+    CHECK_INT(lt_address_identity(&b, &flags, again + offset + 100, 8), LT_OK);
+    CHECK_INT(b.device, a.device);
+    CHECK_INT(b.inode, a.inode);
+    CHECK_INT(b.byte_offset, a.byte_offset + 100);
+    CHECK_INT(flags, 0u); /* read-only, shared */
+    char *priv = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    CHECK(priv != MAP_FAILED);
+    CHECK_INT(lt_address_identity(&b, &flags, priv + 5, 1), LT_OK);
+    CHECK_INT(b.byte_offset, 5);
+    CHECK_INT(flags, LT_MAPPING_WRITABLE | LT_MAPPING_PRIVATE);
+    CHECK_INT(lt_address_identity(&b, NULL, priv, 4097), LT_EINVAL); /* runs past the mapping */
+    uint8_t copied[2] = {9, 9};
+    CHECK_INT(lt_address_copied_pages(copied, 1, priv, 4096), LT_OK);
+    CHECK_INT(copied[0], 0); /* read, never written: still the file's page */
+    priv[7] = 1;
+    CHECK_INT(lt_address_copied_pages(copied, 1, priv, 4096), LT_OK);
+    CHECK_INT(copied[0], 1); /* written: this process's own copy */
+    CHECK_INT(lt_address_copied_pages(copied, 0, priv, 4096), LT_ERANGE);
+    CHECK_INT(lt_address_copied_pages(copied, 1, again, 8), LT_EINVAL); /* a shared map copies nothing */
+    munmap(priv, 4096);
+    munmap(again, region_nbytes);
+    char *heap = malloc(64);
+    CHECK_INT(lt_address_identity(&b, &flags, heap, 64), LT_EINVAL);
+    free(heap);
+    CHECK_INT(lt_address_identity(&b, &flags, NULL, 1), LT_EINVAL);
+    CHECK_INT(lt_address_identity(NULL, &flags, &b, 1), LT_EINVAL);
+    lt_storage_release(s);
+}
+
 int main(void)
 {
     test_small_storages_share_few_regions();
@@ -260,5 +306,6 @@ int main(void)
     test_fork_with_an_unused_current_arena();
     test_keeping_holds_the_old_storage();
     test_identity_of_files_and_heap();
+    test_address_identity_names_any_mapping();
     MT_DONE();
 }

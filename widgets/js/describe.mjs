@@ -28,7 +28,8 @@ export function describeByte(state, rid, off) {
   }
   const b = byteAt(r, off);
   return { region: rid, byte_offset: off, byte: b, hex: b == null ? null : b.toString(16).padStart(2, "0"),
-    address: addrPlus(r.addr, off), readers, truncated };
+    // one file seen through several mappings has no one address: name the byte by its place in the file
+    address: r.identity ? `file byte ${r.identity.byte_offset + off}` : addrPlus(r.addr, off), readers, truncated };
 }
 
 function addrPlus(hex, off) {
