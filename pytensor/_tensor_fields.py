@@ -145,6 +145,9 @@ class Fields:
 
     def _ptr(self):
         """cdata ``char *`` of element 0, for kernels."""
+        if self._bits:  # the bytes are not the values: every kernel entry resolves first (pytensor/_conj.py)
+            raise RuntimeError(f"internal error: a tensor with the {'conjugate' if self._bits & 1 else 'negative'} "
+                               "bit reached a kernel unresolved; please report it (t.resolve_conj() avoids it)")
         self._storage._check_host()
         return ffi.cast("char *", self._storage._addr + self._offset * self._dtype.itemsize)
 

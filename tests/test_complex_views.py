@@ -1,8 +1,10 @@
 """Complex tensors' parts: ``real`` and ``imag`` are float views of the complex storage
 (strides doubled, the imaginary parts one float further), ``conj()`` a conjugate,
 checked against torch 2.13: values, layouts, sharing, gradients and DLPack export.
-Where pytensor differs (no lazy conjugate bit: README, "Other differences from
-torch"), the test says so and asserts pytensor's own behaviour."""
+``conj()`` is torch's lazy conjugate: a view with the conjugate bit, and ``conj().imag``
+a view with the negative bit (pytensor/_conj.py); the differential tests below feed such
+views to the public ops, as inputs and as outputs. Where pytensor differs (README,
+"Other differences from torch"), the test says so and asserts pytensor's own behaviour."""
 import warnings
 
 import numpy as np
@@ -69,31 +71,60 @@ def test_conj_values_and_layout_as_torch(torch, name):
     assert ours.resolve_conj().tolist() == theirs.resolve_conj().tolist()
 
 
-def test_conj_is_new_memory_where_torch_has_a_conjugate_bit(torch):
-    """Deliberate difference: torch's conj() is a lazy view (the same memory, is_conj()
-    True, writes conjugated on the way); pytensor has no conjugate bit, so conj() is
-    the conjugate in new memory and is_conj() is always False."""
-    z = torch.tensor([1 + 2j])
-    assert z.conj().is_conj() and z.conj().data_ptr() == z.data_ptr()
-    ours = pytensor.tensor([1 + 2j])
-    c = ours.conj()
-    assert not c.is_conj() and not c.imag.is_neg() and c.data_ptr() != ours.data_ptr()
-    assert c.resolve_conj() is c and c.resolve_neg() is c
-    c[0] = 5j
-    assert ours.tolist() == [1 + 2j]
+def test_conj_is_a_view_with_the_conjugate_bit_as_torch(torch):
+    """torch's conj() is a lazy view: the same memory, strides and offset, is_conj() True, conj() again drops
+    the bit, resolve_conj() materialises (new memory, bit off) and returns self when the bit is off,
+    conj_physical() always copies, and conj() of a tensor that is not complex is the tensor itself."""
+    for name in ("1-d", "transposed", "sliced", "0-d", "expanded"):
+        got = {}
+        for M in (torch, pytensor):
+            z = LAYOUTS[name](M)
+            c = z.conj()
+            r = c.resolve_conj()
+            p = c.conj_physical()
+            got[M] = (c.is_conj(), c.data_ptr() == z.data_ptr(), _layout(c) == _layout(z), c.tolist(),
+                      c.conj().is_conj(), c.conj().data_ptr() == z.data_ptr(), c.conj().tolist() == z.tolist(),
+                      r.is_conj(), r.data_ptr() != z.data_ptr(), r.tolist(), r.stride(), z.resolve_conj() is z,
+                      p.is_conj(), p.data_ptr() != z.data_ptr(), p.tolist(), z.conj_physical().tolist(),
+                      c.resolve_neg() is c, c.is_neg(), c.imag.is_neg(), c.real.is_neg(), c.imag.is_conj())
+        assert got[pytensor] == got[torch], name
+    for M in (torch, pytensor):
+        real = M.tensor([1.0, -2.0])
+        assert real.conj() is real and real.resolve_conj() is real and real.conj_physical() is real
 
 
-def test_dlpack_export_of_parts_and_conjugates(torch):
-    """torch refuses to export a conjugate-bit tensor (BufferError) and exports a
-    negative-bit view (conj().imag) with the wrong sign; pytensor's conj() holds its
-    values, so both export what they hold. The parts export as strided views."""
+def test_dlpack_numpy_and_buffer_export_of_bit_carrying_views(torch):
+    """torch refuses to export a tensor with the conjugate bit (BufferError) and to call numpy() on one
+    (RuntimeError, __array__ too); pytensor matches. torch exports a negative-bit view (conj().imag) through
+    DLPack with the sign lost; pytensor refuses that too (README, differences). pytensor's buffer protocol
+    (torch has none) refuses both bits. The resolved tensors export their values; the parts export as
+    strided views."""
     z = torch.tensor([1 + 2j, 3 - 4j])
-    with pytest.raises(BufferError, match="conjugate bit"):
-        z.conj().__dlpack__()
-    assert torch.from_dlpack(z.conj().imag).tolist() == [2.0, -4.0]          # torch: the sign is lost
     ours = pytensor.tensor([1 + 2j, 3 - 4j])
-    assert torch.from_dlpack(ours.conj()).tolist() == [1 - 2j, 3 + 4j]
-    assert torch.from_dlpack(ours.conj().imag).tolist() == [-2.0, 4.0]
+    for M, t in ((torch, z), (pytensor, ours)):
+        with pytest.raises(BufferError, match="Can't export tensors with the conjugate bit set"):
+            t.conj().__dlpack__()
+        with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that has conjugate bit set"):
+            t.conj().numpy()
+        with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that has conjugate bit set"):
+            np.asarray(t.conj())
+        with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that has negative bit set"):
+            t.conj().imag.numpy()
+    assert torch.from_dlpack(z.conj().imag).tolist() == [2.0, -4.0]          # torch: the sign is lost
+    with pytest.raises(BufferError, match="Can't export tensors with the negative bit set"):
+        ours.conj().imag.__dlpack__()
+    with pytest.raises(BufferError, match="negative bit"):
+        torch.from_dlpack(ours.conj().imag)
+    with pytest.raises(BufferError, match="conjugate bit"):
+        np.from_dlpack(ours.conj())
+    for view in (ours.conj(), ours.conj().imag, ours.conj()[1:]):
+        with pytest.raises(BufferError, match="bit set through the buffer protocol"):
+            memoryview(view)
+        with pytest.raises(RuntimeError, match="bit set"):
+            view.__array_interface__
+    assert torch.from_dlpack(ours.conj().resolve_conj()).tolist() == [1 - 2j, 3 + 4j]
+    assert torch.from_dlpack(ours.conj().imag.resolve_neg()).tolist() == [-2.0, 4.0]
+    assert ours.conj().resolve_conj().numpy().tolist() == [1 - 2j, 3 + 4j]
     for part in ("real", "imag"):
         view = getattr(ours, part)
         back = torch.from_dlpack(view)
@@ -152,9 +183,7 @@ def test_conjugate_transposes_as_torch(torch, name, shaped):
         except RuntimeError as e:
             got[M] = ("raises", str(e))
         else:
-            got[M] = (r.tolist(), tuple(r.shape), r.stride(), r is t, r.data_ptr() == t.data_ptr())
-    if "real" not in shaped and name != "mT" and got[torch][0] != "raises":
-        got[torch] = got[torch][:3] + (False, False)  # torch's conjugate is a view (README: no conjugate bit)
+            got[M] = (r.tolist(), tuple(r.shape), r.stride(), r is t, r.data_ptr() == t.data_ptr(), r.is_conj())
     assert got[pytensor] == got[torch]
 
 
