@@ -147,7 +147,7 @@ class Views:
         if not self._shape:
             _warn_once("mH-0d")
             return self.conj()
-        return self.conj().transpose(-2, -1)
+        return self.transpose(-2, -1).conj()  # torch's order: its node is ConjBackward0
 
     def adjoint(self) -> Self:
         """The conjugate transpose of the last two dimensions (``conj().mT``)."""
@@ -155,7 +155,7 @@ class Views:
         if not self._shape:
             _warn_once("adjoint-0d")
             return self.conj()
-        return self.conj().transpose(-2, -1)
+        return self.transpose(-2, -1).conj()  # torch's order: its node is ConjBackward0
 
     @property
     def H(self):
@@ -167,7 +167,7 @@ class Views:
             extra = " For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
                                + extra)
-        return self.conj().transpose(0, 1)
+        return self.transpose(0, 1).conj()
 
     # ================================================================ complex parts
     # A complex element is two floats side by side (real, imaginary), so the
