@@ -84,8 +84,8 @@ class Views:
     def _view_dtype(self, dt):
         if self._bits:  # the bytes are not the values: reinterpreting them would drop the bit
             raise RuntimeError("torch.Tensor.view is not supported for conjugate view tensors when converting to a "
-                               "different dtype." if self._bits & _conj.CONJ else "view(dtype) of a tensor with the "
-                               "negative bit set is not supported; use t.resolve_neg().view(dtype)")
+                               "different dtype." if self._bits & _conj.CONJ else "torch.Tensor.view is not supported "
+                               "for tensors with negative bit set when converting to a different dtype.")
         if dt.itemsize != self._dtype.itemsize:
             if self.dim() == 0 or self._strides[-1] != 1:
                 raise RuntimeError("self.stride(-1) must be 1 to view with a dtype of a different size")

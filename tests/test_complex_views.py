@@ -326,6 +326,7 @@ case("__array__", "Tensor.__array__")(lambda M, v: np.asarray(v.c))
 case("dlpack", "Tensor.__dlpack__", "from_dlpack")(lambda M, v: v.c.__dlpack__())
 case("from_dlpack", "from_dlpack")(lambda M, v: M.from_dlpack(v.c))
 case("view(dtype)", "Tensor.view (dtype)")(lambda M, v: v.c.view(M.float32))
+case("view(dtype) part", "Tensor.view (dtype)")(lambda M, v: v.n.view(M.int32))
 
 
 def _plain(x, M):
@@ -471,3 +472,14 @@ def test_a_forgotten_resolve_fails_loudly_not_silently():
     with pytest.raises(RuntimeError, match="negative bit reached a kernel unresolved"):
         c.imag._ptr()
     c.resolve_conj()._ptr()
+
+
+def test_signed_zeros_of_conjugate_sums_differ_from_torch(torch):
+    """README difference: the values of a conjugate view are resolved before the kernel, so a sum of -0.0
+    imaginary parts is -0.0 (IEEE); torch's conjugate fallback gives +0.0 for these."""
+    import math
+    for M in (torch, pytensor):
+        c = M.tensor([0j]).conj()
+        signs = [math.copysign(1.0, complex(x).imag) for x in ((c + c)[0], c.sum())]
+        assert signs == ([1.0, 1.0] if M is torch else [-1.0, -1.0])
+        assert math.copysign(1.0, complex(c[0]).imag) == -1.0                 # the value itself: -0.0 in both
