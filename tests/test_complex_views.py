@@ -252,7 +252,7 @@ case("tolist/item", "Tensor.tolist", "Tensor.item")(lambda M, v: (v.c.tolist(), 
 case("scalars", "Tensor.__complex__", "Tensor.__float__", "Tensor.__int__", "Tensor.__bool__")(
     lambda M, v: (complex(v.c[0, 0]), float(v.n[0, 1]), int(v.n[1, 2]), bool(v.n[0, 0]), bool(v.c[0, 2])))
 case("iter", "Tensor.__iter__", "Tensor.unbind")(lambda M, v: (list(v.c), list(v.n), v.c.unbind(1)))
-case("repr", "Tensor.describe")(lambda M, v: (repr(v.c).replace("torch.", "").replace("pytensor.", ""),
+case("repr", "Tensor.__repr__")(lambda M, v: (repr(v.c).replace("torch.", "").replace("pytensor.", ""),
                                               repr(v.n)))
 # ---- copies and casts
 case("copies", "Tensor.clone", "Tensor.clone of a.T", "Tensor.contiguous", "Tensor.contiguous of a.T", "Tensor.cpu",
@@ -296,7 +296,15 @@ case("gathers", "Tensor.__getitem__ [idx]", "Tensor.__getitem__ [mask]", "index_
                   M.gather(v.c, 1, M.tensor([[2], [0]])), M.masked_select(v.c, v.m), M.where(v.m, v.c, v.n),
                   M.where(v.m, 0j, v.c), M.cat([v.c, v.z]), M.stack([v.n, v.r]), M.flip(v.c, (0,)), v.ct.flip(1),
                   M.roll(v.n, 1, 1)))
+case("nonzero", "nonzero", "Tensor.nonzero")(lambda M, v: (M.nonzero(v.n), v.c.nonzero(), M.nonzero(v.n + 2)))
+case("concat", "concat", "concatenate")(lambda M, v: (M.concat([v.n, v.r], 1), M.concatenate([v.ct, v.ct])))
+case("share_memory_", "Tensor.share_memory_", "Tensor.is_shared")(
+    lambda M, v: (v.c.share_memory_(), v.c.is_shared(), v.n.share_memory_(), v.z))
 # ---- writes through a view store the conjugated / negated value in the base
+case("index_put_!", "Tensor.index_put_", "Tensor.index_put")(
+    lambda M, v: (v.c.index_put((v.i,), v.row), v.c.index_put_((v.i,), v.row), v.n.index_put_((v.m,), M.tensor(1.5))))
+case("index_put_ accumulate!", "Tensor.index_put_")(
+    lambda M, v: v.c.index_put_((v.i, M.tensor([2, 2])), M.tensor([1j, 1 + 1j]), accumulate=True))
 case("setitem [i]!", "Tensor.__setitem__ [i] = v")(lambda M, v: v.c.__setitem__(0, 1j))
 case("setitem [i] part!", "Tensor.__setitem__ [i] = v")(lambda M, v: v.n.__setitem__((1, 1), 5.0))
 case("setitem [idx]!", "Tensor.__setitem__ [idx] = row")(lambda M, v: v.c.__setitem__(v.i, v.row))
@@ -390,13 +398,16 @@ def test_bit_cases_cover_every_value_reading_path():
         "Tensor.storage_offset", "Tensor.storage", "Tensor.untyped_storage", "Tensor.requires_grad_",
         "Tensor.detach_", "Tensor.resize_", "Tensor.resize_as_", "Tensor.__index__",  # __index__: integers only
         "Tensor.backward",  # test_gradients_through_bit_carrying_views
+        "Tensor.describe",  # the layout and storage, no element values
     }
     missing = set(bench_paths.RECIPES) - covered - no_values
     assert not missing, sorted(missing)
     assert covered - set(bench_paths.RECIPES) <= {
         "Tensor.real", "Tensor.imag", "Tensor.resolve_conj", "Tensor.resolve_neg", "Tensor.conj_physical",
         "index_select", "take", "gather", "masked_select", "where", "cat", "stack", "flip", "roll",
-        "Tensor.uniform_", "Tensor.normal_", "Tensor.to (complex to real)", "Tensor.view (dtype)"}
+        "Tensor.uniform_", "Tensor.normal_", "Tensor.to (complex to real)", "Tensor.view (dtype)", "Tensor.__repr__",
+        "nonzero", "Tensor.nonzero", "concat", "concatenate", "Tensor.share_memory_", "Tensor.is_shared",
+        "Tensor.index_put_", "Tensor.index_put"}
 
 
 def test_gradients_through_bit_carrying_views_as_torch(torch):
