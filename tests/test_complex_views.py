@@ -425,6 +425,22 @@ def test_gradients_through_bit_carrying_views_as_torch(torch):
     assert grads[torch] == grads[pytensor] and names[torch] == names[pytensor]
 
 
+def test_backward_with_a_bit_carrying_gradient_as_torch(torch):
+    """A conjugate (or negative) view given as the gradient is read for its values, complex and real inputs."""
+    grads = {}
+    for M in (torch, pytensor):
+        x = M.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+        w = M.tensor([0.5, -2.0], requires_grad=True)
+        g = M.tensor([2 - 1j, 1j])
+        (x * 2).backward(g.conj())
+        (w * 3).backward(g.conj().imag)
+        (x * w).backward(g.conj())
+        w.to(M.complex64).backward(g.conj())                                 # the cast back takes the real parts
+        x.conj().backward(g.conj())
+        grads[M] = (x.grad.tolist(), w.grad.tolist())
+    assert grads[pytensor] == grads[torch]
+
+
 def test_a_bit_carrying_view_keeps_its_storage_alive():
     """conj() and conj().imag are views: they hold the base's storage, which outlives the base."""
     import gc
