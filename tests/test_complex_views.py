@@ -122,6 +122,10 @@ def test_dlpack_numpy_and_buffer_export_of_bit_carrying_views(torch):
             memoryview(view)
         with pytest.raises(RuntimeError, match="bit set"):
             view.__array_interface__
+    with pytest.raises(BufferError, match="conjugate bit"):
+        z.conj().__dlpack__(copy=True)                                       # torch refuses a copy too
+    assert pytensor.from_dlpack(ours.conj().__dlpack__(copy=True)).tolist() == [1 - 2j, 3 + 4j]  # a copy: values
+    assert np.from_dlpack(ours.conj().imag, copy=True).tolist() == [-2.0, 4.0]
     assert torch.from_dlpack(ours.conj().resolve_conj()).tolist() == [1 - 2j, 3 + 4j]
     assert torch.from_dlpack(ours.conj().imag.resolve_neg()).tolist() == [-2.0, 4.0]
     assert ours.conj().resolve_conj().numpy().tolist() == [1 - 2j, 3 + 4j]
