@@ -165,8 +165,9 @@ def reduce_tensor(tensor):
     if tensor.requires_grad and not tensor.is_leaf:
         raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd "
                            "does not support crossing process boundaries. Send tensor.detach() instead")
+    bits = (tensor._bits,) if tensor._bits else ()  # conjugate/negative bits: only when set
     return (_rebuild_tensor, (tensor.untyped_storage(), tensor.dtype.code, tuple(tensor.shape), tensor.stride(),
-                              tensor.storage_offset(), tensor.requires_grad) + ((tensor._bits,) if tensor._bits else ()))
+                              tensor.storage_offset(), tensor.requires_grad) + bits)
 
 
 def _rebuild_tensor(storage, dtype_code, shape, strides, storage_offset, requires_grad, bits=0):
