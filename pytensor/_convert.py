@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 
 from . import dtypes as _dt
+from ._conj import resolved
 from ._core import TensorBase, copy_into, empty, make, user_stacklevel  # noqa: F401 (user_stacklevel: _ops')
 from ._ffi import ffi, lib, shim
 from ._layout import preserve_strides
@@ -410,7 +411,7 @@ def as_tensor_operand(x, dt):
     """x as a tensor for an operation or a copy: tensors pass through, the rest
     is converted (to ``dt`` when given)."""
     if isinstance(x, TensorBase):
-        return x if dt is None or x._dtype is dt else x.to(dt)
+        return resolved(x) if dt is None or x._dtype is dt else x.to(dt)  # to(): a copy, its bits resolved
     if isinstance(x, _PY_SCALARS):
         t = empty((), dt if dt is not None else _dt.scalar_dtype(x))
         t.fill_(x)
@@ -455,6 +456,7 @@ def _memoryview_of(t):
 def to_pylist(t):
     """t's values as nested lists of Python numbers (a scalar for 0-d)."""
     t._storage._check_host()
+    t = resolved(t)  # a conjugate/negative view: its values
     d = t.dtype
     if d.kind == "float4":
         raise NotImplementedError(f"tolist() and item() are not implemented for {d.name}, as in torch: it packs two "
@@ -514,6 +516,7 @@ def array_interface(t, pin=True):
         # NumPy would read (and could write) a graph's memory behind autograd's back: torch's
         # __array__ refuses this as numpy() does; numpy(force=True) exports a detached alias.
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    _refuse_bits(t)
     isz = t.itemsize
     info = {
         "version": 3,
@@ -543,11 +546,20 @@ def scratch_ndarray(t):
     return np.asarray(_Scratch(t))
 
 
+def _refuse_bits(t):
+    """torch's refusal: NumPy would read a conjugate/negative view's bytes as its values."""
+    if t._bits:
+        which, fix = ("conjugate", "resolve_conj") if t._bits & 1 else ("negative", "resolve_neg")
+        raise RuntimeError(f"Can't call numpy() on Tensor that has {which} bit set. Use tensor.{fix}().numpy() "
+                           "instead.")
+
+
 def to_numpy(t, force=False):
     """An ndarray over t's memory (no copy); its base keeps t's storage alive."""
     import numpy as np
     if t.requires_grad and not force:
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    _refuse_bits(t)
     if not t._storage._host:
         raise TypeError(f"can't convert {t.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
                         "tensor to host memory first.")

@@ -14,6 +14,7 @@ import sys
 import warnings
 from typing import TYPE_CHECKING
 
+from . import _conj
 from . import dtypes as _dt
 from ._ffi import lib, shim
 from ._layout import contiguous_strides, nbytes
@@ -142,5 +143,7 @@ def copy_into(dst, src):
         _warned_complex_to_real = True
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
                       stacklevel=user_stacklevel())
+    if dst._bits or src._bits:  # a conjugate/negative view on either side: the bytes to copy (pytensor/_conj.py)
+        dst, src = _conj.for_write(dst, src)
     check(lib.lt_copy(dst._ptr(), dst._strides, dst._dtype.code, src._ptr(), src._strides, src._dtype.code,
                       dst.dim(), dst._shape))

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 
 from . import dtypes as _dt
 from ._convert import as_tensor_operand, list_to_tensor
+from ._conj import resolved
 from ._core import TensorBase, empty, make, wrap_dim
 from ._ffi import ffi, lib
 from ._indexing import _apply as apply_index
@@ -102,6 +103,7 @@ def _index_vector(fn, index, dtypes=(_dt.int64, _dt.int32)):
 
 def _take_into(out, src, src_strides, index, index_strides, d, error=IndexError, wrap=True):
     """One C pass (lt_index_take): out[i] = src at src_strides . i + index[index_strides . i] along dimension d."""
+    src = resolved(src)  # same layout: the values of a conjugate/negative view in new memory
     rc = lib.lt_index_take(out._ptr(), out._strides, src._ptr(), list(src_strides), _i64(index), list(index_strides),
                            src._shape[d], src._strides[d], d, int(wrap), src._dtype.code, out.dim(), out._shape)
     if rc == lib.LT_ERANGE:
@@ -196,6 +198,7 @@ def masked_select(input, mask):
         return x[m] if shape else x.view(1)[m.view(1)]
     count = mask_count(m)
     out = empty((count,), input._dtype)
+    x = resolved(x)
     check(lib.lt_mask_gather(out._ptr(), x._ptr(), _strides_over(x, shape), x._dtype.code, m._ptr(),
                              _strides_over(m, shape), len(shape), shape, count))
     return out
@@ -358,6 +361,8 @@ def flip(input, dims):
             offset += (shape[d] - 1) * strides[d]  # element 0 of the flipped view is the last along d
             strides[d] = -strides[d]
     src = make(input._storage, input._dtype, shape, tuple(strides), offset)
+    src._bits = input._bits
+    src = resolved(src)  # a conjugate/negative input: its values, not its bytes
     out = _new_like(input)
     if out.numel():
         check(lib.lt_copy(out._ptr(), out._strides, out._dtype.code, src._ptr(), src._strides, src._dtype.code, n,

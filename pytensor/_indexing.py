@@ -7,6 +7,7 @@ import operator
 
 from . import dtypes
 from ._convert import as_index_tensor, as_tensor_operand, copy_preserving_layout, list_to_tensor
+from ._conj import for_scatter, resolved
 from ._core import TensorBase, empty, make
 from ._ffi import ffi, lib, shim
 from ._layout import broadcast_shapes
@@ -412,6 +413,7 @@ def _whole_mask(view, adv):
 
 def _gather(view, adv):
     """``view[adv]`` in new memory: one or two C calls."""
+    view = resolved(view)  # a conjugate/negative view: its values, not its bytes
     mask = _whole_mask(view, adv)
     dt = view._dtype
     if mask is not None:
@@ -482,12 +484,12 @@ def scatter(t, view, adv, value, accumulate=False):
             # (b[b.roll(1)] = False on a bool b) would see its own writes
             mask = copy_preserving_layout(mask)
         count = mask_count(mask)
-        src = _value_for(value, t, (count,), scalar)
+        view, src = for_scatter(view, _value_for(value, t, (count,), scalar))
         check(lib.lt_mask_scatter(view._ptr(), view._strides, src._ptr(), src._strides[0] if src.dim() else 0,
                                   dt.code, mask._ptr(), mask._strides, mask.dim(), mask._shape, count))
     else:
         p = _plan(view, adv, layout=False)
-        src = _value_for(value, t, p.out_shape, scalar)
+        view, src = for_scatter(view, _value_for(value, t, p.out_shape, scalar))
         check(lib.lt_index_scatter(view._ptr(), p.src_strides, _i64(p.offsets), p.offset_strides, src._ptr(),
                                    src._strides, dt.code, 1 if accumulate else 0, len(p.out_shape), p.out_shape))
     view._version_bump()

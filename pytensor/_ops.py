@@ -11,6 +11,7 @@ import sys
 import warnings
 
 from . import dtypes as _dt
+from ._conj import resolved
 from ._convert import as_tensor_operand, user_stacklevel
 from ._core import MAX_NBYTES, Tensor, TensorBase, contiguous_strides, copy_into, empty, make, wrap_dim
 from ._ffi import ffi, lib, shim
@@ -38,7 +39,7 @@ def _broadcast_strides(t, shape):
 def _operand(x, dt):
     """x as a tensor of dtype dt (a Python scalar or a NumPy array becomes a tensor)."""
     if isinstance(x, TensorBase):
-        return x if x._dtype is dt else x.to(dt)
+        return (resolved(x) if x._bits else x) if x._dtype is dt else x.to(dt)  # to(): a copy, bits resolved
     return as_tensor_operand(x, dt)
 
 
@@ -244,7 +245,7 @@ def inplace(self, other, name):
     shape = self._shape if other_shape == self._shape else broadcast_shapes(self._shape, other_shape)
     if shape != self._shape:
         raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape {list(shape)}")
-    if dt is self._dtype and self.is_contiguous():
+    if dt is self._dtype and self.is_contiguous() and not self._bits:  # a conjugate view: copy_ writes through it
         binary(self, other, name, out=self)
     else:
         self.copy_(binary(self, other, name))
@@ -274,6 +275,7 @@ def reduce_sum(t, dim=None, keepdim=False, dtype=None):
             return reduce_sum(t.to(want), dim, keepdim, _dt.int64).to(want)
         t = t.to(want)
     res_dt = _dt.int64 if t._dtype.kind in ("bool", "int", "uint") and dtype is None else t._dtype
+    t = resolved(t)
     kept = tuple(1 if i in dims else s for i, s in enumerate(t._shape))
     out = empty(kept, res_dt)
     dst_strides = [0 if i in dims else s for i, s in enumerate(contiguous_strides(kept))]

@@ -75,7 +75,15 @@ typedef struct {
     PyObject *prov_arg;  /* the operation's argument as passed, or NULL */
     PyObject *prov_from; /* the parent's node, or NULL */
     PyObject *prov_node; /* this tensor's own node, made when it first becomes a parent, or NULL */
+    /* torch's lazy conjugate and negative bits (pytensor/_conj.py): the values
+     * are the stored bytes conjugated / negated. A view inherits them from its
+     * parent; every C path that reads or writes element bytes declines or
+     * refuses a tensor with bits set (the Python path resolves them). */
+    int bits;
 } TensorObject;
+
+#define PYT_BIT_CONJ 1
+#define PYT_BIT_NEG 2
 
 /* Set by register() at import: the Python subclasses the shim instantiates
  * (pytensor.UntypedStorage, pytensor.Tensor) and the dtype objects by

@@ -226,6 +226,12 @@ int pyt_tensor_getbuffer(PyObject *self, Py_buffer *view, int flags)
     }
     if (check_access(st, flags) != 0)
         return -1;
+    if (t->bits) { /* the bytes are not the values: a consumer would read them unconjugated / unnegated */
+        PyErr_Format(PyExc_BufferError, "Can't export a tensor with the %s bit set through the buffer protocol: its "
+                     "bytes are not its values; export t.resolve_conj().resolve_neg()",
+                     (t->bits & PYT_BIT_CONJ) ? "conjugate" : "negative");
+        return -1;
+    }
     if (t->requires_grad == Py_True) { /* a consumer could read or write the graph's memory behind autograd */
         PyErr_SetString(PyExc_BufferError, "the tensor requires grad: its memory is not exported behind "
                                            "autograd's back (as numpy() refuses it); export t.detach()");

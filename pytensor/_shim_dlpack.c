@@ -49,6 +49,11 @@ static PyObject *wrap_managed(void *managed, int versioned)
  * request). One export for __dlpack__ and for the C exchange API. */
 int pyt_export_managed(void **out, TensorObject *t, unsigned flags)
 {
+    if (t->bits) { /* torch's refusal: a consumer would read the bytes unconjugated / unnegated */
+        PyErr_Format(PyExc_BufferError, "Can't export tensors with the %s bit set",
+                     (t->bits & PYT_BIT_CONJ) ? "conjugate" : "negative");
+        return -1;
+    }
     int code = pyt_dtype_code_of(t->dtype);
     if (code < 0) {
         PyErr_SetString(PyExc_TypeError, "DLPack export: the tensor's dtype is not a pytensor dtype");

@@ -147,8 +147,8 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int unary = nargs == 4 && args[3] == Py_True;
     TensorObject *t[2] = {pyt_is_tensor(args[0]) ? (TensorObject *)args[0] : NULL,
                           pyt_is_tensor(args[1]) ? (TensorObject *)args[1] : NULL};
-    if (!t[0] && !t[1])
-        Py_RETURN_NONE;
+    if ((!t[0] && !t[1]) || (t[0] && t[0]->bits) || (t[1] && t[1]->bits))
+        Py_RETURN_NONE; /* a conjugate/negative view: Python resolves it (pytensor/_conj.py) */
     int code = pyt_dtype_code_of((t[0] ? t[0] : t[1])->dtype);
     if (code < 0 || !fast_dtype(code) || (t[0] && t[1] && t[0]->dtype != t[1]->dtype) ||
         (op == LT_OP_DIV && !is_float_code(code)))

@@ -268,6 +268,8 @@ static PyObject *make_tensor(PyObject *self, PyObject *const *args, Py_ssize_t n
     PyObject *t = pyt_tensor_steal(args[0], args[1], args[2], args[3], args[4]);
     if (nargs == 5)
         return t;
+    if (t && args[7] != Py_None) /* a view of the parent's bytes: the same conjugate/negative bits */
+        ((TensorObject *)t)->bits = ((TensorObject *)args[7])->bits;
     long op = PyLong_AsLong(args[5]);
     return pyt_prov_fresh(t, (int)op, args[6] == Py_None ? NULL : args[6], args[7] == Py_None ? NULL : args[7]);
 }
@@ -328,6 +330,7 @@ static PyMemberDef tensor_members[] = {
     {"_requires_grad", T_OBJECT_EX, offsetof(TensorObject, requires_grad), 0, NULL},
     {"_grad", T_OBJECT_EX, offsetof(TensorObject, grad), 0, NULL},
     {"_grad_fn", T_OBJECT_EX, offsetof(TensorObject, grad_fn), 0, NULL},
+    {"_bits", T_INT, offsetof(TensorObject, bits), 0, "lazy conjugate (1) and negative (2) bits"},
     {"__weaklistoffset__", T_PYSSIZET, offsetof(TensorObject, weakrefs), READONLY, NULL},
     {NULL, 0, 0, 0, NULL},
 };

@@ -103,6 +103,8 @@ static PyObject *reshape_view(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_INCREF(t->offset);
     PyObject *out = pyt_tensor_steal(t->storage, t->dtype, pyt_int_tuple(shape, nd), pyt_int_tuple(strides, nd),
                                      t->offset);
+    if (out)
+        ((TensorObject *)out)->bits = t->bits; /* a view keeps the conjugate/negative bits */
     return pyt_prov_fresh(out, (int)op, args[1], args[0]);
 }
 
@@ -198,6 +200,8 @@ PyObject *pyt_tensor_subscript(PyObject *self, PyObject *index)
         Py_INCREF(t->storage);
         Py_INCREF(t->dtype);
         PyObject *out = pyt_tensor_steal(t->storage, t->dtype, shape, strides, PyLong_FromLongLong(new_off));
+        if (out)
+            ((TensorObject *)out)->bits = t->bits; /* a view keeps the conjugate/negative bits */
         return pyt_prov_fresh(out, PROV_INDEX, prov_index_key(index), self);
     }
     if (!slow_name && !(slow_name = PyUnicode_InternFromString("_getitem")))

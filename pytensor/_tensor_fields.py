@@ -1,7 +1,8 @@
 """The Tensor part every other part stands on: its fields, metadata and autograd flags.
 
 The fields (_storage, _dtype, _shape, _strides, _offset, _requires_grad,
-_grad, _grad_fn) live in the C base (the shim's TensorBase), so that the shim
+_grad, _grad_fn, and _bits: torch's lazy conjugate/negative bits, see
+_conj.py) live in the C base (the shim's TensorBase), so that the shim
 builds a whole Tensor in one allocation; this part reads them with torch's
 names (shape, stride(), storage_offset(), ...) and adds the few helpers the
 other parts share (``_view``, ``_ptr``, ``_check_write``, ``_version_bump``).
@@ -145,6 +146,9 @@ class Fields:
 
     def _ptr(self):
         """cdata ``char *`` of element 0, for kernels."""
+        if self._bits:  # the bytes are not the values: every kernel entry resolves first (pytensor/_conj.py)
+            raise RuntimeError(f"internal error: a tensor with the {'conjugate' if self._bits & 1 else 'negative'} "
+                               "bit reached a kernel unresolved; please report it (t.resolve_conj() avoids it)")
         self._storage._check_host()
         return ffi.cast("char *", self._storage._addr + self._offset * self._dtype.itemsize)
 

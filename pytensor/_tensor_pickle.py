@@ -32,7 +32,7 @@ def _refuse_non_leaf(t, what, how, what_short):
         raise RuntimeError(_LEAF_ONLY.format(what=what, fn=type(t._grad_fn).__name__, how=how, what_short=what_short))
 
 
-def _rebuild_tensor(storage, dtype_name, shape, strides, storage_offset, requires_grad):
+def _rebuild_tensor(storage, dtype_name, shape, strides, storage_offset, requires_grad, bits=0):
     """The tensor a pickle describes: a view of ``storage`` (already rebuilt, shared by every view pickled with
     it). Every argument is checked: a pickle is data from outside."""
     if not isinstance(storage, UntypedStorage):
@@ -57,6 +57,11 @@ def _rebuild_tensor(storage, dtype_name, shape, strides, storage_offset, require
     # Negative strides pass when they stay inside, as a DLPack import of a flipped array may carry them.
     check(lib.lt_layout_check(len(shape), shape, strides, storage_offset, dtype.itemsize, storage._nbytes))
     t = make(storage, dtype, shape, strides, storage_offset)
+    # the lazy conjugate/negative bits (pytensor/_conj.py), kept as torch's pickles keep them
+    if type(bits) is not int or bits not in (0, 1, 2, 3) or (bits & 1 and not dtype.is_complex):
+        raise TypeError(f"pickled tensor: bits must be 0 to 3 (conjugate: 1, complex dtypes only; negative: 2), "
+                        f"got {bits!r} for {dtype.name}")
+    t._bits = bits
     if requires_grad:
         t.requires_grad = True  # refuses dtypes that cannot require grad, as the property does
     return t
@@ -79,7 +84,7 @@ class Pickling:
         _refuse_non_leaf(self, "Pickling", "pickled", "pickle")
         self._storage._check_host()
         return (_rebuild_tensor, (self._storage, self._dtype.name, self._shape, self._strides, self._offset,
-                                  self._requires_grad))
+                                  self._requires_grad) + ((self._bits,) if self._bits else ()))
 
     def __copy__(self):
         """A new view of the same storage, with requires_grad but no grad and no history (as torch's copy.copy).
@@ -90,7 +95,7 @@ class Pickling:
         (1.0, False)
         """
         t = make(self._storage, self._dtype, self._shape, self._strides, self._offset)
-        t._requires_grad = self._requires_grad
+        t._requires_grad, t._bits = self._requires_grad, self._bits
         return t
 
     def __deepcopy__(self, memo):
@@ -105,7 +110,7 @@ class Pickling:
         _refuse_non_leaf(self, "Deep-copying", "deep-copied", "copy")
         storage = copy.deepcopy(self._storage, memo)
         t = make(storage, self._dtype, self._shape, self._strides, self._offset)
-        t._requires_grad = self._requires_grad
+        t._requires_grad, t._bits = self._requires_grad, self._bits
         if self._grad is not None:
             t._grad = copy.deepcopy(self._grad, memo)
         return t

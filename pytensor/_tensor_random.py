@@ -21,7 +21,7 @@ def _memory_order(t):
 def _fill_view(t, fill):
     """Runs fill(contiguous tensor) on t itself or on a temporary copied into t."""
     t._check_write()
-    if t.is_contiguous():
+    if t.is_contiguous() and not t._bits:  # a conjugate/negative view: through copy_, which applies the bit
         fill(t, True)
     else:
         order = _memory_order(t)

@@ -14,6 +14,7 @@ import operator
 import warnings
 from typing import Self
 
+from . import _conj
 from . import dtypes as _dt
 from ._convert import as_tensor_operand
 from ._core import TensorBase, check_int64, int64_arg, make, shape_args, user_stacklevel, wrap_dim
@@ -81,6 +82,10 @@ class Views:
         return reshape_view(self, shape_args(shape), _P_VIEW)
 
     def _view_dtype(self, dt):
+        if self._bits:  # the bytes are not the values: reinterpreting them would drop the bit
+            raise RuntimeError("torch.Tensor.view is not supported for conjugate view tensors when converting to a "
+                               "different dtype." if self._bits & _conj.CONJ else "torch.Tensor.view is not supported "
+                               "for tensors with negative bit set when converting to a different dtype.")
         if dt.itemsize != self._dtype.itemsize:
             if self.dim() == 0 or self._strides[-1] != 1:
                 raise RuntimeError("self.stride(-1) must be 1 to view with a dtype of a different size")
@@ -142,7 +147,7 @@ class Views:
         if not self._shape:
             _warn_once("mH-0d")
             return self.conj()
-        return self.conj().transpose(-2, -1)
+        return self.transpose(-2, -1).conj()  # torch's order: its node is ConjBackward0
 
     def adjoint(self) -> Self:
         """The conjugate transpose of the last two dimensions (``conj().mT``)."""
@@ -150,7 +155,7 @@ class Views:
         if not self._shape:
             _warn_once("adjoint-0d")
             return self.conj()
-        return self.conj().transpose(-2, -1)
+        return self.transpose(-2, -1).conj()  # torch's order: its node is ConjBackward0
 
     @property
     def H(self):
@@ -162,16 +167,22 @@ class Views:
             extra = " For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
                                + extra)
-        return self.conj().transpose(0, 1)
+        return self.transpose(0, 1).conj()
 
     # ================================================================ complex parts
     # A complex element is two floats side by side (real, imaginary), so the
     # real parts of a complex tensor are a float tensor over the same bytes:
     # strides doubled (counted in floats), offset 2*offset (+1 for the
     # imaginary parts). Writes through them reach the complex tensor.
+    # conj() is a view too, as torch's: the same bytes with the conjugate bit
+    # (pytensor/_conj.py says what the bits mean and where they are resolved).
     def _complex_part(self, which):
-        return make(self._storage, self._dtype.to_real(), self._shape, tuple(2 * s for s in self._strides),
-                    2 * self._offset + which, _P_ALIAS, ("real", "imag")[which], self)
+        t = make(self._storage, self._dtype.to_real(), self._shape, tuple(2 * s for s in self._strides),
+                 2 * self._offset + which, _P_ALIAS, ("real", "imag")[which], self)
+        # the part of a conjugate view: the real parts as stored, the imaginary parts negated (torch's neg bit)
+        negated = bool(self._bits & _conj.NEG) != bool(which and self._bits & _conj.CONJ)
+        t._bits = _conj.NEG if negated else 0
+        return t
 
     @property
     def real(self):
@@ -190,7 +201,8 @@ class Views:
 
     @property
     def imag(self):
-        """The imaginary parts: a float view of a complex tensor's storage (offset by one float)."""
+        """The imaginary parts: a float view of a complex tensor's storage (offset by one float); of a
+        conjugate view, a view with the negative bit (``is_neg()``), as torch's."""
         if not self._dtype.is_complex:
             raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
         return self._complex_part(1)
@@ -200,32 +212,42 @@ class Views:
         self.imag.copy_(_part_value(value))
 
     def conj_physical(self) -> Self:
-        """The complex conjugate in new memory (self for a real tensor, as torch)."""
+        """The complex conjugate in new memory, with no bit (self for a real tensor, as torch)."""
         if not self._dtype.is_complex:
             return self
-        out = self.clone()
-        parts = out.imag
-        parts.copy_(-parts)
-        return out
+        out = _conj.materialise(self, self._bits)  # new memory holding self's values
+        return _conj.apply_bits_(out, _conj.CONJ)
 
     def conj(self) -> Self:
-        """The complex conjugate, in new memory (torch returns a view with a conjugate bit,
-        which pytensor does not have: see the README); self for a real tensor."""
-        return self.conj_physical()
+        """The complex conjugate as a view: the same bytes with the conjugate bit flipped (torch's lazy
+        conjugate); self for a tensor that is not complex.
+
+        >>> import pytensor
+        >>> z = pytensor.tensor([1+2j]); c = z.conj()
+        >>> c, c.is_conj(), c.data_ptr() == z.data_ptr(), c.conj().is_conj()
+        (tensor([1.-2.j]), True, True, False)
+        """
+        if not self._dtype.is_complex:
+            return self
+        t = make(self._storage, self._dtype, self._shape, self._strides, self._offset, _P_ALIAS, "conj", self)
+        t._bits = self._bits ^ _conj.CONJ
+        return t
 
     def resolve_conj(self) -> Self:
-        """Self: no pytensor tensor carries torch's lazy conjugate bit."""
-        return self
+        """New memory holding the values of a tensor with the conjugate bit (the bit off); self otherwise."""
+        return _conj.materialise(self, _conj.CONJ) if self._bits & _conj.CONJ else self
 
     def resolve_neg(self) -> Self:
-        """Self: no pytensor tensor carries torch's lazy negative bit."""
-        return self
+        """New memory holding the values of a tensor with the negative bit (the bit off); self otherwise."""
+        return _conj.materialise(self, _conj.NEG) if self._bits & _conj.NEG else self
 
     def is_conj(self) -> bool:
-        return False
+        """Whether this is a view with the conjugate bit: its values are its bytes conjugated."""
+        return bool(self._bits & _conj.CONJ)
 
     def is_neg(self) -> bool:
-        return False
+        """Whether this is a view with the negative bit (``conj().imag``): its values are its bytes negated."""
+        return bool(self._bits & _conj.NEG)
 
     @property
     def mT(self):

@@ -11,6 +11,7 @@ import struct
 from typing import Self
 
 from ._convert import as_tensor_operand
+from ._conj import fill_bytes
 from ._core import MAX_NBYTES, TensorBase, copy_into, shape_args
 from ._ffi import lib, shim
 from ._layout import contiguous_strides, numel as _numel
@@ -34,7 +35,8 @@ class Writes:
             raise NotImplementedError(f"fill_() is not implemented for {self._dtype.name}, as in torch: it is "
                                       "storage-only (two 4-bit floats per byte); write bytes through .view(uint8)")
         code, buf = _scalar_bytes(value, self._dtype)
-        check(lib.lt_fill(self._ptr(), self._strides, self._dtype.code, buf, code, self.dim(), self._shape))
+        dst, code, buf, _keep = fill_bytes(self, code, buf)  # through a conjugate view: the conjugate value
+        check(lib.lt_fill(dst._ptr(), dst._strides, dst._dtype.code, buf, code, dst.dim(), dst._shape))
         self._version_bump()
         return self
 

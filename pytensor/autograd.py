@@ -296,22 +296,18 @@ def sum_to(grad, shape):
 
 
 def conj(t):
-    """Complex conjugate in new memory (the identity for real tensors)."""
+    """Complex conjugate in new memory (the identity for real tensors); a gradient that is itself a
+    conjugate or negative view is read for its values."""
     if not t.dtype.is_complex:
         return t
-    out = t.clone() if t.is_contiguous() else t.contiguous()  # new, row-major memory
-    parts = out.view(-1)._view_dtype(out.dtype.to_real())  # (re, im, re, im, ...)
-    imag = parts[1::2]
-    imag.copy_(-imag)
-    return out
+    return t.conj_physical()
 
 
 def real_part(t):
     """The real part of a complex tensor in new memory (the identity for real tensors)."""
     if not t.dtype.is_complex:
         return t
-    parts = t.contiguous().view(-1)._view_dtype(t.dtype.to_real())
-    return parts[0::2].reshape(t.shape).contiguous()
+    return t.real.clone()  # clone: new row-major memory holding the values (a negative bit resolved)
 
 
 def as_input_grad(grad, like):

@@ -421,7 +421,8 @@ def _header_too_large(nbytes, tensors, metadata):
 
 def _bytes_of(t: Tensor):
     """A uint8 NumPy view of ``t``'s elements in row-major order (a copy only if ``t`` is not contiguous)."""
-    flat = t.detach().contiguous().reshape(-1) if t.numel() else None
+    # a conjugate/negative view's values, not its bytes
+    flat = t.detach().resolve_conj().resolve_neg().contiguous().reshape(-1) if t.numel() else None
     return flat.view(_dt.uint8).numpy() if flat is not None else b""
 
 

@@ -165,11 +165,12 @@ def reduce_tensor(tensor):
     if tensor.requires_grad and not tensor.is_leaf:
         raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd "
                            "does not support crossing process boundaries. Send tensor.detach() instead")
+    bits = (tensor._bits,) if tensor._bits else ()  # conjugate/negative bits: only when set
     return (_rebuild_tensor, (tensor.untyped_storage(), tensor.dtype.code, tuple(tensor.shape), tensor.stride(),
-                              tensor.storage_offset(), tensor.requires_grad))
+                              tensor.storage_offset(), tensor.requires_grad) + bits)
 
 
-def _rebuild_tensor(storage, dtype_code, shape, strides, storage_offset, requires_grad):
+def _rebuild_tensor(storage, dtype_code, shape, strides, storage_offset, requires_grad, bits=0):
     # A message is data: its layout is checked against the storage before any byte is read through it.
     dtype = _dt.by_code.get(dtype_code) if isinstance(dtype_code, int) else None
     if not isinstance(storage, UntypedStorage) or dtype is None:
@@ -184,6 +185,10 @@ def _rebuild_tensor(storage, dtype_code, shape, strides, storage_offset, require
                          f"storage offset {storage_offset}")
     check(lib.lt_layout_check(len(shape), shape, strides, storage_offset, dtype.itemsize, storage.nbytes()))
     t = Tensor._make(storage, dtype, shape, strides, storage_offset)
+    # the lazy conjugate (1) / negative (2) bits travel with the view, as in a pickle (pytensor/_conj.py)
+    if type(bits) is not int or bits not in (0, 1, 2, 3) or (bits & 1 and not dtype.is_complex):
+        raise ValueError(f"a tensor message has invalid conjugate/negative bits {bits!r} for {dtype.name}")
+    t._bits = bits
     if requires_grad:
         t.requires_grad_(True)
     return t
