@@ -15,7 +15,7 @@ import operator
 from types import SimpleNamespace
 
 from . import dtypes as _dt
-from ._convert import as_tensor_operand, list_to_tensor
+from ._convert_in import as_tensor_operand, list_to_tensor
 from ._core import TensorBase, empty, make, wrap_dim
 from ._ffi import ffi, lib
 from ._indexing import _apply as apply_index

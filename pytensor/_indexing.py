@@ -6,7 +6,7 @@ import math
 import operator
 
 from . import dtypes
-from ._convert import as_index_tensor, as_tensor_operand, copy_preserving_layout, list_to_tensor
+from ._convert_in import as_index_tensor, as_tensor_operand, copy_preserving_layout, list_to_tensor
 from ._core import TensorBase, empty, make
 from ._ffi import ffi, lib, shim
 from ._layout import broadcast_shapes

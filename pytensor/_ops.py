@@ -11,8 +11,8 @@ import sys
 import warnings
 
 from . import dtypes as _dt
-from ._convert import as_tensor_operand, user_stacklevel
-from ._core import MAX_NBYTES, Tensor, TensorBase, contiguous_strides, copy_into, empty, make, wrap_dim
+from ._convert_in import as_tensor_operand
+from ._core import MAX_NBYTES, Tensor, TensorBase, contiguous_strides, copy_into, empty, make, user_stacklevel, wrap_dim
 from ._ffi import ffi, lib, shim
 from ._layout import broadcast_shapes
 from .errors import check

@@ -15,7 +15,7 @@ import warnings
 from typing import Self
 
 from . import dtypes as _dt
-from ._convert import as_tensor_operand
+from ._convert_in import as_tensor_operand
 from ._core import TensorBase, check_int64, int64_arg, make, shape_args, user_stacklevel, wrap_dim
 from ._ffi import lib, shim
 from ._layout import infer_shape, numel
