@@ -344,3 +344,51 @@ def test_the_shim_files_that_python_sources_and_architecture_name_exist():
     assert any(m == "_shim.h" for _, m in named)  # the scan reads names
     missing = sorted(f"{src} names {m}" for src, m in named if not (root / "pytensor" / m).exists())
     assert not missing, "; ".join(missing)
+
+
+# ============================================================ (f) shape and stride rules have one home
+def _subscripted(node):
+    """The name a subscript reads from (``shape`` for ``self._shape[d]``), lower-cased; '' for anything else."""
+    if not isinstance(node, ast.Subscript):
+        return ""
+    base = node.value
+    return (base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else "").lower()
+
+
+def _layout_rule_sites(tree):
+    """Lines that compute a shape or stride rule themselves: an element count (``math.prod``, NumPy's ``prod``),
+    a product of sizes accumulated into strides (``step *= shape[d]``: row-major or dense-order strides), or a
+    size times a stride (``shape[d] * strides[d]``: the stride of a new dimension)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "math" and any(a.name == "prod" for a in node.names):
+            lines.append((node.lineno, "an element count: math.prod"))
+        elif isinstance(node, ast.Attribute) and node.attr == "prod" and isinstance(node.value, ast.Name) and \
+                node.value.id in ("math", "np", "numpy"):
+            lines.append((node.lineno, f"an element count: {node.value.id}.prod"))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Mult) and "shape" in _subscripted(node.value):
+            lines.append((node.lineno, "strides accumulated from sizes"))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            names = (_subscripted(node.left), _subscripted(node.right))
+            if any("shape" in n or n in ("size", "sizes") for n in names) and any("stride" in n for n in names):
+                lines.append((node.lineno, "a size times a stride"))
+    return sorted(lines)
+
+
+def test_the_layout_rule_finder_finds_each_kind():
+    tree = ast.parse("import math\nn = math.prod(shape)\nfrom math import prod\nm = np.prod(a.shape)\n"
+                     "for d in perm:\n    out[d] = step\n    step *= shape[d]\n"
+                     "s = self._shape[d] * self._strides[d]\nt = strides[i] * sizes[i]\n"
+                     "ok = t._strides[0] * itemsize\n")
+    assert [line for line, _ in _layout_rule_sites(tree)] == [2, 3, 4, 7, 8, 9]
+
+
+def test_no_python_file_computes_layout_rules_outside_their_home():
+    """ARCHITECTURE.md: every shape and stride rule lives in libtensor's layout.c (layout_order.c for result
+    layouts), and Python asks it through pytensor/_layout.py; the binding and the inspector keep no copies."""
+    root = ARCHITECTURE.parent  # the source tree: pytensor/ and widgets/ (installed as pytensor.widgets)
+    files = sorted(set((root / "pytensor").rglob("*.py")) | set((root / "widgets").rglob("*.py")))
+    assert any(p.name == "_tensor_views.py" for p in files) and len(files) > 40  # the walk found the sources
+    hits = [f"{p.relative_to(root)}:{line} {what}" for p in files if p != root / "pytensor" / "_layout.py"
+            for line, what in _layout_rule_sites(ast.parse(p.read_text(), str(p)))]
+    assert not hits, "layout rules computed outside libtensor (ask pytensor._layout): " + "; ".join(hits)

@@ -739,6 +739,66 @@ def test_broadcast_property_against_torch(torch):
     assert _BROADCAST_KINDS == {"ok", "error", "message"}, _BROADCAST_KINDS
 
 
+# ---------------------------------------------------------------- unsqueeze and dense-order strides
+
+def _small_layouts(strides_from):
+    """Every (shape, strides) of 0 to 3 dims over extents 0..3 and the given strides."""
+    for ndim in range(4):
+        for shape in itertools.product(range(4), repeat=ndim):
+            for strides in itertools.product(strides_from, repeat=ndim):
+                yield shape, strides
+
+
+def test_unsqueeze_strides_match_torch(torch):
+    kinds, checked = set(), 0
+    for shape, strides in _small_layouts((0, 1, 3)):
+        t = torch.empty_strided(shape, strides, device="meta")
+        for d in range(len(shape) + 1):
+            assert L.unsqueeze_strides(shape, strides, d) == t.unsqueeze(d).stride(), (shape, strides, d)
+            kinds.add("end" if d == len(shape) else "empty" if 0 in shape else "inner")
+            checked += 1
+    assert kinds == {"end", "empty", "inner"} and checked > 5_000, (kinds, checked)
+
+
+def test_unsqueeze_refuses_a_stride_past_int64():
+    """An empty view may carry strides whose next product leaves int64: refused, not carried into the view."""
+    import pytensor
+    t = pytensor.zeros(4).as_strided((2, 0), (2**62, 1))
+    with pytest.raises(LayoutError, match="size 2 times stride 4611686018427387904"):
+        t.unsqueeze(0)
+    assert t.unsqueeze(1).stride() == (2**62, 0, 1) and t.unsqueeze(2).stride() == (2**62, 1, 1)
+    with pytest.raises(LibtensorError, match="dim 3 is outside"):
+        L.unsqueeze_strides((2, 3), (3, 1), 3)
+
+
+def test_infer_dense_strides_is_torchs_order_for_layouts_that_are_not_dense(torch):
+    """torch's empty_like gives a layout that is not dense infer_dense_strides' strides (a dense one keeps its own,
+    which is why the gather family asks infer_dense_strides directly for an empty result)."""
+    checked = 0
+    for shape, strides in _small_layouts((0, 1, 2, 5)):
+        if 0 in shape or L.is_non_overlapping_and_dense(shape, strides):
+            continue
+        want = torch.empty_like(torch.empty_strided(shape, strides, device="meta")).stride()
+        assert L.infer_dense_strides(shape, strides) == want == L.preserve_strides(shape, strides), (shape, strides)
+        checked += 1
+    assert checked > 500, checked
+    # an empty view gets its dims' order too: dim 0 innermost, the zero stride in place, extent 0 counted as 1
+    assert L.infer_dense_strides((2, 0, 3), (1, 0, 2)) == (1, 2, 2)
+
+
+def test_broadcast_strides_match_torch_expand(torch):
+    kinds, checked = set(), 0
+    for shape, strides in _small_layouts((0, 1, 3)):
+        t = torch.empty_strided(shape, strides, device="meta")
+        for target in {shape, (2,) + shape, tuple(2 if n == 1 else n for n in shape)}:
+            assert L.broadcast_strides(target, shape, strides) == t.expand(target).stride(), (shape, strides, target)
+            kinds.add("stretched" if target[len(target) - len(shape):] != shape else
+                      "padded" if len(target) > len(shape) else "same")
+            checked += 1
+    assert kinds == {"same", "padded", "stretched"} and checked > 3_000, (kinds, checked)
+    with pytest.raises(LibtensorError, match="extent 3 at dim 0 does not broadcast to 2"):
+        L.broadcast_strides((2,), (3,), (1,))
+
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
         sys.exit("usage: python tests/test_layout_rules.py --write")
