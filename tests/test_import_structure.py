@@ -392,3 +392,91 @@ def test_no_python_file_computes_layout_rules_outside_their_home():
     hits = [f"{p.relative_to(root)}:{line} {what}" for p in files if p != root / "pytensor" / "_layout.py"
             for line, what in _layout_rule_sites(ast.parse(p.read_text(), str(p)))]
     assert not hits, "layout rules computed outside libtensor (ask pytensor._layout): " + "; ".join(hits)
+
+
+# ============================================================ (g) the inspector reaches pytensor through declared names
+WIDGET_INTERFACE = "_inspect_api"  # pytensor/_inspect_api.py: the package-internal names the inspector may use
+
+
+def _is_pytensor_module_lookup(node):
+    """``sys.modules["pytensor"]`` or ``sys.modules.get("pytensor")``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        target, key = node.func.value, node.args[0] if node.args else None
+    elif isinstance(node, ast.Subscript):
+        target, key = node.value, node.slice
+    else:
+        return False
+    return isinstance(target, ast.Attribute) and target.attr == "modules" and \
+        isinstance(key, ast.Constant) and key.value == "pytensor"
+
+
+def _widget_reaches(tree, exported):
+    """Where a widget module reaches pytensor other than through its public names and the interface module:
+    an import of a private module (``pytensor._layout``, ``from pytensor import _provenance``, ``from .. import
+    _shm``), a private attribute read through ``sys.modules`` (directly or through a name bound to it), and a
+    name taken from the interface that it does not export."""
+    hits, package_aliases, interface_aliases = [], set(), set()
+
+    def private(name):
+        return name.startswith("_") and name != WIDGET_INTERFACE
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                parts = a.name.split(".")
+                if parts[0] == "pytensor" and len(parts) > 1 and private(parts[1]):
+                    hits.append((node.lineno, f"import {a.name}"))
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level == 1:
+                continue                                                   # the inspector's own modules
+            parts = (["pytensor"] if node.level >= 2 else []) + (module.split(".") if module else [])
+            if parts[:1] != ["pytensor"] or parts[1:2] == ["widgets"]:
+                continue
+            if len(parts) > 1 and private(parts[1]):
+                hits.append((node.lineno, f"from {'.'.join(parts)} import ..."))
+            elif len(parts) > 1:                                           # from pytensor._inspect_api import x
+                hits += [(node.lineno, f"{WIDGET_INTERFACE}.{a.name} is not exported") for a in node.names
+                         if a.name not in exported]
+            for a in node.names:
+                if len(parts) == 1 and private(a.name):
+                    hits.append((node.lineno, f"from pytensor import {a.name}"))
+                elif len(parts) == 1 and a.name == WIDGET_INTERFACE:
+                    interface_aliases.add(a.asname or a.name)
+        elif isinstance(node, ast.Assign) and _is_pytensor_module_lookup(node.value):
+            package_aliases.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in interface_aliases:
+            interface_aliases.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        through_package = _is_pytensor_module_lookup(node.value) or \
+            (isinstance(node.value, ast.Name) and node.value.id in package_aliases)
+        if through_package and private(node.attr):
+            hits.append((node.lineno, f"pytensor.{node.attr} through sys.modules"))
+        elif isinstance(node.value, ast.Name) and node.value.id in interface_aliases and node.attr not in exported:
+            hits.append((node.lineno, f"{WIDGET_INTERFACE}.{node.attr} is not exported"))
+    return sorted(hits)
+
+
+def test_the_widget_reach_finder_finds_each_spelling():
+    code = ("import sys\nfrom pytensor._layout import numel\nfrom pytensor import _provenance, Tensor\n"
+            "p = sys.modules['pytensor']._provenance\npt = sys.modules.get('pytensor')\nq = pt._shm\n"
+            "from .. import _file\nimport pytensor._core\nfrom pytensor import _inspect_api as api\n"
+            "prov = api\nprov.chain(1)\nprov.secret(2)\nfrom pytensor._inspect_api import numel, hidden\n"
+            "from ._schema import HOST\nok = pt.Tensor\n")
+    hits = _widget_reaches(ast.parse(code), {"chain", "numel"})
+    assert [line for line, _ in hits] == [2, 3, 4, 6, 7, 8, 12, 13], hits
+
+
+def test_widgets_reach_pytensor_through_public_and_declared_names_only():
+    """ARCHITECTURE.md: the inspector uses pytensor's public names and pytensor/_inspect_api.py, nothing else."""
+    from pytensor import _inspect_api
+    exported = set(_inspect_api.__all__)
+    assert {"numel", "chain", "node"} <= exported and all(hasattr(_inspect_api, n) for n in exported)
+    widgets = ARCHITECTURE.parent / "widgets"
+    files = sorted(widgets.rglob("*.py"))
+    assert any(p.name == "_lineage.py" for p in files) and len(files) > 10  # the walk found the inspector
+    hits = [f"widgets/{p.relative_to(widgets)}:{line} {what}" for p in files
+            for line, what in _widget_reaches(ast.parse(p.read_text(), str(p)), exported)]
+    assert not hits, "the inspector reaches past pytensor/_inspect_api.py: " + "; ".join(hits)

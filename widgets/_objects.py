@@ -11,6 +11,8 @@ from __future__ import annotations
 import ctypes
 import sys
 
+from pytensor import _inspect_api
+
 from ._files import file_info
 from ._geometry import footprint
 from ._lineage import MAX_STEPS
@@ -131,7 +133,7 @@ def _resolve_tensor(t, work):
     # read before build() reads any preview bytes, so the picture shows what the program pulled in
     src["file"] = file_info(st, s_addr, s_addr + nbytes, work)
     # how it was made: its provenance node (a tuple holding no tensor; see pytensor/_provenance.py)
-    lineage_src = {"node": sys.modules["pytensor"]._provenance.node(t), "id": id(t)} if is_pytensor(t) else None
+    lineage_src = {"node": _inspect_api.node(t), "id": id(t)} if is_pytensor(t) else None
     return {
         "lineage_src": lineage_src,
         "kind": "tensor",
