@@ -29,7 +29,7 @@ def test_array_follows_ndarrays_protocol(np, pair, dtype, copy):
 
 
 def test_copy_false_with_a_new_dtype_refuses_instead_of_losing_writes(np, pair):
-    """Issue 25 item 10: __array__(float64, copy=False) returned a converted
+    """Regression: __array__(float64, copy=False) returned a converted
     copy, so writes through it never reached the tensor."""
     _, t = pair
     with pytest.raises(ValueError, match=r"float32 .* dtype=.*float64.* copy=False"):

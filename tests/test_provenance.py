@@ -295,7 +295,7 @@ def test_recording_off_records_nothing_and_on_again_records():
 
 
 def test_reading_the_switch_never_undoes_a_concurrent_set():
-    """Issue 25 item 9: is_enabled() read the flag by setting it and setting
+    """Regression: is_enabled() read the flag by setting it and setting
     it back, so a set_enabled(False) made in between by another thread was
     undone (38-64 of 200-300 trials). Here a real thread reads in a loop while
     this one turns recording off; after the reader stops, it must be off."""
@@ -372,7 +372,7 @@ UNDER_ASAN = bool(os.environ.get("PYTENSOR_UNDER_SANITIZER"))
 @pytest.mark.parametrize("step,n", [("lambda h: h.detach()", 10**6), ("lambda x: x[0:]", 10**6),
                                     ("lambda x: x.clone()", 2 * 10**5)])
 def test_rebinding_a_tensor_to_its_own_view_or_copy_keeps_rss_flat(step, n):
-    """Issue 25 item 12: each step kept its node for ever (+61 to +122 MiB per
+    """Regression: each step kept its node for ever (+61 to +122 MiB per
     million steps). RSS is measured in a fresh process, before and after."""
     n = n // 10 if UNDER_ASAN else n
     code = textwrap.dedent(_FLAT_RSS.format(step=step, n=n))

@@ -181,7 +181,7 @@ def test_the_baseline_float32_kernel_gives_the_same_bits_as_the_vector_one():
 
 # ================================================================== generators
 def test_generator_argument_is_honoured():
-    """Issue 25 item 8: generator= was accepted and ignored (two different
+    """Regression: generator= was accepted and ignored (two different
     generators gave identical samples)."""
     g1, g2 = pytensor.Generator().manual_seed(1), pytensor.Generator().manual_seed(2)
     for fn in (pytensor.rand, pytensor.randn):
@@ -318,7 +318,7 @@ def test_untemper_inverts_the_tempering():
 def test_16_bit_rand_covers_every_sample_exactly_and_stays_below_one(dtype, digits):
     """Every value of the low `digits` bits of a draw (all of them, in chunks
     of 512 words, with junk in the high bits) gives exactly k / 2**digits:
-    so the largest is 1 - 2**-digits, never 1 (issue 25 item 7)."""
+    so the largest is 1 - 2**-digits, never 1."""
     dt = getattr(pytensor, dtype)
     seen = []
     for start in range(0, 2**digits, 512):
@@ -341,7 +341,7 @@ def test_float32_and_float64_rand_extremes():
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 def test_uniform_samples_stay_below_one(dtype):
-    """Issue 25 item 7: rand rounded doubles near 1 up to exactly 1.0
+    """Regression: rand rounded doubles near 1 up to exactly 1.0
     (float16: 39 in 200,000; bfloat16: 363)."""
     pytensor.manual_seed(0)
     v = pytensor.rand(400_000, dtype=getattr(pytensor, dtype)).double().tolist()

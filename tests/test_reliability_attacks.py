@@ -568,7 +568,7 @@ def test_factory_out_of_memory_names_the_bytes():
     assert_clean(res, "True True True")
 
 
-# ================================================================== second round (issue 15): other index forms
+# ================================================================== other index forms
 
 def _index_tensor(lib, values, dtype):
     return lib.tensor(values, dtype=getattr(lib, dtype))

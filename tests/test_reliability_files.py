@@ -1,4 +1,4 @@
-"""Files under attack (issue 25, items 1, 2, 4, 11 and 14): saving over a file that is mapped, headers
+"""Files under attack: saving over a file that is mapped, headers
 no reader accepts, FIFOs and other special files, json that the format refuses, and hostile headers.
 
 Each test failed before its fix. What crashed (SIGBUS) or hung (a FIFO) runs in a fresh subprocess

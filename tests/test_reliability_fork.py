@@ -1,4 +1,4 @@
-"""fork() from a busy process never leaves a child stuck on a lock (issue 25, item 3).
+"""fork() from a busy process never leaves a child stuck on a lock.
 
 libtensor keeps its list of live file mappings under a mutex that
 ``from_file``, the unmap deleter and the page queries take (the queries with

@@ -1,4 +1,4 @@
-"""Shapes and strides at the edges, against torch (issue 25, items 5 and 15).
+"""Shapes and strides at the edges, against torch.
 
 Item 5: ``empty``/``zeros(2**62, 2**62, 0)`` were accepted (the size was
 multiplied in Python, where a 0 hides any overflow before it) while ``ones``,

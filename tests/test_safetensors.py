@@ -324,7 +324,7 @@ def test_fuzzed_files_agree_with_the_package(tmp_path):
 
 
 def test_the_inspector_shows_the_file_as_one_buffer_with_each_tensor_labelled(tmp_path):
-    """issue 20, item 3: one buffer for the file, each named tensor's byte range on it, the file's
+    """One buffer for the file, each named tensor's byte range on it, the file's
     path and mapping in the region, and a dict argument drawn as one lane per key."""
     from pytensor.widgets import snapshot, to_text
     from pytensor.widgets._names import expand_mappings

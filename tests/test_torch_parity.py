@@ -1,4 +1,4 @@
-"""Torch parity where users hit it (issue 16).
+"""pytensor agrees with torch where users hit it.
 
 Each behaviour runs once with torch and once with pytensor and must agree:
 the same result dtype and values, or an exception of torch's type (pytensor's

@@ -1,4 +1,4 @@
-// Issue 19, items 3 and 4 in the pure renderer: the order each lane walks its elements, element
+// The pure renderer: the order each lane walks its elements, element
 // hover across lanes, and the "who owns what" table under each buffer.
 import { test } from "node:test";
 import assert from "node:assert/strict";
