@@ -5,7 +5,7 @@ Three levels, like the rest of the inspector's tests:
 * the model: each view's exclusive and shared bytes and each buffer's union
   (``account_bytes``) against brute force over random layouts, and the text
   summary that prints them;
-* the renderer runs under ``node --test`` (tests/js/teaching.test.mjs, run by
+* the renderer runs under ``node --test`` (tests/js/walk_order_and_owners.test.mjs, run by
   test_widgets_js.py);
 * a page of the tour's classic layouts (views, stride tricks, NumPy, a mapped
   file, five views of one bytearray), written here with ``write_page`` as
