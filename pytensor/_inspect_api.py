@@ -5,7 +5,7 @@ The inspector sits a layer above the binding. Besides pytensor's public names
 no user calls: libtensor's layout rules, to draw what a view touches the way
 libtensor computes it, and the provenance records, to say how each view was
 made and which write went through which view. It reaches them here and only
-here (``tests/test_import_structure.py`` fails on a widget module that imports
+here (``tests/structure/test_import_structure.py`` fails on a widget module that imports
 another private pytensor module or reads one through ``sys.modules``, and on
 a name it takes from this module that is not listed below), so a change to
 ``_layout`` or ``_provenance`` that the inspector would feel shows up in this

@@ -30,7 +30,7 @@ from pytensor._ffi import shim
 from pytensor._npy import NpyFormatError
 from pytensor.safetensors import SafetensorError
 
-TESTS = str(Path(__file__).resolve().parent)
+TESTS = str(Path(__file__).resolve().parents[1])
 
 
 def run_child(code, timeout=60):

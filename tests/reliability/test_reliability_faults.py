@@ -28,7 +28,7 @@ import pytest
 import pytensor
 from support import IN_CI, require_module
 
-TESTS = str(Path(__file__).resolve().parent)
+TESTS = str(Path(__file__).resolve().parents[1])
 
 
 def run_child(code, **kw):

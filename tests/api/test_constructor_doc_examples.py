@@ -167,7 +167,7 @@ def test_seed_asarray_example_differs_from_213_in_one_line():
     assert attempted == 17 and failed == ["c\n"]
 
 
-TOUR = pathlib.Path(__file__).resolve().parent.parent / "examples" / "memory_tour.py"
+TOUR = pathlib.Path(__file__).resolve().parents[2] / "examples" / "memory_tour.py"
 TOUR_VERDICTS = {  # the constructors' rows of the tour, and what they must say (the README's table)
     "from_numpy(a)": "SHARES", "as_tensor(a)": "SHARES", "asarray(a)": "SHARES",
     "asarray(a, dtype=float32)": "copies", "asarray(a, copy=True)": "copies", "tensor(a)": "copies",

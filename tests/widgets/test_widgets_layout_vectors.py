@@ -15,7 +15,7 @@ import pytest
 from pytensor.errors import LayoutError
 from pytensor.widgets import _snapshot as S
 
-VECTORS = json.loads((Path(__file__).resolve().parent / "layout_vectors.json").read_text(encoding="utf-8"))
+VECTORS = json.loads((Path(__file__).resolve().parents[1] / "layout_vectors.json").read_text(encoding="utf-8"))
 LAYOUTS = [c for c in VECTORS["layouts"] if c["byte_strides"] is not None]
 WALK_MAX = 4096      # layouts with more elements are checked by extent and idiom only
 

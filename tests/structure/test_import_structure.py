@@ -28,7 +28,7 @@ def _source_files():
     as pytensor.widgets, included), the package itself and the build script (which must not import us either)."""
     build_script = PACKAGE_DIR / "_build_ffi.py"
     if not build_script.exists():  # an installed wheel leaves the build script out; read the source tree's
-        build_script = pathlib.Path(__file__).resolve().parent.parent / "pytensor" / "_build_ffi.py"
+        build_script = pathlib.Path(__file__).resolve().parents[2] / "pytensor" / "_build_ffi.py"
     files = {"pytensor": PACKAGE_DIR / "__init__.py", "pytensor._build_ffi": build_script}
     for name in MODULES:
         origin = importlib.util.find_spec(name).origin
@@ -155,7 +155,7 @@ def test_nothing_below_tensor_imports_it():
 
 
 # ============================================================ (b2) imports point down the floors ARCHITECTURE.md states
-ARCHITECTURE = pathlib.Path(__file__).resolve().parent.parent / "ARCHITECTURE.md"
+ARCHITECTURE = pathlib.Path(__file__).resolve().parents[2] / "ARCHITECTURE.md"
 
 
 def _stated_floors(text):
@@ -327,7 +327,7 @@ def test_the_importorskip_finder_finds_every_spelling():
 def test_no_test_uses_importorskip():
     """pytest.importorskip skips even under CI=true, where a missing dependency must fail the run;
     support.require_module skips on a developer machine and fails in CI."""
-    tests_dir = pathlib.Path(__file__).resolve().parent
+    tests_dir = pathlib.Path(__file__).resolve().parents[1]
     files = sorted(tests_dir.rglob("*.py"))
     assert pathlib.Path(__file__).resolve() in files and len(files) > 20  # the walk found the suite
     hits = [f"{p.relative_to(tests_dir)}:{line}" for p in files
@@ -338,7 +338,7 @@ def test_no_test_uses_importorskip():
 # ============================================================ (e) comments point at files that exist
 def test_the_shim_files_that_python_sources_and_architecture_name_exist():
     """A comment that sends the reader to a shim file (``_shim_prov.c``, ``_shim.h``) names one that is there."""
-    root = pathlib.Path(__file__).resolve().parent.parent
+    root = pathlib.Path(__file__).resolve().parents[2]
     sources = sorted((root / "pytensor").glob("*.py")) + [ARCHITECTURE]
     named = {(src.name, m) for src in sources for m in re.findall(r"\b(_shim\w*\.[ch])\b", src.read_text())}
     assert any(m == "_shim.h" for _, m in named)  # the scan reads names

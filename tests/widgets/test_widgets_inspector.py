@@ -211,7 +211,7 @@ def test_tour_notebook_runs_headless(tmp_path):
     nbclient = require_module("nbclient")
     require_module("ipykernel")
     from pathlib import Path
-    tour = Path(__file__).resolve().parent.parent / "examples" / "memory_tour.ipynb"
+    tour = Path(__file__).resolve().parents[2] / "examples" / "memory_tour.ipynb"
     nb = nbformat.read(tour, as_version=4)
     nbclient.NotebookClient(nb, kernel_name="python3", timeout=120,
                             resources={"metadata": {"path": str(tmp_path)}}).execute()

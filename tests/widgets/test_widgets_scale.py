@@ -20,7 +20,7 @@ from support import require_module
 import pytensor
 from pytensor.widgets import Inspector
 
-WIDGETS = Path(__file__).resolve().parent.parent / "widgets"
+WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
 
 HARNESS = """
 const traits = {}, handlers = {};

@@ -20,7 +20,7 @@ import pytest
 
 from support import IN_CI, require_program
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # Left out of the sanitized pass: the browser tests (Chromium is not what we
 # are checking, and it cannot start with libasan preloaded; conftest.py skips
 # those in other files), the C suite (sanitized on its own) and this file itself.
@@ -108,7 +108,7 @@ def test_python_suite_under_asan_and_ubsan(tmp_path):
     where = _run(3, "import the sanitized build", cmd, 300, cwd=tmp_path, env=env).stdout.strip()
     if not where.startswith(str(venv)):
         _fail(3, "import the sanitized build", cmd, f"it imported {where!r}, not the build in {venv}")
-    tests = sorted(str(p) for p in (ROOT / "tests").glob("test_*.py") if p.name not in SKIP_FILES)
+    tests = sorted(str(p) for p in (ROOT / "tests").rglob("test_*.py") if p.name not in SKIP_FILES)
     cmd = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={ROOT}",
            "-c", str(ROOT / "pyproject.toml"), *tests]
     what = "the Python suite under ASan + UBSan"

@@ -15,7 +15,7 @@ import pytest
 from browser_support import chromium_context
 from support import require_program
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 WIDGETS = HERE.parent / "widgets"
 
 

@@ -22,7 +22,7 @@ from pytensor.errors import DeviceError
 from dlpack_producer import Producer, wrap
 
 PROTOCOLS = range(pickle.HIGHEST_PROTOCOL + 1)
-TESTS = str(Path(__file__).resolve().parent)
+TESTS = str(Path(__file__).resolve().parents[1])
 
 
 def storage_bytes(t):

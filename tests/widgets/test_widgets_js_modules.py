@@ -15,7 +15,7 @@ import pytest
 
 from support import require_program
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WIDGETS = ROOT / "widgets"
 
 

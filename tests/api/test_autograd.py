@@ -320,7 +320,7 @@ def test_constructors_keep_or_cut_history_as_torch(torch):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             # requires_grad is given wherever asarray's default matters: torch 2.13 changed it
-            # (README: "Other differences from torch"; tests/test_torch_parity.py records it)
+            # (README: "Other differences from torch"; tests/api/test_torch_parity.py records it)
             rows = [m.asarray(b, requires_grad=True), m.asarray(b, requires_grad=False),
                     m.asarray(a, requires_grad=True), m.asarray(a, dtype=m.float64, requires_grad=True),
                     m.as_tensor(a, dtype=m.float64), m.tensor(b),

@@ -19,7 +19,7 @@ def _load_format_module():
         from pytensor import _format
         return _format
     except Exception:  # package not built/importable: load the file itself
-        path = pathlib.Path(__file__).resolve().parents[1] / "pytensor" / "_format.py"
+        path = pathlib.Path(__file__).resolve().parents[2] / "pytensor" / "_format.py"
         spec = importlib.util.spec_from_file_location("_pytensor_format_standalone", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)

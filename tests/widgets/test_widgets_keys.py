@@ -19,7 +19,7 @@ import pytensor
 from pytensor.widgets import _snapshot as S
 from pytensor.widgets import snapshot
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 PROBE = HERE / "js" / "read_keys.mjs"
 RENDERER = HERE.parent / "widgets" / "inspector.js"
 # What the renderer adds to the model's dicts (attachPreviews) or the widget adds to the snapshot.

@@ -9,6 +9,7 @@ differences from torch"), the test asserts pytensor's own behaviour instead.
 import math
 import operator
 import os
+import pathlib
 import stat
 import subprocess
 import sys
@@ -912,7 +913,7 @@ def test_frombuffer_dtype_names_take_the_c_path():
 
 # ============================================================================ the suite without torch
 
-TESTS = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_no_test_module_imports_torch_at_its_top():
@@ -934,8 +935,8 @@ def test_modules_that_need_torch_skip_without_it_and_fail_in_ci(tmp_path):
     hidden = tmp_path / "torch"
     hidden.mkdir()
     (hidden / "__init__.py").write_text("raise ImportError('torch is hidden for this test')\n")
-    files = [os.path.join(TESTS, f) for f in ("test_float8.py", "test_dlpack_exchange_api.py",
-                                              "test_safetensors.py")]
+    files = [os.path.join(TESTS, f) for f in ("binding/test_float8.py", "interop/test_dlpack_exchange_api.py",
+                                              "interop/test_safetensors.py")]
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     env["PYTHONPATH"] = str(tmp_path) + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only", *files]
@@ -1047,13 +1048,15 @@ def test_every_readme_difference_points_to_a_test_that_exists():
         body = text.split(title + "\n", 1)[1].split("\n#", 1)[0].strip()  # to the next heading of any level
         bullets += [b for b in re.split(r"\n(?=- )", body) if b.startswith("- ")]
     assert len(bullets) >= 20
+    # test files are named without their folder (tests/<layer>/): each name is one file of the suite
+    where = {p.name: str(p) for p in pathlib.Path(TESTS).rglob("test_*.py")}
     for bullet in bullets:
         refs = re.findall(r"`(test_\w+\.py)?::(test_\w+)`", bullet)
         assert refs, f"a difference without a test: {bullet[:80]!r}"
         current = None
         for path, name in refs:
             current = path or current
-            with open(os.path.join(TESTS, current), encoding="utf-8") as f:
+            with open(where.get(current, os.path.join(TESTS, current)), encoding="utf-8") as f:
                 assert f"def {name}(" in f.read(), f"{current}::{name} is named in the README but not defined"
 
 

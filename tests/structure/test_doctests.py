@@ -17,7 +17,7 @@ FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 ALL_MODULES = sorted(m.name for m in pkgutil.walk_packages(pytensor.__path__, "pytensor.")
                      if not m.name.endswith("_build_ffi") and not m.name.endswith("_libtensor")
                      and not m.name.endswith("._shim"))
-README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _example_count(name):

@@ -13,7 +13,7 @@ import pytest
 
 import pytensor
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _import_from_source_copy(tmp_path, with_site_packages):

@@ -6,7 +6,7 @@ sync -> renderer; each module imports only modules of the layers before its own.
 import ast
 from pathlib import Path
 
-WIDGETS = Path(__file__).resolve().parent.parent / "widgets"
+WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
 LAYERS = [
     {"_schema", "_pairs", "_badges", "_names", "_files", "_geometry", "_lineage", "_deltas", "_bundle"},
     {"_accounting", "_objects", "_export"},

@@ -227,7 +227,7 @@ def test_deleter_after_interpreter_shutdown_does_not_crash(tmp_path):  # 57
         KEEP.append(p.capsule())  # never consumed
         KEEP.append(pytensor.arange(4.).__dlpack__(max_version=(1, 0)))
         print("ok")
-    """) % str(__import__("pathlib").Path(__file__).parent)
+    """) % str(__import__("pathlib").Path(__file__).parent.parent)
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "ok"

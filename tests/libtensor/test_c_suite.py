@@ -9,7 +9,7 @@ import pytest
 
 from support import require_program
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _meson():

@@ -19,7 +19,7 @@ import pytest
 
 import pytensor
 
-TESTS = str(Path(__file__).resolve().parent)
+TESTS = str(Path(__file__).resolve().parents[1])
 # AddressSanitizer reserves terabytes of address space for its shadow memory,
 # so a test that limits the address space (RLIMIT_AS) cannot run under it.
 needs_no_sanitizer = pytest.mark.skipif(bool(os.environ.get("PYTENSOR_UNDER_SANITIZER")),

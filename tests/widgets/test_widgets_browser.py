@@ -40,7 +40,7 @@ from support import require_module, require_program, teaching_cases
 from test_widgets_scale import live_page
 from tour_expectations import QUESTIONS, check_claims, check_lanes, check_says, flat
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOUR = ROOT / "examples" / "memory_tour.ipynb"
 
 
