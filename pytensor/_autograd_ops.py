@@ -12,11 +12,11 @@ The engine (nodes, backward) is pytensor/autograd.py.
 from __future__ import annotations
 
 import functools
-import math
 
 from . import _ops
 from ._core import TensorBase
 from ._ffi import shim
+from ._layout import numel
 from ._tensor_arithmetic import Arithmetic
 from ._tensor_copies import Copies
 from ._tensor_indexing import Indexing
@@ -116,7 +116,7 @@ def _reduction(orig, kind):
         meta = _Meta(self)
         dims = _ops.reduced_dims(dim, self.dim())
         kept = tuple(1 if i in dims else s for i, s in enumerate(meta.shape))
-        count = math.prod(meta.shape[i] for i in dims)
+        count = numel([meta.shape[i] for i in dims])
 
         def backward(g):
             g = g.reshape(kept).expand(meta.shape)

@@ -124,6 +124,12 @@ lt_status lt_layout_preserve_strides(int64_t *out_strides, int32_t ndim, const i
 lt_status lt_layout_result_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, int32_t noperands,
                                    const int32_t *ndims, const int64_t *const *shapes,
                                    const int64_t *const *strides);
+lt_status lt_layout_broadcast_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, int32_t op_ndim,
+                                      const int64_t *op_shape, const int64_t *op_strides);
+lt_status lt_layout_unsqueeze_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape,
+                                      const int64_t *strides, int32_t dim);
+lt_status lt_layout_infer_dense_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape,
+                                        const int64_t *strides);
 
 /* kernels */
 void lt_set_num_threads(int nthreads);

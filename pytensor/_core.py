@@ -8,7 +8,6 @@ checks. So imports point one way: this module, then the Tensor parts, then
 """
 from __future__ import annotations
 
-import math
 import operator
 import sys
 import warnings
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING
 from . import _conj
 from . import dtypes as _dt
 from ._ffi import lib, shim
-from ._layout import contiguous_strides, nbytes
+from ._layout import contiguous_strides, nbytes, numel
 from .errors import check
 
 __all__ = ["TensorBase", "Tensor", "Size", "make", "empty", "contiguous_strides", "wrap_dim", "int64_arg", "shape_args",
@@ -54,7 +53,7 @@ class Size(tuple):
         return f"pytensor.Size([{', '.join(map(str, self))}])"
 
     def numel(self):
-        return math.prod(self)
+        return numel(self)
 
 
 def empty(shape, dtype, zero=False):

@@ -31,6 +31,8 @@ from __future__ import annotations
 import contextlib
 import math
 
+from ._layout import numel
+
 __all__ = ["format_tensor", "set_printoptions", "get_printoptions", "printoptions"]
 
 
@@ -275,7 +277,7 @@ def format_tensor(t, *, dtype_name: str, kind: str, default_float: str,
                          f"{sorted(_CONVERTERS)}") from None
     opts = _OPTIONS
     shape = tuple(int(n) for n in t.shape)
-    numel = math.prod(shape)
+    count = numel(shape)
     prefix = "tensor("
     indent = len(prefix)
     # The dtype suffix is measured as torch's "dtype=torch.<name>" when
@@ -284,7 +286,7 @@ def format_tensor(t, *, dtype_name: str, kind: str, default_float: str,
     dtype_suffix = ("dtype=pytensor." + dtype_name, len("dtype=torch." + dtype_name))
     extra = []
 
-    if numel == 0:
+    if count == 0:
         if len(shape) != 1:
             extra.append(_sized("size=" + str(shape)))
         if dtype_name != default_float:
@@ -296,7 +298,7 @@ def format_tensor(t, *, dtype_name: str, kind: str, default_float: str,
         default_complex = "complex128" if default_float == "float64" else "complex64"
         if dtype_name not in (default_float, default_complex, "int64", "bool"):
             extra.append(dtype_suffix)
-        summarize = numel > opts.threshold
+        summarize = count > opts.threshold
         nested = _read(t, shape, summarize, opts.edgeitems)
         flat = []
         nested = _convert(nested, len(shape), conv, flat)

@@ -15,13 +15,13 @@ import operator
 from types import SimpleNamespace
 
 from . import dtypes as _dt
-from ._convert import as_tensor_operand, list_to_tensor
+from ._convert_in import as_tensor_operand, list_to_tensor
 from ._conj import resolved
 from ._core import TensorBase, empty, make, wrap_dim
 from ._ffi import ffi, lib
 from ._indexing import _apply as apply_index
 from ._indexing import _i64, _strides_over, mask_count, mask_positions, new_output, scatter
-from ._layout import broadcast_shapes, preserve_strides
+from ._layout import broadcast_shapes, infer_dense_strides, preserve_strides
 from .autograd import as_input_grad, is_grad_enabled, no_grad, record
 from .errors import check
 
@@ -50,38 +50,8 @@ def _like_layout(shape, strides):
     """Strides for a new tensor laid out as ``empty_like(preserve_format)``: a
     dense input's order, else row-major in the input's dimension order."""
     if 0 in shape:  # an empty result: torch's iterator orders its dims as below, whatever its strides were
-        return _dense_strides_like(shape, strides)
+        return infer_dense_strides(shape, strides)
     return preserve_strides(shape, strides)
-
-
-def _dense_strides_like(shape, strides):
-    """Row-major strides over the dims ordered as ``strides`` orders them
-    (torch's infer_dense_strides): a zero stride keeps row-major order, equal
-    strides put the smaller dim inside."""
-    perm = list(range(len(shape) - 1, -1, -1))  # perm[0] is the innermost dim
-
-    def outer_first(a, b):  # 1: a must go outside b, -1: stop, 0: ambiguous
-        if strides[a] == 0 or strides[b] == 0:
-            return 0
-        if strides[a] != strides[b]:
-            return 1 if strides[a] > strides[b] else -1
-        return 1 if shape[a] > shape[b] else 0
-
-    for i in range(1, len(perm)):  # insertion sort that tolerates ambiguity
-        j = i
-        for k in range(i - 1, -1, -1):
-            c = outer_first(perm[k], perm[j])
-            if c > 0:
-                perm[k], perm[j] = perm[j], perm[k]
-                j = k
-            elif c < 0:
-                break
-    out, step = [0] * len(shape), 1
-    for d in perm:
-        out[d] = step  # stride of d = product of the sizes of the dims inside it
-        if shape[d] > 1:
-            step *= shape[d]
-    return tuple(out)
 
 
 def _new_like(t, shape=None):

@@ -2,15 +2,14 @@
 integer and boolean tensors (or lists) give copies, as in torch."""
 from __future__ import annotations
 
-import math
 import operator
 
 from . import dtypes
-from ._convert import as_index_tensor, as_tensor_operand, copy_preserving_layout, list_to_tensor
+from ._convert_in import as_index_tensor, as_tensor_operand, copy_preserving_layout, list_to_tensor
 from ._conj import for_scatter, resolved
 from ._core import TensorBase, empty, make
 from ._ffi import ffi, lib, shim
-from ._layout import broadcast_shapes
+from ._layout import broadcast_shapes, broadcast_strides, numel, result_strides
 from ._provenance import OP
 from .errors import PytensorError, check
 
@@ -259,9 +258,7 @@ def _i64(t):
 def _strides_over(t, shape):
     """t's strides when broadcast to ``shape``: 0 where t lacks the dimension or
     stretches an extent 1 (an extent 1 that stays 1 keeps its stride, as torch's expand)."""
-    pad = len(shape) - t.dim()
-    return [0] * pad + [0 if n == 1 and shape[pad + i] != 1 else s
-                        for i, (n, s) in enumerate(zip(t._shape, t._strides))]
+    return list(broadcast_strides(shape, t._shape, t._strides))
 
 
 def _all_row_major(operands):
@@ -276,52 +273,16 @@ def _all_row_major(operands):
     return True
 
 
-def iter_layout(shape, operands):
-    """The strides torch's TensorIterator gives a new output of ``shape``
-    computed from ``operands`` (each a list of strides over ``shape``, 0 where
-    broadcast): the dimensions are ordered innermost-first by the first operand
-    whose strides tell them apart (equal strides put the smaller extent
-    inside), and the output is dense in that order. So an advanced index or a
-    where() of a transposed tensor gives a transposed result, as in torch."""
-    n = len(shape)
-    if _all_row_major(operands):
-        return None  # every operand walks row-major: the insertion sort below would keep the order
-    perm = list(range(n - 1, -1, -1))  # perm[0] is the innermost dimension
-
-    def should_swap(d0, d1):  # 1: d0 must go outside d1, -1: keep, 0: undecided
-        for st in operands:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    for i in range(1, n):  # torch's insertion sort, which tolerates undecided pairs
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    if perm == list(range(n - 1, -1, -1)):
-        return None
-    strides, step = [0] * n, 1
-    for d in perm:
-        strides[d] = step  # dense in perm's order: the product of the extents inside d
-        step *= shape[d]
-    return tuple(strides)
-
-
 def new_output(shape, dt, operands):
-    """A new tensor of ``shape`` laid out as torch lays out an iterator's output over ``operands``."""
-    strides = iter_layout(shape, operands) if len(shape) > 1 else None
+    """A new tensor of ``shape`` laid out as torch's TensorIterator lays out its output over ``operands``
+    (each a list of strides over ``shape``, 0 where broadcast): libtensor's rule for elementwise results
+    (lt_layout_result_strides), so an advanced index or a where() of a transposed tensor gives a
+    transposed result, as in torch."""
     out = empty(shape, dt)
-    return out if strides is None else make(out._storage, dt, tuple(shape), strides, 0)
+    if len(shape) < 2 or _all_row_major(operands):
+        return out  # every operand walks row-major: the rule's answer is the row-major layout empty() gave
+    strides = result_strides(shape, [(shape, st) for st in operands])
+    return out if strides == out._strides else make(out._storage, dt, tuple(shape), strides, 0)
 
 
 def mask_count(mask):
@@ -396,7 +357,7 @@ def _plan(view, adv, layout=True):
     p.index_operands = []
     for i in tensors:
         own = _strides_over(i, bshape)
-        outer = (own[0] * bshape[0] if bshape and own[0] else max(math.prod(bshape), 1))
+        outer = (own[0] * bshape[0] if bshape and own[0] else max(numel(bshape), 1))
         p.index_operands.append([outer * k for k in lead] + own + [(own[-1] if own and own[-1] else 1) * k
                                                                    for k in trail])
     return p
@@ -441,7 +402,7 @@ def _take(view, d, idx):
     own = idx._strides
     index_strides = (0,) * d + own + (0,) * after
     # the layout torch's iterator gives (see _plan): index strides kept on the extent-1 dims around it
-    lead = [max(math.prod(idx._shape), 1) if view._shape[i] == 1 else 0 for i in range(d)]
+    lead = [max(idx.numel(), 1) if view._shape[i] == 1 else 0 for i in range(d)]
     inner = own[-1] if own and own[-1] else 1
     trail = [inner if view._shape[i] == 1 else 0 for i in range(d + 1, len(view._shape))]
     out = new_output(shape, view._dtype, [src_strides, lead + list(own) + trail])

@@ -20,7 +20,8 @@ from .errors import check
 
 __all__ = ["numel", "extent", "byte_extent", "is_contiguous", "contiguous_strides", "infer_shape",
            "view_strides", "broadcast_shapes", "nbytes", "has_internal_overlap", "is_non_overlapping_and_dense",
-           "preserve_strides", "result_strides"]
+           "preserve_strides", "result_strides", "unsqueeze_strides", "infer_dense_strides",
+           "broadcast_strides"]
 
 
 class _Scratch(threading.local):
@@ -42,6 +43,14 @@ def numel(shape):
     >>> numel((2, 3, 4))
     24
     """
+    return _numel(tuple(shape))
+
+
+# The one element count of the Python layer (Tensor.numel(), Size.numel(), the
+# kernels' sizes): asked on every call of many ops, for a handful of shapes, so
+# answers are remembered as the strides below are. Refusals raise and are not kept.
+@functools.lru_cache(maxsize=1024)
+def _numel(shape):
     out = _scratch.out
     check(lib.lt_layout_numel(out, len(shape), shape))
     return out[0]
@@ -216,3 +225,58 @@ def result_strides(shape, operands):
     check(lib.lt_layout_result_strides(out, n, shape, len(operands), [len(s) for s, _ in operands], shapes,
                                        strides))
     return tuple(ffi.unpack(out, n))
+
+
+def unsqueeze_strides(shape, strides, dim):
+    """The strides of ``unsqueeze(dim)`` (``0 <= dim <= len(shape)``): the new
+    extent-1 dimension steps over the whole dimension it is put before (1 at
+    the end), torch's rule; a stride past int64 is refused (``LayoutError``).
+
+    >>> unsqueeze_strides((2, 3), (3, 1), 1), unsqueeze_strides((2, 3), (1, 2), 2)
+    ((3, 3, 1), (1, 2, 1))
+    """
+    return _unsqueeze_strides(tuple(shape), tuple(strides), dim)
+
+
+# A view op users call in loops, for a handful of layouts: remembered, as the strides above.
+@functools.lru_cache(maxsize=1024)
+def _unsqueeze_strides(shape, strides, dim):
+    n = len(shape)
+    out = _scratch.out
+    check(lib.lt_layout_unsqueeze_strides(out, n, shape, strides, dim))
+    return tuple(ffi.unpack(out, n + 1))
+
+
+def infer_dense_strides(shape, strides):
+    """Row-major strides over the dims of ``shape`` ordered as ``strides``
+    orders them, whatever the layout (torch's ``infer_dense_strides``: a zero
+    stride keeps its row-major place, equal strides put the smaller extent
+    inside, extents below 2 count as 1). :func:`preserve_strides` applies it
+    to layouts that are not dense; an empty gather result takes it always.
+
+    >>> infer_dense_strides((0, 3), (1, 0)), infer_dense_strides((2, 0, 3), (3, 9, 1))
+    ((3, 1), (3, 6, 1))
+    """
+    n = len(shape)
+    out = _scratch.out
+    check(lib.lt_layout_infer_dense_strides(out, n, shape, strides))
+    return tuple(ffi.unpack(out, n))
+
+
+def broadcast_strides(shape, op_shape, op_strides):
+    """The strides an operand ``(op_shape, op_strides)`` walks when broadcast
+    to ``shape`` (torch's ``expand``): 0 for a missing dimension and for an
+    extent 1 stretched to more, its own stride elsewhere.
+
+    >>> broadcast_strides((2, 3), (3,), (1,)), broadcast_strides((2, 1), (1, 1), (5, 7))
+    ((0, 1), (0, 7))
+    """
+    return _broadcast_strides(tuple(shape), tuple(op_shape), tuple(op_strides))
+
+
+# Asked for every operand of the kernels' Python paths, for a handful of layouts: remembered, as above.
+@functools.lru_cache(maxsize=1024)
+def _broadcast_strides(shape, op_shape, op_strides):
+    out = _scratch.out
+    check(lib.lt_layout_broadcast_strides(out, len(shape), shape, len(op_shape), op_shape, op_strides))
+    return tuple(ffi.unpack(out, len(shape)))

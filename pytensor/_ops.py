@@ -6,16 +6,15 @@ libtensor call. Results are new tensors; the in-place forms write into self.
 """
 from __future__ import annotations
 
-import math
 import sys
 import warnings
 
 from . import dtypes as _dt
 from ._conj import resolved
-from ._convert import as_tensor_operand, user_stacklevel
-from ._core import MAX_NBYTES, Tensor, TensorBase, contiguous_strides, copy_into, empty, make, wrap_dim
+from ._convert_in import as_tensor_operand
+from ._core import MAX_NBYTES, Tensor, TensorBase, contiguous_strides, copy_into, empty, make, user_stacklevel, wrap_dim
 from ._ffi import ffi, lib, shim
-from ._layout import broadcast_shapes
+from ._layout import broadcast_shapes, broadcast_strides, nbytes
 from .errors import check
 
 _ARITH = {"add": lib.LT_OP_ADD, "sub": lib.LT_OP_SUB, "mul": lib.LT_OP_MUL, "div": lib.LT_OP_DIV}
@@ -28,12 +27,8 @@ _PLAIN_SCALARS = frozenset(_SCALARS)
 
 
 def _broadcast_strides(t, shape):
-    """t's strides for a broadcast to ``shape``: 0 where t has extent 1 or is missing."""
-    pad = len(shape) - t.dim()
-    out = [0] * pad
-    for n, s in zip(t._shape, t._strides):
-        out.append(0 if n == 1 else s)
-    return out
+    """t's strides for a broadcast to ``shape``: 0 where t is missing a dim or stretches an extent 1."""
+    return broadcast_strides(shape, t._shape, t._strides)
 
 
 def _operand(x, dt):
@@ -180,10 +175,7 @@ def binary(a, b, name, out=None):
 def empty_strided(shape, strides, dt):
     """New uninitialised memory of ``shape`` laid out with ``strides``, which are
     dense (a permutation of row-major strides, from libtensor's layout rules)."""
-    numel = math.prod(shape)
-    if numel * dt.itemsize > MAX_NBYTES:
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
-    return make(shim.storage_new(numel * dt.itemsize, False), dt, tuple(shape), strides, 0)
+    return make(shim.storage_new(nbytes(shape, dt.itemsize), False), dt, tuple(shape), strides, 0)
 
 
 def _low_precision(a, b, name, dt, out):

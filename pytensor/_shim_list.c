@@ -7,7 +7,7 @@
  * float32, float64 or int64 asked for. Every such input is converted here,
  * in two C passes (check the structure and the leaf types, then write
  * straight into the new storage), and no such input can fail. Everything
- * else is another kind, returned as None to pytensor/_convert.py, which
+ * else is another kind, returned as None to pytensor/_convert_in.py, which
  * holds the general rules and all their errors (bools, NumPy scalars,
  * tensors, ragged or empty nests, ints beyond int64, other dtypes): this
  * file raises nothing of its own, so no rule lives twice. */

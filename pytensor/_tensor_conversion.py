@@ -9,7 +9,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ._convert import array_interface, to_numpy, to_pylist
+from ._convert_out import array_interface, to_numpy, to_pylist
 
 
 class Conversion:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Self
 
 from . import creation, dtypes as _dt
-from ._convert import copy_preserving_layout
+from ._convert_in import copy_preserving_layout
 from ._core import TensorBase, copy_into, empty
 from ._device import device
 from ._ffi import shim

@@ -9,14 +9,13 @@ other parts share (``_view``, ``_ptr``, ``_check_write``, ``_version_bump``).
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Self
 
 from . import dtypes as _dt
 from ._core import Size, TensorBase, empty, make, wrap_dim
 from ._device import CPU, device  # noqa: F401  (device: the annotation of the property named device)
 from ._ffi import ffi, shim
-from ._layout import extent, has_internal_overlap
+from ._layout import extent, has_internal_overlap, numel as _numel
 from ._provenance import OP
 from ._storage import TypedStorage, UntypedStorage
 
@@ -104,7 +103,7 @@ class Fields:
         return self.numel() * self._dtype.itemsize
 
     def numel(self) -> int:
-        return math.prod(self._shape)
+        return _numel(self._shape)
 
     nelement = numel
 

@@ -9,17 +9,16 @@ follows, and the Python path's, are libtensor's (pytensor._layout).
 from __future__ import annotations
 
 import itertools
-import math
 import operator
 import warnings
 from typing import Self
 
 from . import _conj
 from . import dtypes as _dt
-from ._convert import as_tensor_operand
+from ._convert_in import as_tensor_operand
 from ._core import TensorBase, check_int64, int64_arg, make, shape_args, user_stacklevel, wrap_dim
 from ._ffi import lib, shim
-from ._layout import infer_shape, numel
+from ._layout import infer_shape, numel, unsqueeze_strides
 from ._provenance import OP
 from .errors import check
 
@@ -289,12 +288,9 @@ class Views:
 
     def unsqueeze(self, dim):
         """Insert a dimension of extent 1 at ``dim`` (a view)."""
-        n = self.dim()
-        d = wrap_dim(dim, n + 1)
-        stride = self._shape[d] * self._strides[d] if d < n else 1
+        d = wrap_dim(dim, self.dim() + 1)
         shape = self._shape[:d] + (1,) + self._shape[d:]
-        strides = self._strides[:d] + (stride,) + self._strides[d:]
-        return self._view(shape, strides, None, _P_UNSQUEEZE, dim)
+        return self._view(shape, unsqueeze_strides(self._shape, self._strides, d), None, _P_UNSQUEEZE, dim)
 
     def expand(self, *sizes):
         """Broadcast to ``sizes`` with zero strides: every new element aliases an old one."""
@@ -339,7 +335,7 @@ class Views:
             raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
         if s == e:
             return self  # nothing to merge: torch returns the tensor itself
-        shape = self._shape[:s] + (math.prod(self._shape[s:e + 1]),) + self._shape[e + 1:]
+        shape = self._shape[:s] + (numel(self._shape[s:e + 1]),) + self._shape[e + 1:]
         return self.reshape(shape)
 
     def unflatten(self, dim, sizes):

@@ -10,7 +10,7 @@ import math
 import struct
 from typing import Self
 
-from ._convert import as_tensor_operand
+from ._convert_in import as_tensor_operand
 from ._conj import fill_bytes
 from ._core import MAX_NBYTES, TensorBase, copy_into, shape_args
 from ._ffi import lib, shim

@@ -23,7 +23,7 @@ import functools
 import threading
 
 from . import dtypes as _dt
-from ._convert import scratch_ndarray
+from ._convert_out import scratch_ndarray
 from ._core import TensorBase
 from ._factories import arange, ones
 from ._ffi import shim

@@ -14,7 +14,7 @@ import sys
 from types import SimpleNamespace
 
 from . import dtypes as _dt
-from ._convert import tensor_from_data, copy_preserving_layout, _is_numpy_scalar, _is_ndarray, _is_sequence
+from ._convert_in import tensor_from_data, copy_preserving_layout, _is_numpy_scalar, _is_ndarray, _is_sequence
 from ._core import Tensor, TensorBase, int64_arg
 from ._device import device as _device, require_cpu
 from ._dlpack import from_dlpack

@@ -50,7 +50,8 @@ from ._file import from_file, header_shape_fits, open_regular, write_replacing
 from ._factories import empty
 from ._ffi import lib, shim
 from .creation import frombuffer
-from .errors import PytensorError
+from ._layout import nbytes as _nbytes
+from .errors import LayoutError, PytensorError
 from ._core import Tensor, TensorBase
 
 __all__ = ["SafetensorError", "load_file", "safe_open", "save_file", "load", "save"]
@@ -196,7 +197,7 @@ def _parse_json(raw):
     return [_fast_entry(name, info) or _entry(name, info) for name, info in header.items()], metadata
 
 
-def _fast_entry(name, info, _int=int, _list=list, _dict=dict, _prod=math.prod):
+def _fast_entry(name, info, _int=int, _list=list, _dict=dict, _tuple=tuple):
     """The common, valid entry in a few hundred nanoseconds, or None: then _entry checks it and says why."""
     if type(info) is not _dict:
         return None
@@ -208,9 +209,12 @@ def _fast_entry(name, info, _int=int, _list=list, _dict=dict, _prod=math.prod):
     if type(begin) is not _int or type(end) is not _int or not 0 <= begin <= end or len(shape) > _MAX_NDIM:
         return None
     for n in shape:
-        if type(n) is not _int or n < 0:
+        if type(n) is not _int or not 0 <= n <= _INT64_MAX:
             return None
-    nbytes = _prod(shape) * dt.itemsize
+    try:
+        nbytes = _nbytes(_tuple(shape), dt.itemsize)
+    except LayoutError:  # past int64 bytes: _entry says so
+        return None
     if nbytes != end - begin or not nbytes:  # empty: _entry checks that its strides fit
         return None
     return name, dt, tuple(shape), begin, end
@@ -238,7 +242,11 @@ def _entry(name, info):
     begin, end = offsets
     if begin < 0 or end < begin:
         raise SafetensorError(f"tensor {name!r}: data_offsets [{begin}, {end}] are reversed or negative")
-    nbytes = math.prod(shape) * dt.itemsize
+    try:
+        nbytes = _nbytes(shape, dt.itemsize)  # libtensor's one rule (lt_layout_nbytes)
+    except LayoutError:
+        raise SafetensorError(f"tensor {name!r}: shape {shape} of {code} needs more than int64 bytes; data_offsets "
+                              f"[{begin}, {end}] hold {end - begin}") from None
     if nbytes != end - begin:
         raise SafetensorError(f"tensor {name!r}: shape {shape} of {code} needs {nbytes} bytes but data_offsets "
                               f"[{begin}, {end}] hold {end - begin}")

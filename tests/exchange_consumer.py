@@ -1,5 +1,5 @@
 """Builds tests/c/exchange_consumer.c, a DLPack C exchange API consumer, with the system C compiler
-and imports it (for tests/test_dlpack_exchange_api.py and tests/bench/bench_exchange_api.py)."""
+and imports it (for tests/interop/test_dlpack_exchange_api.py and tests/bench/bench_exchange_api.py)."""
 import importlib.util
 import pathlib
 import shutil

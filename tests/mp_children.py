@@ -1,4 +1,4 @@
-"""Child-process bodies for tests/test_multiprocessing.py.
+"""Child-process bodies for tests/interop/test_multiprocessing.py.
 
 They live in their own module, importable by name from tests/ (pytest's
 pythonpath), because spawn and forkserver children import the function they

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import sys
 
+from pytensor import _inspect_api
+
 __all__ = ["file_info", "copied_runs", "merged_info", "joined", "in_region", "page_runs", "MAX_RUNS", "PICTURE_PAGES"]
 
 MAX_RUNS = 1024  # byte ranges per list; more are drawn merged across their smallest gaps
@@ -118,13 +120,12 @@ def copied_runs(lo, hi, work=None):
     to ``lo``) whose pages were copied on write, or None where that could not be asked (another kind
     of mapping, no pagemap, past the picture's ``PICTURE_PAGES``). Asked once a picture, as
     ``file_info`` asks, within the same budget."""
-    from pytensor import _shm
     page = sys.modules["pytensor"].UntypedStorage.page_nbytes
     first = lo - lo % page
     npages = (hi - first + page - 1) // page if hi > lo else 0
 
     def query(_, byte_offset, nbytes):
-        return _shm.address_copied_pages(lo + byte_offset, nbytes)
+        return _inspect_api.address_copied_pages(lo + byte_offset, nbytes)
     bits = _ask(query, None, ("copied_at", lo, hi), (0, npages), npages, (first, page, lo, hi), work)
     if isinstance(bits, str):
         return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from pytensor._layout import byte_extent, is_contiguous, numel
+from pytensor._inspect_api import byte_extent, is_contiguous, numel
 
 __all__ = ["EXACT_LIMIT", "MASK_LIMIT", "footprint", "elements_in_window", "Elements", "layout_stats", "idiom_tags",
            "shared_bytes", "offsets"]

@@ -23,6 +23,8 @@ from __future__ import annotations
 import array
 import sys
 
+from pytensor import _inspect_api
+
 __all__ = ["identity_of", "tensor_identity", "owner_identity", "space", "region_id", "region_identity",
            "source_identity", "mappings", "read_mapped"]
 
@@ -46,7 +48,6 @@ def identity_of(storage, lo, hi, work=None, cow=None, cow_of=None):
     if work is not None and key in work.pages_cache:
         return work.pages_cache[key]
     pt = sys.modules["pytensor"]
-    from pytensor import _shm
     private, ident, base = None, None, lo
     cls = pt.UntypedStorage                  # through the class: a subclass could describe another file
     mapped = cls.mapped_file.__get__(storage) if storage is not None else None
@@ -59,7 +60,7 @@ def identity_of(storage, lo, hi, work=None, cow=None, cow_of=None):
         base = int(cls.data_ptr(storage))
     if ident is None:                        # memory pytensor wraps but did not map: ask the mapping itself
         try:
-            m = _shm.address_identity(lo, hi - lo)
+            m = _inspect_api.address_identity(lo, hi - lo)
         except pt.PytensorError:
             m = None
         ident, base, private = (None, lo, None) if m is None else (m.identity, lo, m.private and m.writable)

@@ -2,7 +2,7 @@
 records and NumPy's ``.base`` chains."""
 from __future__ import annotations
 
-import sys
+from pytensor import _inspect_api
 
 __all__ = ["MAX_STEPS", "LINEAGE_TEXT_MAX", "lineages", "lineage_text"]
 
@@ -45,7 +45,7 @@ def lineages(items):
 
 
 def _tensor_lineage(name, it, node, node_names, addr_names):
-    prov = sys.modules["pytensor"]._provenance
+    prov = _inspect_api
     nodes = prov.chain(node, MAX_STEPS)
     while nodes and not prov.OPS[nodes[-1][0]]:       # steps nobody recorded (recording was off)
         nodes.pop()

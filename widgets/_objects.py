@@ -11,6 +11,8 @@ from __future__ import annotations
 import ctypes
 import sys
 
+from pytensor import _inspect_api
+
 from ._files import copied_runs, file_info
 from ._identity import owner_identity, tensor_identity
 from ._geometry import footprint
@@ -134,7 +136,7 @@ def _resolve_tensor(t, work):
     src["file"] = file_info(st, s_addr, s_addr + nbytes, work, ask=fp)
     ident = tensor_identity(st, is_pytensor(t), dev == HOST, s_addr, nbytes, src, work, copied_runs)
     # how it was made: its provenance node (a tuple holding no tensor; see pytensor/_provenance.py)
-    lineage_src = {"node": sys.modules["pytensor"]._provenance.node(t), "id": id(t)} if is_pytensor(t) else None
+    lineage_src = {"node": _inspect_api.node(t), "id": id(t)} if is_pytensor(t) else None
     return {
         "lineage_src": lineage_src,
         "kind": "tensor",

@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 import sys
 
-from pytensor._layout import numel
+from pytensor._inspect_api import numel
 
 from ._accounting import account_bytes
 from ._badges import badges as _badges

@@ -78,7 +78,7 @@ def writer(old_version, new_version, bytes_changed, through=None):
 def provenance():
     """pytensor's write record (``last_writer``), where this pytensor has one."""
     try:
-        from pytensor import _provenance as prov
+        from pytensor import _inspect_api as prov
     except ImportError:
         return None
     return prov if hasattr(prov, "last_writer") else None

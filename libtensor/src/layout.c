@@ -310,6 +310,35 @@ lt_status lt_layout_view_strides(int64_t *out_strides, int *out_viewable, int32_
     return LT_OK;
 }
 
+/* torch's inferUnsqueezeGeometry: the new extent-1 dimension takes the
+ * stride that steps over the whole dimension it is put before (1 at the
+ * end), so the view stays contiguous when its source was. */
+lt_status lt_layout_unsqueeze_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape,
+                                      const int64_t *strides, int32_t dim)
+{
+    if (ndim >= LT_MAX_NDIM)
+        return lt__fail(LT_EINVAL, "unsqueeze of a %d-d view would exceed %d dimensions", (int)ndim, LT_MAX_NDIM);
+    lt_status rc = lt__check_shape(ndim, shape);
+    if (rc != LT_OK)
+        return rc;
+    if (ndim > 0 && !strides)
+        return lt__fail(LT_EINVAL, "strides is NULL for ndim %d", (int)ndim);
+    if (dim < 0 || dim > ndim)
+        return lt__fail(LT_EINVAL, "dim %d is outside [0, %d]", (int)dim, (int)ndim);
+    int64_t step = 1;
+    if (dim < ndim && lt__mul_overflow(shape[dim], strides[dim], &step))
+        return lt__fail(LT_EOVERFLOW,
+                        "unsqueeze(%d): the new stride, size %" PRId64 " times stride %" PRId64 ", overflows int64",
+                        (int)dim, shape[dim], strides[dim]);
+    /* from the end, so out_strides may be strides itself */
+    for (int32_t i = ndim; i > dim; i--)
+        out_strides[i] = strides[i - 1];
+    out_strides[dim] = step;
+    for (int32_t i = dim - 1; i >= 0; i--)
+        out_strides[i] = strides[i];
+    return LT_OK;
+}
+
 /* ------------------------------------------------------------ broadcasting */
 
 lt_status lt_layout_broadcast_shapes(int64_t *out_shape, int32_t *out_ndim, int32_t nshapes, const int32_t *ndims,
@@ -345,5 +374,32 @@ lt_status lt_layout_broadcast_shapes(int64_t *out_shape, int32_t *out_ndim, int3
         }
     }
     *out_ndim = ndim;
+    return LT_OK;
+}
+
+/* torch's expand: a missing dimension, or an extent 1 stretched to more,
+ * walks with stride 0; every other dimension keeps its stride (an extent 1
+ * that stays 1 included). */
+lt_status lt_layout_broadcast_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, int32_t op_ndim,
+                                      const int64_t *op_shape, const int64_t *op_strides)
+{
+    lt_status rc = lt__check_shape(ndim, shape);
+    if (rc != LT_OK)
+        return rc;
+    if ((rc = lt__check_shape(op_ndim, op_shape)) != LT_OK)
+        return rc;
+    if (op_ndim > ndim)
+        return lt__fail(LT_EINVAL, "an operand of %d dims does not broadcast to %d dims", (int)op_ndim, (int)ndim);
+    if (op_ndim > 0 && !op_strides)
+        return lt__fail(LT_EINVAL, "op_strides is NULL for op_ndim %d", (int)op_ndim);
+    int32_t pad = ndim - op_ndim;
+    for (int32_t d = 0; d < pad; d++)
+        out_strides[d] = 0;
+    for (int32_t i = 0; i < op_ndim; i++) {
+        int64_t n = op_shape[i], r = shape[pad + i];
+        if (n != r && n != 1)
+            return lt__fail(LT_EINVAL, "extent %" PRId64 " at dim %d does not broadcast to %" PRId64, n, (int)i, r);
+        out_strides[pad + i] = n == 1 && r != 1 ? 0 : op_strides[i];
+    }
     return LT_OK;
 }

@@ -187,18 +187,14 @@ static int preserve_swap(int32_t a, int32_t b, const int64_t *shape, const int64
     return shape[a] > shape[b] ? 1 : 0;
 }
 
-lt_status lt_layout_preserve_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, const int64_t *strides)
+lt_status lt_layout_infer_dense_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape,
+                                        const int64_t *strides)
 {
     lt_status rc = lt__check_shape(ndim, shape);
     if (rc != LT_OK)
         return rc;
     if (ndim > 0 && !strides)
         return lt__fail(LT_EINVAL, "strides is NULL for ndim %d", (int)ndim);
-    if (lt_layout_is_non_overlapping_and_dense(ndim, shape, strides)) {
-        if (ndim > 0)
-            memmove(out_strides, strides, (size_t)ndim * sizeof *out_strides);
-        return LT_OK;
-    }
     int32_t perm[LT_MAX_NDIM];
     for (int32_t i = 0; i < ndim; i++)
         perm[i] = ndim - 1 - i;
@@ -217,4 +213,19 @@ lt_status lt_layout_preserve_strides(int64_t *out_strides, int32_t ndim, const i
         }
     }
     return strides_from_order(out_strides, ndim, shape, perm, 1);
+}
+
+lt_status lt_layout_preserve_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, const int64_t *strides)
+{
+    lt_status rc = lt__check_shape(ndim, shape);
+    if (rc != LT_OK)
+        return rc;
+    if (ndim > 0 && !strides)
+        return lt__fail(LT_EINVAL, "strides is NULL for ndim %d", (int)ndim);
+    if (lt_layout_is_non_overlapping_and_dense(ndim, shape, strides)) {
+        if (ndim > 0)
+            memmove(out_strides, strides, (size_t)ndim * sizeof *out_strides);
+        return LT_OK;
+    }
+    return lt_layout_infer_dense_strides(out_strides, ndim, shape, strides);
 }

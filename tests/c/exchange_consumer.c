@@ -1,5 +1,5 @@
 /* exchange_consumer.c: a DLPack C exchange API consumer, as a C extension
- * would write one, for tests/test_dlpack_exchange_api.py (built there with
+ * would write one, for tests/interop/test_dlpack_exchange_api.py (built there with
  * the system compiler; see tests/exchange_consumer.py).
  *
  * It knows nothing of pytensor: it reads type(obj).__dlpack_c_exchange_api__,

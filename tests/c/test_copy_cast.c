@@ -478,7 +478,7 @@ static float fp8_to_f32(uint8_t b, lt_dtype dt)
 }
 
 /* The float8 codecs on the values that define each format (torch 2.13's
- * bytes; tests/test_float8.py checks every byte and 1.3 million floats
+ * bytes; tests/binding/test_float8.py checks every byte and 1.3 million floats
  * against torch itself), and float4_e2m1fn_x2's refusals. */
 static void test_low_precision(void)
 {

@@ -346,6 +346,54 @@ static void test_result_order(void)
     CHECK_INT(dense[1], 3);
 }
 
+/* unsqueeze's stride (layout.c) and infer_dense_strides (layout_order.c). */
+static void test_unsqueeze_and_dense_order(void)
+{
+    int64_t out[4] = {0};
+    int64_t s23[2] = {2, 3}, c23[2] = {3, 1}, t23[2] = {1, 2};
+    CHECK_INT(lt_layout_unsqueeze_strides(out, 2, s23, c23, 1), LT_OK);
+    CHECK_ARRAY(out, 3, 3, 1); /* steps over the whole dim it is put before */
+    CHECK_INT(lt_layout_unsqueeze_strides(out, 2, s23, t23, 2), LT_OK);
+    CHECK_ARRAY(out, 1, 2, 1); /* at the end: 1 */
+    CHECK_INT(lt_layout_unsqueeze_strides(out, 0, NULL, NULL, 0), LT_OK);
+    CHECK_ARRAY(out, 1);
+    int64_t in_place[3] = {3, 1, -1};
+    CHECK_INT(lt_layout_unsqueeze_strides(in_place, 2, s23, in_place, 0), LT_OK);
+    CHECK_ARRAY(in_place, 6, 3, 1);
+    int64_t s20[2] = {2, 0}, huge[2] = {INT64_C(1) << 62, 1}; /* an empty view may carry such strides */
+    CHECK_INT(lt_layout_unsqueeze_strides(out, 2, s20, huge, 0), LT_EOVERFLOW);
+    CHECK_INT(lt_layout_unsqueeze_strides(out, 2, s20, huge, 1), LT_OK);
+    CHECK_ARRAY(out, INT64_C(1) << 62, 0, 1);
+    CHECK_INT(lt_layout_unsqueeze_strides(out, 2, s23, c23, 3), LT_EINVAL);
+    CHECK_INT(lt_layout_unsqueeze_strides(out, 2, s23, c23, -1), LT_EINVAL);
+    CHECK_INT(lt_layout_unsqueeze_strides(out, LT_MAX_NDIM, s23, c23, 0), LT_EINVAL);
+
+    /* dense order whatever the layout: a transposed empty view keeps its dims' order */
+    int64_t s03[2] = {0, 3}, t03[2] = {1, 0};
+    CHECK_INT(lt_layout_infer_dense_strides(out, 2, s03, t03), LT_OK);
+    CHECK_ARRAY(out, 3, 1); /* a zero stride keeps its row-major place */
+    int64_t s203[3] = {2, 0, 3}, o203[3] = {1, 0, 2};
+    CHECK_INT(lt_layout_infer_dense_strides(out, 3, s203, o203), LT_OK);
+    CHECK_ARRAY(out, 1, 2, 2);
+    int64_t s34[2] = {3, 4}, dense_t[2] = {1, 3};
+    CHECK_INT(lt_layout_infer_dense_strides(out, 2, s34, dense_t), LT_OK);
+    CHECK_ARRAY(out, 1, 3);
+    int64_t neg[1] = {-1};
+    CHECK_INT(lt_layout_infer_dense_strides(out, 1, neg, dense_t), LT_EINVAL);
+    CHECK_INT(lt_layout_infer_dense_strides(out, 2, s34, NULL), LT_EINVAL);
+
+    /* broadcast strides: torch's expand */
+    int64_t s3[1] = {3}, one3[1] = {1}, s13[2] = {1, 3}, st13[2] = {5, 7}, s234[3] = {2, 3, 4};
+    CHECK_INT(lt_layout_broadcast_strides(out, 2, s23, 1, s3, one3), LT_OK);
+    CHECK_ARRAY(out, 0, 1); /* a missing leading dim walks with stride 0 */
+    CHECK_INT(lt_layout_broadcast_strides(out, 2, s23, 2, s13, st13), LT_OK);
+    CHECK_ARRAY(out, 0, 7); /* a stretched extent 1 too */
+    CHECK_INT(lt_layout_broadcast_strides(out, 2, s13, 2, s13, st13), LT_OK);
+    CHECK_ARRAY(out, 5, 7); /* an extent 1 that stays 1 keeps its stride */
+    CHECK_INT(lt_layout_broadcast_strides(out, 2, s23, 2, s34, st13), LT_EINVAL);
+    CHECK_INT(lt_layout_broadcast_strides(out, 2, s23, 3, s234, st13), LT_EINVAL);
+}
+
 int main(void)
 {
     test_byte_extent();
@@ -355,6 +403,7 @@ int main(void)
     test_broadcast();
     test_merge_dims();
     test_result_order();
+    test_unsqueeze_and_dense_order();
 
     int64_t n = 0, lo = 0, hi = 0;
     int64_t s23[2] = {2, 3}, c23[2] = {3, 1}, t23[2] = {1, 2};

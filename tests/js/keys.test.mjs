@@ -1,7 +1,7 @@
 // The hover text reads only fields its describe* function returns (a renamed field reads
 // `undefined` and prints "undefined" in the tooltip, with no error anywhere). The tooltips are
 // built inside the DOM glue, so their field reads are taken from the source text.
-// tests/test_widgets_keys.py does the same for the snapshot's dicts against the Python model.
+// tests/widgets/test_widgets_keys.py does the same for the snapshot's dicts against the Python model.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";

@@ -1,8 +1,8 @@
 // The renderer's geometry against libtensor's layout vectors (tests/layout_vectors.json, made by
-// tests/test_layout_rules.py from brute force and torch): the renderer draws with its own copy of
+// tests/libtensor/test_layout_rules.py from brute force and torch): the renderer draws with its own copy of
 // the extent rule, the element walk and row-major flattening (it cannot call C), so these vectors
 // are what keeps that copy equal to lt_layout_byte_extent / lt_layout_contiguous_strides.
-// tests/test_widgets_layout_vectors.py checks the Python model against the same file.
+// tests/widgets/test_widgets_layout_vectors.py checks the Python model against the same file.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -16,7 +16,7 @@ const WALK_MAX = 4096;    // layouts with more elements are checked by extent on
 
 // The renderer's numbers are doubles: a layout beyond 2^53 is never sent to it (the snapshot's byte
 // offsets are relative to a region, well inside), and one libtensor refuses (overflow) never
-// reaches it either: the model raises first (tests/test_widgets_layout_vectors.py checks that).
+// reaches it either: the model raises first (tests/widgets/test_widgets_layout_vectors.py checks that).
 const drawable = (c) => !c.categories.includes("beyond_js_safe_integer") && !c.categories.includes("overflow")
   && Array.isArray(c.byte_extent);
 

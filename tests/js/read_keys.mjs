@@ -1,4 +1,4 @@
-// Which keys of the snapshot's dicts does the renderer read? (run by tests/test_widgets_keys.py)
+// Which keys of the snapshot's dicts does the renderer read? (run by tests/widgets/test_widgets_keys.py)
 //
 // Not a test file itself (node --test skips the name): it needs a snapshot that Python made.
 // Usage: node read_keys.mjs snapshot.json [inspector.js], where the file holds {"snapshot": ..., "previews":
