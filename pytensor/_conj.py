@@ -23,10 +23,8 @@ home:
 """
 from __future__ import annotations
 
-import math
-
 from ._ffi import ffi, lib, shim
-from ._layout import contiguous_strides, preserve_strides
+from ._layout import contiguous_strides, numel, preserve_strides
 from .errors import check
 
 __all__ = ["CONJ", "NEG", "raw", "materialise", "resolved", "for_write", "apply_bits_"]
@@ -57,7 +55,7 @@ def _negate(addr, dtype, shape, strides):
 def apply_bits_(t, bits):
     """Turn the stored values of ``t`` (no bits of its own, writable, no internal overlap) into their conjugate
     (``CONJ``) and/or negation (``NEG``), in place."""
-    if not bits or not math.prod(t._shape):
+    if not bits or not numel(t._shape):
         return t
     dt = t._dtype
     base = t._storage._addr + t._offset * dt.itemsize
@@ -77,9 +75,9 @@ def materialise(t, bits):
     """New memory holding t's values with ``bits`` (of t's own) applied to the bytes, laid out as torch's
     ``preserve_format`` lays out a copy; the result keeps t's other bits (``resolve_conj`` keeps a negative bit)."""
     strides = preserve_strides(t._shape, t._strides)
-    out = _make(shim.storage_new(math.prod(t._shape) * t._dtype.itemsize, False), t._dtype, t._shape, strides, 0)
+    out = _make(shim.storage_new(numel(t._shape) * t._dtype.itemsize, False), t._dtype, t._shape, strides, 0)
     src = raw(t)
-    if math.prod(t._shape):
+    if numel(t._shape):
         check(lib.lt_copy(ffi.cast("char *", out._storage._addr), out._strides, out._dtype.code,
                           ffi.cast("char *", src._storage._addr + src._offset * src._dtype.itemsize), src._strides,
                           src._dtype.code, len(t._shape), t._shape))
@@ -100,9 +98,9 @@ def for_write(dst, src):
     src = resolved(src)
     if not dst._bits:
         return dst, src
-    tmp = _make(shim.storage_new(math.prod(dst._shape) * dst._dtype.itemsize, False), dst._dtype, dst._shape,
+    tmp = _make(shim.storage_new(numel(dst._shape) * dst._dtype.itemsize, False), dst._dtype, dst._shape,
                 contiguous_strides(dst._shape), 0)
-    if math.prod(dst._shape):  # src has dst's shape (copy_into's contract), perhaps with zero strides
+    if numel(dst._shape):  # src has dst's shape (copy_into's contract), perhaps with zero strides
         check(lib.lt_copy(ffi.cast("char *", tmp._storage._addr), tmp._strides, tmp._dtype.code,
                           ffi.cast("char *", src._storage._addr + src._offset * src._dtype.itemsize), src._strides,
                           src._dtype.code, len(dst._shape), dst._shape))

@@ -388,7 +388,7 @@ def test_bit_cases_cover_every_value_reading_path():
     bit-carrying view, or listed here as one that reads no element value of a tensor argument."""
     import os
     import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "bench"))
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "bench"))
     import bench_paths
     covered = {p for paths, _ in R.values() for p in paths}
     no_values = {  # metadata, factories without a tensor argument, process settings, raw storage access

@@ -161,6 +161,7 @@ def test_torch_from_file_shared_and_a_pytensor_mapping_are_one_region(tmp_path):
 
 def test_shared_memory_seen_twice_is_one_region(tmp_path):
     from pytensor._ffi import ffi, lib
+    first = pytensor.zeros(40).share_memory_()  # so t's bytes start past byte 0 of the arena's region
     t = pytensor.arange(1000, dtype=pytensor.int32)
     st = t.untyped_storage().share_memory_()
     fd, region, offset = ffi.new("int *"), ffi.new("size_t *"), ffi.new("int64_t *")
@@ -171,8 +172,14 @@ def test_shared_memory_seen_twice_is_one_region(tmp_path):
     snap, _ = snapshot(t, again[500:], names=["t", "again"])
     r = _one_region(snap)
     ident = st.identity()
-    assert r["identity"] == {"device": ident.device, "inode": ident.inode, "byte_offset": ident.byte_offset}
-    assert _views(snap)["again"]["byte_offset"] == 2000
+    assert ident.byte_offset == offset[0] > 0 and first.is_shared()
+    # the region starts where the lowest mapping of its memory starts (again's mmap maps the region from 0);
+    # each lane sits at its byte offset in that memory
+    start = r["identity"]["byte_offset"]
+    assert {k: r["identity"][k] for k in ("device", "inode")} == {"device": ident.device, "inode": ident.inode}
+    assert start <= ident.byte_offset
+    assert _views(snap)["t"]["byte_offset"] == ident.byte_offset - start
+    assert _views(snap)["again"]["byte_offset"] == ident.byte_offset - start + 2000
 
 
 def test_heap_memory_keeps_its_address_as_its_name():
