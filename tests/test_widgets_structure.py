@@ -8,8 +8,9 @@ from pathlib import Path
 
 WIDGETS = Path(__file__).resolve().parent.parent / "widgets"
 LAYERS = [
-    {"_schema", "_pairs", "_badges", "_names", "_files", "_geometry", "_lineage", "_deltas", "_bundle"},
-    {"_accounting", "_objects", "_export"},
+    {"_schema", "_pairs", "_badges", "_names", "_files", "_geometry", "_lineage", "_deltas", "_bundle",
+     "_procfs", "_processes_text"},
+    {"_accounting", "_objects", "_export", "_processes"},
     {"_lifetime", "_snapshot", "_sync", "_display"},
     {"_tracker"},
     {"inspector"},

@@ -15,6 +15,8 @@ import secrets
 import textwrap
 from pathlib import Path
 
+from ._processes_text import processes_text
+
 __all__ = ["to_html", "to_html_page", "to_text", "asset", "script_json"]
 
 _HERE = Path(__file__).resolve().parent
@@ -236,6 +238,9 @@ def to_text(snap, previews, width=WIDTH):
         if r.get("file"):
             lines += textwrap.wrap(_file_text(r["file"]), width=width, initial_indent="  ", subsequent_indent="    ",
                                    break_on_hyphens=False)
+        if processes_text(r.get("processes")):
+            lines += textwrap.wrap(processes_text(r["processes"]), width=width, initial_indent="  ",
+                                   subsequent_indent="    ", break_on_hyphens=False)
         if r.get("overlaps_note"):
             lines += textwrap.wrap(r["overlaps_note"], width=width, initial_indent="  ", subsequent_indent="    ")
         listed = r["views"][:max(0, left)]

@@ -8,6 +8,7 @@ import {
 import { SPENT, lockSvg } from "./marks.mjs";
 import { laneSvg } from "./lane.mjs";
 import { tableSvg } from "./table.mjs";
+import { processesSvg } from "./processes.mjs";
 
 function badgeSvg(b, x, y) {
   const text = String(b.text).replace("\ud83d\udd12 ", "");
@@ -132,6 +133,9 @@ export function regionSvg(state, r, k, ui, y0, width, frame) {
     g.y = next;
     frame.files = true;
   }
+  const [procs, belowProcs] = processesSvg(r, z0, z1, sx, sw, g.y, width);   // who else maps these pages
+  parts.push(procs);
+  g.y = belowProcs;
   parts.push(minimapSvg(g), byteStrip(g), regionLanes(g));
   if (tableShown(ui, r)) {
     const [svg, next] = tableSvg(state, r, views, g.y + 4, width, frame);

@@ -1,0 +1,201 @@
+"""The processes strip: which processes map a buffer's pages, each one's PSS, and the pages copied.
+
+Real processes throughout: a child made by os.fork that maps the storage and
+blocks on a pipe until told to read or write pages, and a separate Python
+process that maps the same file. The parent's snapshot must name the child,
+give each process about half of the pages' PSS, and see the pages the child
+writes as copied (no longer shared). Linux only (/proc), as the CI is.
+"""
+import ctypes
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import pytensor
+from pytensor.widgets import _procfs, _processes, snapshot, to_text
+from pytensor.widgets._processes_text import processes_text
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+P = os.sysconf("SC_PAGE_SIZE")
+
+
+class Child:
+    """A forked child that keeps the parent's mappings and obeys one-letter commands on a pipe:
+    ``r`` reads every page of [addr, addr + nbytes) (mapping them), ``w`` writes one byte to each of
+    the first ``k`` whole pages, then it answers and waits for the next; closing the pipe ends it."""
+
+    def __init__(self, addr, nbytes):
+        self.first = addr + (-addr) % P          # the first page boundary inside the bytes
+        self.addr, self.nbytes = addr, nbytes
+        cmd_r, self.cmd = os.pipe()
+        self.ack, ack_w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:                         # the child: only ctypes and os, then os._exit
+            os.close(self.cmd)
+            os.close(self.ack)
+            try:
+                while True:
+                    c = os.read(cmd_r, 16)
+                    if not c:
+                        break
+                    if c[:1] == b"r":
+                        ctypes.string_at(addr, nbytes)
+                    elif c[:1] == b"w":
+                        for k in range(int(c[1:])):
+                            ctypes.memset(self.first + k * P, 7, 1)
+                    os.write(ack_w, b"k")
+            finally:
+                os._exit(0)
+        os.close(cmd_r)
+        os.close(ack_w)
+
+    def do(self, command):
+        os.write(self.cmd, command.encode())
+        assert os.read(self.ack, 1) == b"k"
+
+    def close(self):
+        os.close(self.cmd)
+        os.close(self.ack)
+        os.waitpid(self.pid, 0)
+
+
+def procs(t):
+    """The processes entry of ``t``'s region in a fresh snapshot, and the snapshot's text."""
+    snap, blob = snapshot(t, names=["t"])
+    return snap["regions"][0]["processes"], to_text(snap, blob)
+
+
+def test_a_forked_child_that_maps_shared_memory_is_listed_with_half_the_pss():
+    t = pytensor.ones(1 << 20, dtype=pytensor.float32).share_memory_()   # 4 MiB: a region of its own
+    st = t.untyped_storage()
+    child = Child(st.data_ptr(), st.nbytes())
+    try:
+        child.do("r")                            # a shared mapping is mapped page by page, as it is read
+        p, text = procs(t)
+        me, others = p["pids"][0], p["pids"][1:]
+        assert [(o["pid"], o["relation"]) for o in others] == [(child.pid, "child")]
+        assert p["mapping"] == "shared" and p["identity"] == list(st.identity())
+        npages = st.nbytes() // P
+        assert me["shared_pages"] == others[0]["shared_pages"] == npages == p["pages"]
+        assert p["shared"] == [[0, st.nbytes()]] and p["copied"] is None      # a shared mapping copies nothing
+        for o in p["pids"]:                      # each maps the 1024 pages both read, plus the region's header
+            assert abs(o["pss_bytes"] - st.nbytes() // 2) <= 2 * P, (o, st.nbytes())
+            assert o["rss_bytes"] >= st.nbytes()
+        assert f"processes: shared with pid {child.pid} (child)" in " ".join(text.split())
+        # a write in the child is a write to the same pages: still shared, nothing copied
+        child.do("w3")
+        assert ctypes.string_at(child.first + 2 * P, 1) == b"\x07"      # the parent sees the child's write
+        assert procs(t)[0]["pids"][0]["shared_pages"] == npages
+    finally:
+        child.close()
+    p, text = procs(t)
+    assert len(p["pids"]) == 1 and "processes:" not in text     # alone again: the strip says nothing
+
+
+def test_pages_a_forked_child_writes_are_copied_and_no_longer_shared():
+    t = pytensor.ones(1 << 18, dtype=pytensor.float32)           # 1 MiB of private heap memory (no huge pages)
+    st = t.untyped_storage()
+    child = Child(st.data_ptr(), st.nbytes())
+    try:
+        p, _ = procs(t)
+        assert p["mapping"] == "private" and p["identity"] is None
+        me, kid = p["pids"]
+        assert kid["pid"] == child.pid and me["shared_pages"] == kid["shared_pages"] == p["pages"]
+        assert me["copied_pages"] == kid["copied_pages"] == 0 and p["copied"] == []
+        child.do("w5")                           # copy-on-write: the child gets its own five pages
+        p, text = procs(t)
+        me, kid = p["pids"]
+        assert kid["copied_pages"] == me["copied_pages"] == 5
+        assert me["shared_pages"] == p["pages"] - 5
+        first = child.first - st.data_ptr()      # the region starts at the storage's first byte
+        assert p["copied"] == [[first, first + 5 * P]]
+        assert p["copied_since"] == 5            # shared at the last picture, copied now
+        flat = " ".join(text.split())
+        assert "5 pages copied by this process, 5 by pid" in flat and "5 pages copied since the last picture" in flat
+        assert procs(t)[0]["copied_since"] == 0  # and not again at the next
+    finally:
+        child.close()
+
+
+READER = """
+import mmap, os, sys
+path, ready, stop = sys.argv[1:]
+m = mmap.mmap(os.open(path, os.O_RDONLY), 0, prot=mmap.PROT_READ)
+sum(m[::4096])                                  # one byte a page: all four pages are mapped here
+open(ready, "w").write(str(os.getpid()))
+open(stop).read()                               # a FIFO: blocks until the test opens it and closes it
+"""
+
+
+def test_another_process_mapping_the_same_file_is_found_by_the_file_identity(tmp_path):
+    """A process that is no relative of this one (started by a launcher that exits at once) maps the
+    same file: it is found by the file's (device, inode, offset), at whatever address it maps it."""
+    path, ready, stop = tmp_path / "weights.bin", tmp_path / "ready", tmp_path / "stop"
+    path.write_bytes(bytes(range(256)) * 64)     # 16 KiB: four pages
+    os.mkfifo(stop)
+    m = pytensor.from_file(str(path), shared=True, size=16384, dtype=pytensor.uint8)
+    launch = ("import subprocess, sys; subprocess.Popen([sys.executable, '-c', sys.argv[1]] + sys.argv[2:], "
+              "start_new_session=True)")
+    subprocess.run([sys.executable, "-c", launch, READER, str(path), str(ready), str(stop)], check=True, timeout=60)
+    try:
+        for _ in range(600):                     # the reader writes its pid once it maps the file
+            if ready.exists() and ready.read_text():
+                break
+            time.sleep(0.05)
+        reader = int(ready.read_text())
+        m.sum()
+        p, text = procs(m)
+        assert p["identity"] == list(m.untyped_storage().identity())
+        other = [o for o in p["pids"] if o["pid"] == reader]
+        assert other and other[0]["relation"] == "another process" and other[0]["shared_pages"] == 4
+        assert other[0]["copied_pages"] is None and p["pids"][0]["shared_pages"] == 4
+        assert f"pid {reader} (another process)" in " ".join(text.split())
+    finally:
+        with open(stop, "w"):
+            pass                                 # the reader's read returns: it exits
+    for _ in range(600):
+        if not os.path.exists(f"/proc/{reader}"):
+            break
+        time.sleep(0.05)
+    assert all(o["pid"] != reader for o in procs(m)[0]["pids"])
+
+
+def test_the_page_query_reads_only_the_pages_of_the_bytes_asked_about():
+    t = pytensor.ones(1024, dtype=pytensor.uint8).share_memory_()   # 1 KiB inside a 16 MiB arena
+    st = t.untyped_storage()
+    child = Child(st.data_ptr(), st.nbytes())
+    try:
+        child.do("r")
+        scan = _procfs.Scan()
+        p = _processes.region_processes(st.data_ptr(), st.data_ptr() + st.nbytes(), scan)
+        assert any(o["pid"] == child.pid for o in p["pids"])
+        assert p["pages"] <= 2 and scan.pages_read <= 2 * p["pages"]      # not the arena's 4,096 pages
+        assert scan.maps_read <= _procfs.MAX_PIDS and scan.smaps_read <= len(p["pids"])
+        # one picture reads each process's maps once, however many regions it asks about
+        before = scan.maps_read
+        _processes.region_processes(st.data_ptr(), st.data_ptr() + st.nbytes(), scan)
+        assert scan.maps_read == before
+    finally:
+        child.close()
+
+
+def test_the_bounds_say_what_they_left_out(monkeypatch):
+    t = pytensor.ones(1 << 16, dtype=pytensor.uint8).share_memory_()
+    st = t.untyped_storage()
+    lo, hi = st.data_ptr(), st.data_ptr() + st.nbytes()
+    monkeypatch.setattr(_procfs, "PICTURE_PAGES", 4)            # fewer pages than the 16 asked about
+    scan = _procfs.Scan()
+    p = _processes.region_processes(lo, hi, scan)
+    assert p["shared"] is None and scan.pages_read == 0 and "page states past 4 pages a picture" in p["note"]
+    monkeypatch.setattr(_procfs, "MAX_PIDS", 0)                  # no maps file at all
+    assert _processes.region_processes(lo, hi, _procfs.Scan()) is None
+
+
+def test_heap_memory_no_other_process_maps_draws_no_strip():
+    t = pytensor.arange(100, dtype=pytensor.int64)
+    p, text = procs(t)
+    assert len(p["pids"]) == 1 and p["pids"][0]["copied_pages"] is None and p["copied_since"] in (None, 0)
+    assert processes_text(p) == "" and "processes:" not in text
