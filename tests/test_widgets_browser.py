@@ -113,6 +113,8 @@ PICTURE_JS = """(svg) => ({
   badges: [...svg.querySelectorAll('.pti-badge text')].map((t) => t.textContent),
   cow: [...svg.querySelectorAll('.pti-file')].filter((f) => f.querySelector('.pti-cow')).map((f) => f.dataset.region),
   gone: [...svg.querySelectorAll('.pti-gone')].map((t) => t.textContent),
+  procs: [...svg.querySelectorAll('.pti-procs')].map((g) => [g.dataset.region,
+    [g.dataset.pids.split(' ').filter(Boolean).length, g.dataset.copiedPages === '' ? null : Number(g.dataset.copiedPages)]]),
 })"""
 
 
@@ -137,7 +139,7 @@ def check_picture(question, text, drawn, live=False):
     check_lanes(heading, expected, lanes)
     return check_claims(heading, text, lanes, locked=[ln["name"] for ln in drawn["lanes"] if ln["locked"]],
                         badges=drawn["badges"], copied=[ln["name"] for ln in drawn["lanes"] if ln["copied"]],
-                        cow_regions=drawn["cow"])
+                        cow_regions=drawn["cow"], procs=[(r, tuple(n)) for r, n in drawn["procs"]])
 
 
 def answers_by_question(cells):

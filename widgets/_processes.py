@@ -59,7 +59,9 @@ def _matches(scan, pid, me_vma, lo, hi):
             a, b = max(f_lo, v[3]), min(f_hi, v[3] + v[1] - v[0])
             if a < b:
                 out.append((v[0] + a - v[3], v[0] + b - v[3], v))
-        elif v[5] == 0 and v[0] < hi and lo < v[1] and v[2][3] == "p":   # the heap: the same addresses
+        elif v[5] == 0 and v[2][3] == "p" and v[0] < hi and lo < v[1] and (v[0] == me_vma[0] or v[1] == me_vma[1]):
+            # the heap: the same addresses, in a mapping fork copied (its start or end kept), not one an exec'd
+            # program happened to place there
             out.append((max(lo, v[0]), min(hi, v[1]), v))
     return out
 

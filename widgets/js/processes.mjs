@@ -11,11 +11,12 @@ export function processesShown(p) {
   return !!p && (p.pids.length > 1 || p.copied_since > 0);
 }
 
-/** "pid 4242 python (child): PSS 2.1 MB of a 4.2 MB mapping · 512 pages shared, 3 copied by it". */
+/** "pid 4242 (python, child): PSS 2.1 MiB of its 4.2 MiB mapping · 512 pages shared · 3 copied by it". */
 export function processLine(o) {
-  const who = o.relation === "this process" ? `this process (pid ${o.pid})` : `pid ${o.pid} ${o.name ? `${o.name}, ` : ""}(${o.relation})`;
+  const who = o.relation === "this process" ? `this process (pid ${o.pid})`
+    : `pid ${o.pid} (${o.name ? `${o.name}, ` : ""}${o.relation})`;
   const parts = [];
-  if (o.pss_bytes != null) parts.push(`PSS ${fmtBytes(o.pss_bytes)} of a ${fmtBytes(o.mapped_bytes)} mapping`);
+  if (o.pss_bytes != null) parts.push(`PSS ${fmtBytes(o.pss_bytes)} of its ${fmtBytes(o.mapped_bytes)} mapping`);
   if (o.shared_pages != null) parts.push(`${o.shared_pages} page${o.shared_pages === 1 ? "" : "s"} shared`);
   if (o.copied_pages != null) parts.push(`${o.copied_pages} copied by it`);
   return `${who}: ${parts.join(" \u00b7 ") || "its pages cannot be read"}`;
