@@ -8,6 +8,7 @@ writes as copied (no longer shared). Linux only (/proc), as the CI is.
 """
 import ctypes
 import os
+import pathlib
 import subprocess
 import sys
 import time
@@ -62,6 +63,14 @@ class Child:
         os.waitpid(self.pid, 0)
 
 
+def whole_pages(runs, first, nbytes):
+    """``runs`` cut to the whole pages of a buffer of ``nbytes`` whose first whole page starts at byte
+    ``first``. Its two partial pages, at either end, may also hold other heap objects, which this process
+    may write (and so copy) while the test runs."""
+    end = first + (nbytes - first) // P * P
+    return [[max(a, first), min(b, end)] for a, b in runs if min(b, end) > max(a, first)]
+
+
 def procs(t):
     """The processes entry of ``t``'s region in a fresh snapshot, and the snapshot's text."""
     snap, blob = snapshot(t, names=["t"])
@@ -108,13 +117,15 @@ def test_pages_a_forked_child_writes_are_copied_and_no_longer_shared():
         child.do("w5")                           # copy-on-write: the child gets its own five pages
         p, text = procs(t)
         me, kid = p["pids"]
-        assert kid["copied_pages"] == me["copied_pages"] == 5
-        assert me["shared_pages"] == p["pages"] - 5
         first = child.first - st.data_ptr()      # the region starts at the storage's first byte
-        assert p["copied"] == [[first, first + 5 * P]]
-        assert p["copied_since"] == 5            # shared at the last picture, copied now
+        assert whole_pages(p["copied"], first, st.nbytes()) == [[first, first + 5 * P]]
+        edges = me["copied_pages"] - 5           # a partial page at either end the parent wrote itself
+        assert kid["copied_pages"] == 5 + edges and 0 <= edges <= 2
+        assert me["shared_pages"] == p["pages"] - 5 - edges
+        assert p["copied_since"] == 5 + edges    # shared at the last picture, copied now
         flat = " ".join(text.split())
-        assert "5 pages copied by this process, 5 by pid" in flat and "5 pages copied since the last picture" in flat
+        assert f"{5 + edges} pages copied by this process, {5 + edges} by pid" in flat
+        assert f"{5 + edges} pages copied since the last picture" in flat
         assert procs(t)[0]["copied_since"] == 0  # and not again at the next
     finally:
         child.close()
@@ -199,3 +210,46 @@ def test_heap_memory_no_other_process_maps_draws_no_strip():
     p, text = procs(t)
     assert len(p["pids"]) == 1 and p["pids"][0]["copied_pages"] is None and p["copied_since"] in (None, 0)
     assert processes_text(p) == "" and "processes:" not in text
+
+
+def test_the_strip_in_a_real_browser_names_the_child_and_marks_its_copied_pages(tmp_path):
+    """The product's own saved page, opened in Chromium: the strip under the buffer lists the child with
+    its PSS, marks the pages still shared, and the pages the child's writes made copies."""
+    from browser_support import chromium_context
+    from pytensor.widgets import figure, write_page
+    t = pytensor.ones(1 << 18, dtype=pytensor.float32)           # 1 MiB of heap memory, 256 pages
+    st = t.untyped_storage()
+    child = Child(st.data_ptr(), st.nbytes())
+    try:
+        child.do("w3")
+        fig = figure("a forked child wrote three pages", t, names=["t"])
+        path = write_page(tmp_path / "processes.html", [fig], title="processes")
+    finally:
+        child.close()
+    first = child.first - st.data_ptr()
+    artifacts = pathlib.Path(os.environ.get("PYTENSOR_ARTIFACTS") or tmp_path)
+    artifacts.mkdir(parents=True, exist_ok=True)
+    contexts = chromium_context()
+    context = next(contexts)
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(path.as_uri())
+        strip = page.locator("svg.pti-svg .pti-procs")
+        strip.wait_for(timeout=10_000)
+        assert strip.get_attribute("data-pids") == str(child.pid)
+        edges = int(strip.get_attribute("data-copied-pages")) - 3   # see whole_pages
+        assert 0 <= edges <= 2
+        copied = strip.locator(".pti-proc-copied")
+        runs = [[int(c.get_attribute("data-lo")), int(c.get_attribute("data-hi"))] for c in copied.all()]
+        assert whole_pages(runs, first, st.nbytes()) == [[first, first + 3 * P]]
+        assert strip.locator(".pti-proc-shared").count() >= 1
+        lines = strip.locator("text.pti-proc").evaluate_all("(ts) => ts.map((t) => t.lastChild.textContent)")
+        assert lines[0].startswith(f"this process (pid {os.getpid()}): PSS ")
+        assert lines[1].startswith(f"pid {child.pid} (") and "child): PSS" in lines[1] and f"{3 + edges} copied by it" in lines[1]
+        assert strip.bounding_box()["height"] > 20
+        page.screenshot(path=str(artifacts / "processes_strip.png"), full_page=True)
+        assert not errors, errors
+    finally:
+        next(contexts, None)
