@@ -222,7 +222,8 @@ def test_the_strip_in_a_real_browser_names_the_child_and_marks_its_copied_pages(
     child = Child(st.data_ptr(), st.nbytes())
     try:
         child.do("w3")
-        fig = figure("a forked child wrote three pages", t, names=["t"])
+        alone = pytensor.ones(1 << 19, dtype=pytensor.float32).share_memory_()   # made after the fork: ours only
+        fig = figure("a forked child wrote three pages", t, alone, names=["t", "alone"])
         path = write_page(tmp_path / "processes.html", [fig], title="processes")
     finally:
         child.close()
@@ -238,6 +239,7 @@ def test_the_strip_in_a_real_browser_names_the_child_and_marks_its_copied_pages(
         page.goto(path.as_uri())
         strip = page.locator("svg.pti-svg .pti-procs")
         strip.wait_for(timeout=10_000)
+        assert page.locator("svg.pti-svg .pti-region").count() == 2 and strip.count() == 1   # none for `alone`
         assert strip.get_attribute("data-pids") == str(child.pid)
         edges = int(strip.get_attribute("data-copied-pages")) - 3   # see whole_pages
         assert 0 <= edges <= 2
@@ -253,3 +255,18 @@ def test_the_strip_in_a_real_browser_names_the_child_and_marks_its_copied_pages(
         assert not errors, errors
     finally:
         next(contexts, None)
+
+
+def test_huge_pages_are_said_to_be_answered_per_huge_page():
+    """A 4 MiB tensor lies in memory pytensor asks to be transparent huge pages; where the kernel gave it
+    huge pages (smaps' AnonHugePages), pagemap's flags come per 2 MiB page, and the note says so."""
+    t = pytensor.ones(1 << 20, dtype=pytensor.float32)
+    st = t.untyped_storage()
+    child = Child(st.data_ptr(), st.nbytes())
+    try:
+        p, _ = procs(t)
+        _, _, _, huge = _procfs.Scan().pss(os.getpid(), st.data_ptr(), st.data_ptr() + st.nbytes())
+        assert any(o["pid"] == child.pid for o in p["pids"])
+        assert ("lie in huge pages" in p["note"]) == bool(huge), (huge, p["note"])
+    finally:
+        child.close()
