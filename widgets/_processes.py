@@ -145,14 +145,14 @@ def _runs(bits, page0, lo, hi):
 
 def _since(pid, lo, hi, shared_bits, copied_bits):
     """Pages that were shared at this process's last picture of ``[lo, hi)`` and are copies now (not pages a
-    process that went away left unshared: those were not copied); None at the first picture."""
+    process that went away left unshared: those were not copied); 0 at the first picture."""
     key = (pid, lo, hi)
     before = _last_shared.pop(key, None)
     _last_shared[key] = int.from_bytes(shared_bits, "little")
     while len(_last_shared) > 64:
         _last_shared.popitem(last=False)
-    if before is None:
-        return None
+    if before is None:       # a first picture of these bytes: none seen copied (0, so that pictures agree)
+        return 0
     return (before & int.from_bytes(copied_bits or b"", "little")).bit_count()
 
 

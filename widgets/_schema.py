@@ -62,7 +62,8 @@ PROCESSES_KEYS = {
     "page_size": "bytes per page", "pages": "pages the region's bytes lie on",
     "shared": "[lo, hi) byte ranges of the pages another process maps too (None: pagemap unreadable)",
     "copied": "[lo, hi) ranges of this process's own copies of pages another process maps (None: none can be)",
-    "copied_since": "pages shared at this process's last picture of these bytes and not now (None: first picture)",
+    "copied_since": "pages shared at this process's last picture of these bytes and copies now (0 at the first; "
+    "None: pagemap unreadable)",
     "pids": "PROCESS_KEYS dicts: this process first, then each other process that maps the bytes",
     "note": "what the picture's bounds on reading /proc left out ('' when nothing)",
 }
