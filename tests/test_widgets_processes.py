@@ -272,3 +272,17 @@ def test_huge_pages_are_said_to_be_answered_per_huge_page():
         assert ("lie in huge pages" in p["note"]) == bool(huge), (huge, p["note"])
     finally:
         child.close()
+
+
+def test_many_runs_of_pages_are_drawn_merged_and_the_note_says_so(tmp_path):
+    """A private file mapping whose every other page was written: 3,000 runs of copied pages, more than a
+    strip draws (MAX_RUNS); they are merged across the smallest gaps and the note gives the exact total."""
+    from pytensor.widgets._files import MAX_RUNS
+    path = tmp_path / "sparse.bin"
+    with open(path, "wb") as f:
+        f.truncate(6000 * P)
+    m = pytensor.from_file(str(path), shared=False, size=6000 * P, dtype=pytensor.uint8)
+    m.view(-1, P)[::2, 0] = 1                    # copy-on-write: every other page becomes this process's own
+    p = _processes.region_processes(m.data_ptr(), m.data_ptr() + m.nbytes)
+    assert p["pids"][0]["copied_pages"] == 3000 and len(p["copied"]) == MAX_RUNS
+    assert f"pages drawn merged (3000 runs ({3000 * P} bytes) drawn as {MAX_RUNS}" in p["note"]

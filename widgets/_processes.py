@@ -26,7 +26,7 @@ from __future__ import annotations
 import collections
 import os
 
-from ._files import MAX_RUNS, page_runs
+from ._files import _merged, page_runs
 from ._procfs import PAGE, Scan, comm
 
 __all__ = ["region_processes", "annotate", "MAX_LISTED"]
@@ -109,22 +109,24 @@ def region_processes(lo, hi, scan=None):
     # PSS means something beside another process; alone, it is the RSS (and smaps is the costly read)
     pss, rss, mapped, huge = scan.pss(me, lo, hi) if found else (None, None, None, None)
     # in transparent huge pages the kernel gives the flags per 2 MiB page: say so beside the counts
-    huge_note = ["page by page: these bytes lie in huge pages, and the kernel says which are shared one "
+    notes = ["page by page: these bytes lie in huge pages, and the kernel says which are shared one "
                  "2 MiB page at a time"] if huge else []
     me_row = {"pid": me, "name": comm(me), "relation": "this process", "pss_bytes": pss, "rss_bytes": rss,
               "mapped_bytes": mapped, "shared_pages": shared_bits.count(1) if shared_bits is not None else None,
               "copied_pages": copied_bits.count(1) if copied_bits is not None else None}
     page0 = lo - lo % PAGE
+    shared = _runs(shared_bits, page0, lo, hi, notes) if shared_bits is not None else None
+    copied = _runs(copied_bits, page0, lo, hi, notes) if copied_bits is not None else None
     return {
         "mapping": "shared" if first[2][3] == "s" else "private",
         "identity": identity,
         "page_size": PAGE,
         "pages": (hi + PAGE - 1) // PAGE - lo // PAGE,
-        "shared": _runs(shared_bits, page0, lo, hi) if shared_bits is not None else None,
-        "copied": _runs(copied_bits, page0, lo, hi) if copied_bits is not None else None,
+        "shared": shared,
+        "copied": copied,
         "copied_since": _since(me, lo, hi, shared_bits, copied_bits) if shared_bits is not None else None,
         "pids": [me_row] + [_row(scan, pid, rel, spans) for pid, rel, spans in listed],
-        "note": "; ".join(sorted(scan.left_out) + huge_note),
+        "note": "; ".join(sorted(scan.left_out) + notes),
     }
 
 
@@ -135,11 +137,13 @@ def _row(scan, pid, relation, spans):
             "mapped_bytes": mapped, "shared_pages": shared, "copied_pages": copied}
 
 
-def _runs(bits, page0, lo, hi):
-    """Byte ranges, relative to ``lo``, of the pages whose byte in ``bits`` is 1 (at most MAX_RUNS, merged)."""
-    runs = [[max(lo, page0 + i * PAGE) - lo, min(hi, page0 + j * PAGE) - lo] for i, j in page_runs(bits)]
-    while len(runs) > MAX_RUNS:       # rare: halve by joining neighbours, so a strip stays drawable
-        runs = [[runs[k][0], runs[min(k + 1, len(runs) - 1)][1]] for k in range(0, len(runs), 2)]
+def _runs(bits, page0, lo, hi, notes):
+    """Byte ranges, relative to ``lo``, of the pages whose byte in ``bits`` is 1: at most MAX_RUNS, merged
+    across their smallest gaps as the file strip's are (``_files._merged``), with a note when they were."""
+    runs, note = _merged([[max(lo, page0 + i * PAGE) - lo, min(hi, page0 + j * PAGE) - lo]
+                          for i, j in page_runs(bits)])
+    if note:
+        notes.append(f"pages drawn merged ({note})")
     return runs
 
 
