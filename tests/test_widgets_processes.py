@@ -58,9 +58,11 @@ class Child:
         assert os.read(self.ack, 1) == b"k"
 
     def close(self):
-        os.close(self.cmd)
-        os.close(self.ack)
-        os.waitpid(self.pid, 0)
+        if self.cmd is not None:                 # closing the pipe ends the child
+            os.close(self.cmd)
+            os.close(self.ack)
+            os.waitpid(self.pid, 0)
+            self.cmd = None
 
 
 def whole_pages(runs, first, nbytes):
@@ -286,3 +288,28 @@ def test_many_runs_of_pages_are_drawn_merged_and_the_note_says_so(tmp_path):
     p = _processes.region_processes(m.data_ptr(), m.data_ptr() + m.nbytes)
     assert p["pids"][0]["copied_pages"] == 3000 and len(p["copied"]) == MAX_RUNS
     assert f"pages drawn merged (3000 runs ({3000 * P} bytes) drawn as {MAX_RUNS}" in p["note"]
+
+
+def test_the_live_widget_redraws_when_a_child_copies_pages_or_exits():
+    """The poll notices what no write counter says: pages the child copied, and the child gone."""
+    from support import require_module
+    require_module("anywidget")
+    from pytensor.widgets import Inspector
+    t = pytensor.ones(1 << 18, dtype=pytensor.float32)
+    st = t.untyped_storage()
+    child = Child(st.data_ptr(), st.nbytes())
+    w = Inspector(t, names=["t"])
+    try:
+        kid = w.snapshot["regions"][0]["processes"]["pids"][1]
+        assert kid["pid"] == child.pid and w.check() is False        # nothing moved: no redraw
+        before = kid["copied_pages"]
+        child.do("w4")
+        assert w.check() is True
+        assert w.snapshot["regions"][0]["processes"]["pids"][1]["copied_pages"] == before + 4
+        child.close()
+        assert w.check() is True
+        assert len(w.snapshot["regions"][0]["processes"]["pids"]) == 1   # the strip goes with the child
+        assert w.check() is False
+    finally:
+        child.close()
+        w.close()

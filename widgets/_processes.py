@@ -29,7 +29,7 @@ import os
 from ._files import _merged, page_runs
 from ._procfs import PAGE, Scan, comm
 
-__all__ = ["region_processes", "annotate", "MAX_LISTED"]
+__all__ = ["region_processes", "annotate", "moved", "MAX_LISTED"]
 
 MAX_LISTED = 16           # processes listed per region; the note counts the rest
 
@@ -167,3 +167,21 @@ def annotate(regions, scan=None):
         lo = int(r["addr"], 16)
         r["processes"] = region_processes(lo, lo + r["nbytes"], scan) if r["host"] and r["nbytes"] else None
     return scan
+
+
+def moved(snap):
+    """Whether a picture's processes strips are out of date: a process it lists has gone, or this process
+    shares another number of a buffer's pages (a child copied some, or exited). Cheap enough for every
+    poll: one pagemap read of each buffer that has a strip, and none for the others."""
+    scan = Scan()
+    for r in snap["regions"]:
+        p = r.get("processes")
+        if not p or len(p["pids"]) < 2:
+            continue
+        if any(not os.path.exists(f"/proc/{o['pid']}") for o in p["pids"][1:]):
+            return True
+        lo = int(r["addr"], 16)
+        bits = scan.flags(os.getpid(), lo, lo + r["nbytes"])
+        if bits is not None and bits.translate(_SHARED).count(1) != p["pids"][0]["shared_pages"]:
+            return True
+    return False
