@@ -27,7 +27,7 @@ import collections
 import os
 
 from ._files import _merged, page_runs
-from ._procfs import PAGE, Scan, comm
+from ._procfs import PAGE, Scan
 
 __all__ = ["region_processes", "annotate", "moved", "MAX_LISTED"]
 
@@ -50,18 +50,18 @@ def _copies(vma):
 
 def _matches(scan, pid, me_vma, lo, hi):
     """``[(start, end, vma)]``: where ``pid`` maps the pages of this process's ``[lo, hi)`` (in ``me_vma``)."""
-    out, vmas = [], scan.maps(pid)
-    for v in vmas or ():
-        if me_vma[5]:            # a file: the same file's offsets, wherever the other process maps them
-            if (v[4], v[5]) != (me_vma[4], me_vma[5]):
-                continue
-            f_lo, f_hi = me_vma[3] + lo - me_vma[0], me_vma[3] + hi - me_vma[0]
+    out = []
+    if me_vma[5]:                # a file: the same file's offsets, wherever the other process maps them
+        f_lo, f_hi = me_vma[3] + lo - me_vma[0], me_vma[3] + hi - me_vma[0]
+        for v in scan.maps_of_file(pid, me_vma[4], me_vma[5]):
             a, b = max(f_lo, v[3]), min(f_hi, v[3] + v[1] - v[0])
             if a < b:
                 out.append((v[0] + a - v[3], v[0] + b - v[3], v))
-        elif v[5] == 0 and v[2][3] == "p" and v[0] < hi and lo < v[1] and (v[0] == me_vma[0] or v[1] == me_vma[1]):
-            # the heap: the same addresses, in a mapping fork copied (its start or end kept), not one an exec'd
-            # program happened to place there
+        return out
+    for v in scan.maps_over(pid, lo, hi):
+        # the heap: the same addresses, in a mapping fork copied (its start or end kept), not one an exec'd
+        # program happened to place there
+        if v[5] == 0 and v[2][3] == "p" and (v[0] == me_vma[0] or v[1] == me_vma[1]):
             out.append((max(lo, v[0]), min(hi, v[1]), v))
     return out
 
@@ -82,16 +82,25 @@ def _pages(scan, pid, spans):
 def region_processes(lo, hi, scan=None):
     """The region dict's ``"processes"`` entry for this process's bytes ``[lo, hi)`` (absolute addresses),
     or None when no mapping holds them. See ``widgets/_schema.py`` for its keys."""
-    scan = scan if scan is not None else Scan()
+    if scan is None:
+        scan = Scan()
+        try:
+            return region_processes(lo, hi, scan)
+        finally:
+            scan.close()
     me = os.getpid()
-    mine = [(max(lo, v[0]), min(hi, v[1]), v) for v in scan.maps(me) or () if v[0] < hi and lo < v[1]]
+    mine = [(max(lo, v[0]), min(hi, v[1]), v) for v in scan.maps_over(me, lo, hi)]
     if hi <= lo or not mine:
         return None
     first = mine[0][2]
     identity = [first[4], first[5], first[3] + lo - first[0]] if first[5] else None
-    # who else: for a file, every readable process, the family first; for the heap, the family only
+    # who else: for a file, every readable process, the family first; for the heap, the family only. A file's
+    # pages all in RAM here and mapped by no one else (pagemap) spare reading every process's maps: another
+    # process could at most have mapped them without touching one
     family = scan.family()
-    order = sorted(family) + ([p for p in scan.candidates() if p not in family] if identity else [])
+    bits = scan.flags(me, lo, hi)
+    alone = bits is not None and bits.translate(_OWN_ANON).count(1) == len(bits)
+    order = sorted(family) + ([p for p in scan.candidates() if p not in family] if identity and not alone else [])
     found = []
     for pid in order:
         spans = _matches(scan, pid, first, lo, hi) if pid != me else []
@@ -100,7 +109,6 @@ def region_processes(lo, hi, scan=None):
     listed = found[:MAX_LISTED]
     if len(found) > MAX_LISTED:
         scan.left_out.add(f"{len(found) - MAX_LISTED} more processes that map these bytes")
-    bits = scan.flags(me, lo, hi)
     kind = _copies(first)
     # a heap page no other process maps is simply this process's: "copied" says something only beside a relative
     kind = None if kind is _OWN_ANON and not found else kind
@@ -111,7 +119,7 @@ def region_processes(lo, hi, scan=None):
     # in transparent huge pages the kernel gives the flags per 2 MiB page: say so beside the counts
     notes = ["page by page: these bytes lie in huge pages, and the kernel says which are shared one "
                  "2 MiB page at a time"] if huge else []
-    me_row = {"pid": me, "name": comm(me), "relation": "this process", "pss_bytes": pss, "rss_bytes": rss,
+    me_row = {"pid": me, "name": scan.comm(me), "relation": "this process", "pss_bytes": pss, "rss_bytes": rss,
               "mapped_bytes": mapped, "shared_pages": shared_bits.count(1) if shared_bits is not None else None,
               "copied_pages": copied_bits.count(1) if copied_bits is not None else None}
     page0 = lo - lo % PAGE
@@ -133,7 +141,7 @@ def region_processes(lo, hi, scan=None):
 def _row(scan, pid, relation, spans):
     pss, rss, mapped, _ = scan.pss(pid, min(a for a, _, _ in spans), max(b for _, b, _ in spans))
     shared, copied = _pages(scan, pid, spans)
-    return {"pid": pid, "name": comm(pid), "relation": relation, "pss_bytes": pss, "rss_bytes": rss,
+    return {"pid": pid, "name": scan.comm(pid), "relation": relation, "pss_bytes": pss, "rss_bytes": rss,
             "mapped_bytes": mapped, "shared_pages": shared, "copied_pages": copied}
 
 
@@ -163,9 +171,12 @@ def _since(pid, lo, hi, shared_bits, copied_bits):
 def annotate(regions, scan=None):
     """Sets ``"processes"`` on each region dict (None for memory the host cannot read)."""
     scan = scan if scan is not None else Scan()
-    for r in regions:
-        lo = int(r["addr"], 16)
-        r["processes"] = region_processes(lo, lo + r["nbytes"], scan) if r["host"] and r["nbytes"] else None
+    try:
+        for r in regions:
+            lo = int(r["addr"], 16)
+            r["processes"] = region_processes(lo, lo + r["nbytes"], scan) if r["host"] and r["nbytes"] else None
+    finally:
+        scan.close()
     return scan
 
 
@@ -174,14 +185,17 @@ def moved(snap):
     shares another number of a buffer's pages (a child copied some, or exited). Cheap enough for every
     poll: one pagemap read of each buffer that has a strip, and none for the others."""
     scan = Scan()
-    for r in snap["regions"]:
-        p = r.get("processes")
-        if not p or len(p["pids"]) < 2:
-            continue
-        if any(not os.path.exists(f"/proc/{o['pid']}") for o in p["pids"][1:]):
-            return True
-        lo = int(r["addr"], 16)
-        bits = scan.flags(os.getpid(), lo, lo + r["nbytes"])
-        if bits is not None and bits.translate(_SHARED).count(1) != p["pids"][0]["shared_pages"]:
-            return True
-    return False
+    try:
+        for r in snap["regions"]:
+            p = r.get("processes")
+            if not p or len(p["pids"]) < 2:
+                continue
+            if any(not os.path.exists(f"/proc/{o['pid']}") for o in p["pids"][1:]):
+                return True
+            lo = int(r["addr"], 16)
+            bits = scan.flags(os.getpid(), lo, lo + r["nbytes"])
+            if bits is not None and bits.translate(_SHARED).count(1) != p["pids"][0]["shared_pages"]:
+                return True
+        return False
+    finally:
+        scan.close()

@@ -14,9 +14,10 @@ bytes are classified with ``bytes.translate``, so C would add a binding and no s
 """
 from __future__ import annotations
 
+import bisect
 import os
 
-__all__ = ["Scan", "comm", "PAGE", "MAX_PIDS", "MAX_STATS", "MAX_MAPS_LINES", "PICTURE_PAGES"]
+__all__ = ["Scan", "PAGE", "MAX_PIDS", "MAX_STATS", "MAX_MAPS_LINES", "PICTURE_PAGES"]
 
 MAX_PIDS = 256            # /proc/PID/maps files one picture reads
 MAX_STATS = 8192          # /proc/PID/stat files one picture reads to find this process's parent and descendants
@@ -40,12 +41,48 @@ class Scan:
         self._family = None
         self._candidates = None
         self._smaps = {}
+        self._fds = {}
+        self._starts = {}
+        self._files = {}
+        self._comms = {}
 
     def maps(self, pid):
         """``pid``'s mappings as ``(start, end, perms, offset, device, inode)``, or None when unreadable."""
         if pid not in self._maps:
             self._maps[pid] = self._read_maps(pid)
         return self._maps[pid]
+
+    def maps_over(self, pid, lo, hi):
+        """``pid``'s mappings meeting ``[lo, hi)``: a binary search, since maps lists them in address order."""
+        vmas = self.maps(pid) or ()
+        if pid not in self._starts:
+            self._starts[pid] = [v[0] for v in vmas]
+        k = max(0, bisect.bisect_right(self._starts[pid], lo) - 1)
+        out = []
+        while k < len(vmas) and vmas[k][0] < hi:
+            if lo < vmas[k][1]:
+                out.append(vmas[k])
+            k += 1
+        return out
+
+    def maps_of_file(self, pid, device, inode):
+        """``pid``'s mappings of the file ``(device, inode)`` (an index built once a picture per process)."""
+        if pid not in self._files:
+            index = self._files[pid] = {}
+            for v in self.maps(pid) or ():
+                if v[5]:
+                    index.setdefault((v[4], v[5]), []).append(v)
+        return self._files[pid].get((device, inode), ())
+
+    def comm(self, pid):
+        """``pid``'s command name (read once a picture), or ''."""
+        if pid not in self._comms:
+            try:
+                with open(f"/proc/{pid}/comm", "rb") as f:
+                    self._comms[pid] = f.read().decode(errors="replace").strip()
+            except OSError:
+                self._comms[pid] = ""
+        return self._comms[pid]
 
     def _read_maps(self, pid):
         if self.maps_read >= MAX_PIDS or self.maps_lines >= MAX_MAPS_LINES:
@@ -106,11 +143,10 @@ class Scan:
         if self.pages_read + npages > PICTURE_PAGES:
             self.left_out.add(f"page states past {PICTURE_PAGES:,} pages a picture")
             return None
-        out = bytearray()
-        try:
-            fd = os.open(f"/proc/{pid}/pagemap", os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
+        fd = self._pagemap(pid)
+        if fd is None:
             return None
+        out = bytearray()
         try:
             while len(out) < npages:
                 want = min(_CHUNK, npages - len(out))
@@ -120,10 +156,26 @@ class Scan:
                 out += data[7::8]       # little-endian entries: the flags are each entry's last byte
         except OSError:
             return None
-        finally:
-            os.close(fd)
         self.pages_read += npages
         return bytes(out)
+
+    def _pagemap(self, pid):
+        """An open descriptor of ``pid``'s pagemap, kept for the rest of the picture (``close``), or None."""
+        if pid not in self._fds:
+            try:
+                self._fds[pid] = os.open(f"/proc/{pid}/pagemap", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                self._fds[pid] = None
+        return self._fds[pid]
+
+    def close(self):
+        """Closes the pagemap descriptors this picture opened (also done when the scan is collected)."""
+        fds, self._fds = self._fds, {}
+        for fd in fds.values():
+            if fd is not None:
+                os.close(fd)
+
+    __del__ = close
 
     def pss(self, pid, lo, hi):
         """``(pss_bytes, rss_bytes, mapped_bytes, huge_bytes)`` of ``pid``'s mappings meeting ``[lo, hi)``,
@@ -134,7 +186,12 @@ class Scan:
         rows = self._smaps[pid]
         if rows is None:
             return None, None, None, None
-        meet = [r for r in rows if r[0] < hi and lo < r[1]]
+        k = max(0, bisect.bisect_right(rows, [lo]) - 1)       # rows are in address order
+        meet = []
+        while k < len(rows) and rows[k][0] < hi:
+            if lo < rows[k][1]:
+                meet.append(rows[k])
+            k += 1
         return (sum(r[2] for r in meet), sum(r[3] for r in meet), sum(r[1] - r[0] for r in meet),
                 sum(r[4] for r in meet))
 
@@ -175,11 +232,3 @@ def _parse_vma(line):
     start, end = (int(x, 16) for x in f[0].split(b"-"))
     major, minor = (int(x, 16) for x in f[3].split(b":"))
     return start, end, f[1].decode(), int(f[2], 16), os.makedev(major, minor), int(f[4])
-
-
-def comm(pid):
-    try:
-        with open(f"/proc/{pid}/comm", "rb") as f:
-            return f.read().decode(errors="replace").strip()
-    except OSError:
-        return ""
