@@ -313,3 +313,23 @@ def test_the_live_widget_redraws_when_a_child_copies_pages_or_exits():
     finally:
         child.close()
         w.close()
+
+
+def test_a_file_no_one_else_shares_a_page_of_costs_no_scan_of_every_process():
+    """Shared memory whose pages are all in RAM here and exclusively mapped: only this process's family is
+    read, not every process's maps; once a child maps a page, the scan finds it."""
+    t = pytensor.ones(1 << 19, dtype=pytensor.float32).share_memory_()   # 2 MiB, a region of its own
+    st = t.untyped_storage()
+    lo, hi = st.data_ptr(), st.data_ptr() + st.nbytes()
+    scan = _procfs.Scan()
+    p = _processes.region_processes(lo, hi, scan)
+    assert len(p["pids"]) == 1 and scan.maps_read <= 1 + len(scan.family())
+    child = Child(lo, st.nbytes())
+    try:
+        child.do("r")
+        scan = _procfs.Scan()
+        p = _processes.region_processes(lo, hi, scan)
+        assert [o["pid"] for o in p["pids"][1:]] == [child.pid]
+        assert scan.maps_read > 1 + len(scan.family()) or len(scan.candidates()) <= len(scan.family()) + 1
+    finally:
+        child.close()
