@@ -205,6 +205,17 @@ def test_the_bounds_say_what_they_left_out(monkeypatch):
     scan = _procfs.Scan()
     p = _processes.region_processes(lo, hi, scan)
     assert p["shared"] is None and scan.pages_read == 0 and "page states past 4 pages a picture" in p["note"]
+    monkeypatch.setattr(_procfs, "PICTURE_PAGES", 1 << 20)
+    child = Child(lo, st.nbytes())
+    try:
+        child.do("r")
+        monkeypatch.setattr(_procfs, "MAX_PIDS", 1)              # this process's maps, and no other's
+        scan = _procfs.Scan()
+        p = _processes.region_processes(lo, hi, scan)
+        assert scan.maps_read == 1 and len(p["pids"]) == 1
+        assert "processes past the picture's bound on /proc reads" in p["note"]
+    finally:
+        child.close()
     monkeypatch.setattr(_procfs, "MAX_PIDS", 0)                  # no maps file at all
     assert _processes.region_processes(lo, hi, _procfs.Scan()) is None
 
