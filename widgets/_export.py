@@ -239,7 +239,7 @@ def to_text(snap, previews, width=WIDTH):
             lines += textwrap.wrap(_file_text(r["file"]), width=width, initial_indent="  ", subsequent_indent="    ",
                                    break_on_hyphens=False)
         if processes_text(r.get("processes")):
-            lines += textwrap.wrap(processes_text(r["processes"]), width=width, initial_indent="  ",
+            lines += textwrap.wrap(processes_text(r["processes"], _fmt_bytes), width=width, initial_indent="  ",
                                    subsequent_indent="    ", break_on_hyphens=False)
         if r.get("overlaps_note"):
             lines += textwrap.wrap(r["overlaps_note"], width=width, initial_indent="  ", subsequent_indent="    ")

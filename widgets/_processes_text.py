@@ -7,29 +7,23 @@ from __future__ import annotations
 __all__ = ["processes_text"]
 
 
-def _fmt(n):
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"
-
-
-def processes_text(p):
+def processes_text(p, fmt_bytes=lambda n: f"{n} B"):
     """One sentence for the text export: who else maps the bytes, each one's PSS, the pages copied; ''
-    when no other process maps them and none was copied since the last picture.
+    when no other process maps them and none was copied since the last picture. ``fmt_bytes`` writes a
+    byte count (the text export passes its own, so that every number of a summary reads alike).
 
     >>> me = {"pid": 10, "relation": "this process", "pss_bytes": 8192, "mapped_bytes": 16384,
     ...       "shared_pages": 4, "copied_pages": 0}
     >>> child = dict(me, pid=11, relation="child", copied_pages=2)
     >>> processes_text({"pids": [me, child], "pages": 4, "shared": [[0, 16384]], "copied_since": 0, "note": ""})
-    'processes: shared with pid 11 (child); PSS: this process 8.2 kB of a 16.4 kB mapping, pid 11 8.2 kB of a 16.4 kB mapping; 4 of 4 pages shared; 0 pages copied by this process, 2 by pid 11'
+    'processes: shared with pid 11 (child); PSS: this process 8192 B of a 16384 B mapping, pid 11 8192 B of a 16384 B mapping; 4 of 4 pages shared; 0 pages copied by this process, 2 by pid 11'
     """
     if not p or (len(p["pids"]) < 2 and not p["copied_since"]):
         return ""
     me, others = p["pids"][0], p["pids"][1:]
     parts = ["shared with " + (", ".join(f"pid {o['pid']} ({o['relation']})" for o in others) or "no other process")]
-    pss = [f"{'this process' if o is me else 'pid %d' % o['pid']} {_fmt(o['pss_bytes'])} of a "
-           f"{_fmt(o['mapped_bytes'])} mapping" for o in p["pids"] if o["pss_bytes"] is not None]
+    pss = [f"{'this process' if o is me else 'pid %d' % o['pid']} {fmt_bytes(o['pss_bytes'])} of a "
+           f"{fmt_bytes(o['mapped_bytes'])} mapping" for o in p["pids"] if o["pss_bytes"] is not None]
     if pss:
         parts.append("PSS: " + ", ".join(pss))
     if p["shared"] is not None:
@@ -40,5 +34,5 @@ def processes_text(p):
     if p["copied_since"]:
         parts.append(f"{p['copied_since']} pages copied since the last picture")
     if p["note"]:
-        parts.append("not looked at: " + p["note"])
+        parts.append("note: " + p["note"])
     return "processes: " + "; ".join(parts)

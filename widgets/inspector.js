@@ -961,7 +961,7 @@ export function processesSvg(r, z0, z1, sx, sw, y, width) {
   const lines = p.pids.slice(0, PROC_LINES).map(processLine);
   if (p.pids.length > PROC_LINES) lines.push(`and ${p.pids.length - PROC_LINES} more processes`);
   if (p.copied_since) lines.push(`${p.copied_since} page${p.copied_since === 1 ? "" : "s"} copied since the last picture`);
-  if (p.note) lines.push(`not looked at: ${p.note}`);
+  if (p.note) lines.push(`note: ${p.note}`);
   const cols = Math.floor((width - sx - PAD) / CHAR_W);
   lines.forEach((line, k) => {
     const pid = k < p.pids.length && k < PROC_LINES ? ` data-pid="${p.pids[k].pid}"` : "";
