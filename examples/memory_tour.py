@@ -300,6 +300,8 @@ picture(*views.values(), names=list(views))
 
 # %%
 ask("9. What does a forked worker copy: my list, or my tensor?")
+import warnings  # noqa: E402  (only this question needs it)
+
 numbers = [float(i) for i in range(100_000)]                 # 100,000 Python float objects
 weights = pytensor.arange(100_000, dtype=pytensor.float64)   # the same values in one 800 kB buffer
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -324,7 +326,9 @@ def shared_with_another(pages):
 
 done_r, done_w = os.pipe()
 release_r, release_w = os.pipe()
-worker = os.fork()        # the worker is a copy of this process: same addresses, same pages, shared
+with warnings.catch_warnings():   # Python 3.12+ warns that a threaded process forks; the worker only reads
+    warnings.simplefilter("ignore", DeprecationWarning)
+    worker = os.fork()    # the worker is a copy of this process: same addresses, same pages, shared
 if worker == 0:           # in the worker: add both up (reading only), say so, then wait to be released
     total = sum(numbers) == weights.sum().item()
     os.write(done_w, b"same" if total else b"different")
