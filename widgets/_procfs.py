@@ -15,6 +15,7 @@ bytes are classified with ``bytes.translate``, so C would add a binding and no s
 from __future__ import annotations
 
 import bisect
+import mmap
 import os
 
 __all__ = ["Scan", "PAGE", "MAX_PIDS", "MAX_STATS", "MAX_MAPS_LINES", "PICTURE_PAGES"]
@@ -24,7 +25,7 @@ MAX_STATS = 8192          # /proc/PID/stat files one picture reads to find this 
 MAX_MAPS_LINES = 200_000  # lines of maps one picture parses, over every process
 PICTURE_PAGES = 1 << 20   # pagemap entries one picture reads, over every process (8 MiB of entries)
 _CHUNK = 4096             # pagemap entries per read
-PAGE = os.sysconf("SC_PAGE_SIZE")
+PAGE = mmap.PAGESIZE
 
 
 class Scan:
@@ -97,7 +98,10 @@ class Scan:
                     if self.maps_lines > MAX_MAPS_LINES:
                         self.left_out.add("mappings past the picture's bound on /proc reads")
                         break
-                    out.append(_parse_vma(line))
+                    try:
+                        out.append(_parse_vma(line))
+                    except (ValueError, IndexError):
+                        continue        # a line of a format this reader does not know: that mapping is left out
         except OSError:
             return None
         return out
