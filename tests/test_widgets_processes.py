@@ -9,6 +9,7 @@ writes as copied (no longer shared). Linux only (/proc), as the CI is.
 import ctypes
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import time
@@ -117,18 +118,19 @@ def test_pages_a_forked_child_writes_are_copied_and_no_longer_shared():
         first = child.first - st.data_ptr()      # the region starts at the storage's first byte
         whole = [[first, first + (st.nbytes() - first) // P * P]]
         assert kid["pid"] == child.pid and whole_pages(p["shared"], first, st.nbytes()) == whole
-        assert p["pages"] - 2 <= me["shared_pages"] == kid["shared_pages"] <= p["pages"]
-        assert whole_pages(p["copied"], first, st.nbytes()) == [] and me["copied_pages"] == kid["copied_pages"] <= 2
+        # the partial pages at either end are the parent's to write at any moment, even between its reading
+        # its own pagemap and the child's: the counts of the two processes may differ by those
+        assert p["pages"] - 2 <= me["shared_pages"] <= p["pages"] and p["pages"] - 2 <= kid["shared_pages"]
+        assert whole_pages(p["copied"], first, st.nbytes()) == [] and me["copied_pages"] <= 2
         child.do("w5")                           # copy-on-write: the child gets its own five pages
         p, text = procs(t)
         me, kid = p["pids"]
         assert whole_pages(p["copied"], first, st.nbytes()) == [[first, first + 5 * P]]
-        edges = me["copied_pages"] - 5           # a partial page at either end the parent wrote itself
-        assert kid["copied_pages"] == 5 + edges and 0 <= edges <= 2
-        assert me["shared_pages"] == p["pages"] - 5 - edges
-        assert 5 <= p["copied_since"] <= 5 + edges    # shared at the last picture, copied now
+        assert 5 <= me["copied_pages"] <= 7 and 5 <= kid["copied_pages"] <= 7
+        assert me["shared_pages"] == p["pages"] - me["copied_pages"]
+        assert 5 <= p["copied_since"] <= me["copied_pages"]      # shared at the last picture, copied now
         flat = " ".join(text.split())
-        assert f"{5 + edges} pages copied by this process, {5 + edges} by pid" in flat
+        assert f"{me['copied_pages']} pages copied by this process, {kid['copied_pages']} by pid {child.pid}" in flat
         assert f"{p['copied_since']} pages copied since the last picture" in flat
         assert procs(t)[0]["copied_since"] == 0  # and not again at the next
     finally:
@@ -264,7 +266,8 @@ def test_the_strip_in_a_real_browser_names_the_child_and_marks_its_copied_pages(
         assert strip.locator(".pti-proc-shared").count() >= 1
         lines = strip.locator("text.pti-proc").evaluate_all("(ts) => ts.map((t) => t.lastChild.textContent)")
         assert lines[0].startswith(f"this process (pid {os.getpid()}): PSS ")
-        assert lines[1].startswith(f"pid {child.pid} (") and "child): PSS" in lines[1] and f"{3 + edges} copied by it" in lines[1]
+        assert lines[1].startswith(f"pid {child.pid} (") and "child): PSS" in lines[1]
+        assert 3 <= int(re.search(r"(\d+) copied by it", lines[1]).group(1)) <= 5     # its three, and edge pages
         assert strip.bounding_box()["height"] > 20
         page.screenshot(path=str(artifacts / "processes_strip.png"), full_page=True)
         assert not errors, errors

@@ -192,9 +192,15 @@ def moved(snap):
                 continue
             if any(not os.path.exists(f"/proc/{o['pid']}") for o in p["pids"][1:]):
                 return True
+            # whole pages only: a partial page at either end also holds other objects, which this process
+            # writes (and so copies) as it runs, and that alone is no reason to redraw
             lo = int(r["addr"], 16)
-            bits = scan.flags(os.getpid(), lo, lo + r["nbytes"])
-            if bits is not None and bits.translate(_SHARED).count(1) != p["pids"][0]["shared_pages"]:
+            first, end = lo + (-lo) % PAGE, (lo + r["nbytes"]) - (lo + r["nbytes"]) % PAGE
+            if end <= first or p["shared"] is None:
+                continue
+            was = sum(max(0, min(b + lo, end) - max(a + lo, first)) for a, b in p["shared"]) // PAGE
+            bits = scan.flags(os.getpid(), first, end)
+            if bits is not None and bits.translate(_SHARED).count(1) != was:
                 return True
         return False
     finally:
