@@ -347,3 +347,29 @@ def test_a_file_no_one_else_shares_a_page_of_costs_no_scan_of_every_process():
         assert scan.maps_read > 1 + len(scan.family()) or len(scan.candidates()) <= len(scan.family()) + 1
     finally:
         child.close()
+
+
+def test_a_region_seen_through_two_mappings_of_one_file_is_asked_piece_by_piece(tmp_path):
+    """A region can be one file read through several mappings of this process (its ``mappings`` pieces):
+    each piece is asked where it lies, runs land at region positions, each process is listed once."""
+    path = tmp_path / "two.bin"
+    path.write_bytes(bytes(4 * P))
+    a = pytensor.from_file(str(path), shared=True, size=4 * P, dtype=pytensor.uint8)
+    b = pytensor.from_file(str(path), shared=True, size=4 * P, dtype=pytensor.uint8)
+    a.fill_(1)
+    b.fill_(2)                                   # the same pages: both mappings now map all four
+    region = {"addr": hex(a.data_ptr()), "nbytes": 4 * P, "host": True,
+              "mappings": [[0, 2 * P, a.data_ptr()], [2 * P, 4 * P, b.data_ptr() + 2 * P]]}
+    child = Child(a.data_ptr(), 4 * P)
+    try:
+        child.do("r")                            # the child maps the pages of its copy of `a`'s mapping
+        _processes.annotate([region])
+        p = region["processes"]
+        ident = a.untyped_storage().identity()
+        assert p["identity"] == [ident.device, ident.inode, 0] and p["pages"] == 4
+        assert [o["pid"] for o in p["pids"]] == [os.getpid(), child.pid]
+        assert p["shared"] == [[0, 2 * P], [2 * P, 4 * P]] and p["pids"][0]["shared_pages"] == 4
+        assert _processes.moved({"regions": [region]}) is False
+    finally:
+        child.close()
+    assert _processes.moved({"regions": [region]}) is True   # the child is gone

@@ -168,16 +168,57 @@ def _since(pid, lo, hi, shared_bits, copied_bits):
     return (before & int.from_bytes(copied_bits or b"", "little")).bit_count()
 
 
+def _pieces(r):
+    """``[lo, hi, address]``: where this process reads the region's bytes ``[lo, hi)``. A region that is one
+    file seen through several mappings lists them (``mappings``); otherwise it is one piece from ``addr``."""
+    return r.get("mappings") or [[0, r["nbytes"], int(r["addr"], 16)]]
+
+
 def annotate(regions, scan=None):
     """Sets ``"processes"`` on each region dict (None for memory the host cannot read)."""
     scan = scan if scan is not None else Scan()
     try:
         for r in regions:
-            lo = int(r["addr"], 16)
-            r["processes"] = region_processes(lo, lo + r["nbytes"], scan) if r["host"] and r["nbytes"] else None
+            parts = [(a, region_processes(addr, addr + b - a, scan)) for a, b, addr in _pieces(r) if b > a] \
+                if r["host"] and r["nbytes"] else []
+            r["processes"] = _joined([(a, p) for a, p in parts if p is not None])
     finally:
         scan.close()
     return scan
+
+
+def _joined(parts):
+    """One region's entry from its pieces' ``(region position, entry)``: runs moved to region positions,
+    counts added, each process once (its numbers over every piece added up)."""
+    if not parts:
+        return None
+    (a0, out), rest = parts[0], parts[1:]
+    if a0 == 0 and not rest:
+        return out
+    out = dict(out, pids=[dict(o) for o in out["pids"]])
+    if out["identity"] is not None:
+        out["identity"] = out["identity"][:2] + [out["identity"][2] - a0]     # the file offset of region byte 0
+    for key in ("shared", "copied"):
+        out[key] = None if out[key] is None else [[lo + a0, hi + a0] for lo, hi in out[key]]
+    rows = {o["pid"]: o for o in out["pids"]}
+    notes = [out["note"]]
+    for a, p in rest:
+        out["pages"] += p["pages"]
+        for key in ("shared", "copied"):
+            out[key] = None if out[key] is None or p[key] is None else out[key] + [[lo + a, hi + a] for lo, hi in p[key]]
+        out["copied_since"] = None if None in (out["copied_since"], p["copied_since"]) else \
+            out["copied_since"] + p["copied_since"]
+        for o in p["pids"]:
+            if o["pid"] not in rows:
+                rows[o["pid"]] = dict(o)
+                out["pids"].append(rows[o["pid"]])
+                continue
+            row = rows[o["pid"]]
+            for key in ("pss_bytes", "rss_bytes", "mapped_bytes", "shared_pages", "copied_pages"):
+                row[key] = None if None in (row[key], o[key]) else row[key] + o[key]
+        notes.append(p["note"])
+    out["note"] = "; ".join(dict.fromkeys(n for n in notes if n))
+    return out
 
 
 def moved(snap):
@@ -194,14 +235,20 @@ def moved(snap):
                 return True
             # whole pages only: a partial page at either end also holds other objects, which this process
             # writes (and so copies) as it runs, and that alone is no reason to redraw
-            lo = int(r["addr"], 16)
-            first, end = lo + (-lo) % PAGE, (lo + r["nbytes"]) - (lo + r["nbytes"]) % PAGE
-            if end <= first or p["shared"] is None:
+            if p["shared"] is None:
                 continue
-            was = sum(max(0, min(b + lo, end) - max(a + lo, first)) for a, b in p["shared"]) // PAGE
-            bits = scan.flags(os.getpid(), first, end)
-            if bits is not None and bits.translate(_SHARED).count(1) != was:
-                return True
+            was = now = 0
+            for a, b, addr in _pieces(r):
+                first, end = addr + (-addr) % PAGE, (addr + b - a) - (addr + b - a) % PAGE
+                bits = scan.flags(os.getpid(), first, end) if end > first else b""
+                if bits is None:
+                    break
+                rf, re_ = first - addr + a, end - addr + a           # the same pages, in region positions
+                was += sum(max(0, min(hi, re_) - max(lo, rf)) for lo, hi in p["shared"]) // PAGE
+                now += bits.translate(_SHARED).count(1)
+            else:
+                if now != was:
+                    return True
         return False
     finally:
         scan.close()
