@@ -325,6 +325,61 @@ answer(f"Two addresses, {first.data_ptr():#x} and {second.data_ptr():#x}, and on
 picture(first, second, mm, names=["first", "second", "mm"])
 
 # %%
+ask("10. What does a forked worker copy: my list, or my tensor?")
+import warnings  # noqa: E402  (only this question needs it)
+
+numbers = [float(i) for i in range(100_000)]                 # 100,000 Python float objects
+weights = pytensor.arange(100_000, dtype=pytensor.float64)   # the same values in one 800 kB buffer
+PAGE = os.sysconf("SC_PAGE_SIZE")
+float_size = sys.getsizeof(numbers[0])
+# the pages the floats lie on, listed before the fork (iterating the list later would write refcounts here)
+float_pages = sorted({p for x in numbers for p in range(id(x) // PAGE, (id(x) + float_size - 1) // PAGE + 1)})
+tensor_pages = range(weights.data_ptr() // PAGE, (weights.data_ptr() + weights.nbytes - 1) // PAGE + 1)
+
+
+def shared_with_another(pages):
+    """How many of these pages (numbered address // PAGE) another process maps too. /proc/self/pagemap has
+    an 8-byte entry a page: bit 63 says the page is in RAM, bit 56 that only this process maps it
+    ("exclusively mapped"). No privileges needed."""
+    shared = 0
+    with open("/proc/self/pagemap", "rb") as f:
+        for page in pages:
+            f.seek(page * 8)
+            flags = f.read(8)[7]                                       # the entry's top byte
+            shared += bool(flags & 0x80 and not flags & 0x01)
+    return shared
+
+
+done_r, done_w = os.pipe()
+release_r, release_w = os.pipe()
+with warnings.catch_warnings():   # Python 3.12+ warns that a threaded process forks; the worker only reads
+    warnings.simplefilter("ignore", DeprecationWarning)
+    worker = os.fork()    # the worker is a copy of this process: same addresses, same pages, shared
+if worker == 0:           # in the worker: add both up (reading only), say so, then wait to be released
+    total = sum(numbers) == weights.sum().item()
+    os.write(done_w, b"same" if total else b"different")
+    os.read(release_r, 1)
+    os._exit(0)
+total = os.read(done_r, 16).decode()
+list_shared, tensor_shared = shared_with_another(float_pages), shared_with_another(tensor_pages)
+answer(f"The worker (pid {worker}, made by os.fork) summed both and got the {total} total; it only "
+       f"read them. Your list {'was copied' if list_shared < len(float_pages) / 2 else 'was not copied'}: "
+       f"its {len(numbers):,} floats lie on {len(float_pages)} pages, and {list_shared} of them are "
+       "still shared with the worker. Reading a Python object writes its reference count, so the "
+       "worker's sum wrote to every page of floats, and the kernel gave it a copy of each page it wrote "
+       "(copy-on-write): the list's memory is now there twice.")
+facts = snapshot(weights, names=["weights"])[0]["regions"][0]["processes"]
+others = len(facts["pids"]) - 1 if facts else 0
+mine = facts["pids"][0] if facts else {}
+answer(f"Your tensor {'was not copied' if tensor_shared == len(tensor_pages) else 'was copied'}: "
+       f"{tensor_shared} of its {len(tensor_pages)} pages are still shared, because reading its values "
+       f"writes nothing to them. The inspector agrees: `weights` is shared with {others} other process "
+       f"(the worker) and has {mine.get('copied_pages')} pages copied by this process; the strip under "
+       "its buffer marks the shared pages and lists each process with its PSS (proportional set "
+       "size: a page two processes map counts half to each).")
+picture(weights, names=["weights"])
+
+# %%
 ask("Cheat sheet: which constructors share, which copy?")
 
 
@@ -365,4 +420,6 @@ for q in questions:
         q["figure"]["text"] = "\n\n".join(q["answer"])
         figures.append(q["figure"])
 page = write_page(args.html, figures, title="pytensor memory tour: does it share, or copy?")
+os.write(release_w, b"x")     # question 9's worker may exit now
+os.waitpid(worker, 0)
 print(f"\n  wrote {page} ({page.stat().st_size} bytes): open it in a browser and hover a byte")

@@ -19,7 +19,8 @@ Beyond the table, every answer is read for claims about its own picture
 (``claims``): "`x` shares `y`'s bytes", "`x` has its own bytes", "`x` was
 copied from `y`" (the inspector's lineage record, where pytensor kept one),
 "`x` is read-only", "refcount is n", "`x` has copied-on-write bytes", "byte
-k is read by `v[i]`, ...". The browser tests check each claim against what
+k is read by `v[i]`, ...", "`x` is shared with n other processes (...) and has k pages copied by this
+process" (its processes strip). The browser tests check each claim against what
 the picture draws, and that every lane drawn as copied (and every file
 strip drawn with copied-on-write pages) is said to be.
 """
@@ -71,6 +72,11 @@ QUESTIONS = [
      "lanes": [("first", "A"), ("second", "A"), ("mm", "A")],
      "says": ["and one file", "`second` shares `first`'s bytes", "second[5] is -5", "mm[1] is -5",
               "`mm` shares `first`'s bytes", "starts at file byte offset 16"]},
+    {"heading": "10. What does a forked worker copy: my list, or my tensor?",
+     "lanes": [("weights", "A")],
+     "says": ["summed both and got the same total", "Your list was copied", "Reading a Python object writes its "
+              "reference count", "Your tensor was not copied", "`weights` is shared with 1 other process (the "
+              "worker) and has 0 pages copied by this process"]},
 ]
 
 # The lanes each output must draw, in picture order, as (heading, lanes) pairs: the page draws
@@ -108,6 +114,8 @@ _CLAIMS = {
     "refcount": re.compile(r"refcount (?:is|went from \d+ to) (\d+)"),
     "cow": re.compile(r"`([^`]+)` has copied-on-write bytes"),
     "readers": re.compile(r"byte (\d+) is read by ((?:`[^`]+`(?:, | and )?)+)"),
+    "procs": re.compile(r"`([^`]+)` is shared with (\d+) other process(?:es)? \([^)]*\) and has (\d+) pages? "
+                        r"copied by this process"),
 }
 
 
@@ -121,15 +129,17 @@ def claims(text):
     out += [("cow", a) for a in _CLAIMS["cow"].findall(text)]
     out += [("refcount", int(n)) for n in _CLAIMS["refcount"].findall(text)]
     out += [("readers", int(k), re.findall(r"`([^`]+)`", who)) for k, who in _CLAIMS["readers"].findall(text)]
+    out += [("procs", a, int(n), int(k)) for a, n, k in _CLAIMS["procs"].findall(text)]
     return out
 
 
-def check_claims(heading, text, drawn, locked=(), badges=(), copied=(), cow_regions=()):
+def check_claims(heading, text, drawn, locked=(), badges=(), copied=(), cow_regions=(), procs=()):
     """The answer's claims hold in the picture, and the picture's marks are claimed by the answer.
 
     ``drawn``: ``(name, region)`` per lane; ``locked``: the lanes drawn with a lock; ``badges``: the
     badge texts; ``copied``: the lanes the picture marks as copied (where the inspector knows how
-    each view was made); ``cow_regions``: regions whose file strip marks copied-on-write pages.
+    each view was made); ``cow_regions``: regions whose file strip marks copied-on-write pages;
+    ``procs``: ``{region: (other processes, pages copied by this process)}`` of the processes strips drawn.
     Returns the byte-reader claims, which need a hover to check. Every answer makes at least one
     claim, each about a lane it draws."""
     found = claims(text)
@@ -150,8 +160,12 @@ def check_claims(heading, text, drawn, locked=(), badges=(), copied=(), cow_regi
             assert f"refs {c[1]}" in badges, (heading, c, badges)
         elif c[0] == "cow":
             assert region[c[1]] in cow_regions, (heading, c, cow_regions)
+        elif c[0] == "procs":
+            assert dict(procs).get(region[c[1]]) == (c[2], c[3]), (heading, c, procs)
     said = {c[1] for c in found if c[0] in ("own", "copied")}
     assert set(copied) <= said, (heading, "drawn as copied but not said to be", set(copied) - said)
     said = {region[c[1]] for c in found if c[0] == "cow"}
     assert set(cow_regions) <= said, (heading, "copied-on-write pages drawn but not said", cow_regions)
+    said = {region[c[1]] for c in found if c[0] == "procs"}
+    assert set(dict(procs)) <= said, (heading, "a processes strip drawn but not said", procs)
     return [c for c in found if c[0] == "readers"]

@@ -21,7 +21,7 @@ __all__ = ["MODULES", "DRAWING", "bundle", "module_text"]
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "js"
 # by job, in the order they are joined: each imports only modules before it
-MODULES = ("geometry", "values", "state", "describe", "marks", "order", "lane", "table", "fold", "region", "picture", "dom",
+MODULES = ("geometry", "values", "state", "describe", "marks", "order", "lane", "table", "fold", "processes", "region", "picture", "dom",
            "entry")
 # modules that draw: strings in, strings out; they never touch the page (document, window)
 DRAWING = MODULES[:MODULES.index("dom")]

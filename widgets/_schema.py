@@ -8,7 +8,8 @@ that the renderer reads no other.
 """
 from __future__ import annotations
 
-__all__ = ["SNAPSHOT_VERSION", "PREVIEW_BYTES", "HOST", "VIEW_KEYS", "SOURCE_KEYS", "REGION_KEYS", "OVERLAP_KEYS"]
+__all__ = ["SNAPSHOT_VERSION", "PREVIEW_BYTES", "HOST", "VIEW_KEYS", "SOURCE_KEYS", "REGION_KEYS", "OVERLAP_KEYS",
+           "PROCESSES_KEYS", "PROCESS_KEYS"]
 
 SNAPSHOT_VERSION = 2      # 2: every byte-valued offset is named byte_offset (it was "offset")
 PREVIEW_BYTES = 4096      # bytes of values sent per region; zooming elsewhere asks for another window
@@ -59,6 +60,24 @@ REGION_KEYS = {
     "identity": "{device, inode, byte_offset}: the file (or shared memory) whose bytes from byte_offset the "
                 "region is, whichever mapping shows them (None: the region is named by its address)",
     "mappings": "[lo, hi, address] pieces: where this process reads the region's live bytes",
+    "processes": "PROCESSES_KEYS dict (_processes.region_processes) or None: who else maps its pages",
+}
+PROCESSES_KEYS = {
+    "mapping": "private or shared: how this process maps the bytes",
+    "identity": "[device, inode, byte_offset] of the file under the bytes (UntypedStorage.identity()); None: heap",
+    "page_size": "bytes per page", "pages": "pages the region's bytes lie on",
+    "shared": "[lo, hi) byte ranges of the pages another process maps too (None: pagemap unreadable)",
+    "copied": "[lo, hi) ranges of this process's own copies of pages another process maps (None: none can be)",
+    "copied_since": "pages shared at this process's last picture of these bytes and copies now (0 at the first; "
+    "None: pagemap unreadable)",
+    "pids": "PROCESS_KEYS dicts: this process first, then each other process that maps the bytes",
+    "note": "what the picture's bounds on reading /proc left out ('' when nothing)",
+}
+PROCESS_KEYS = {
+    "pid": "process id", "name": "its command name", "relation": "this process, parent, child (a descendant) or another process", "pss_bytes": "proportional set size of its mappings holding the bytes (None: unreadable)",
+    "rss_bytes": "resident bytes of those mappings", "mapped_bytes": "bytes of those mappings",
+    "shared_pages": "of its pages over the bytes, those another process maps too",
+    "copied_pages": "of them, its own copies (None: a shared mapping, where nothing is copied)",
 }
 OVERLAP_KEYS = {
     "region": "region id", "a": "view id", "b": "view id (inspected after a)",

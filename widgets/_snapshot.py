@@ -48,6 +48,7 @@ from ._identity import mappings as _mappings
 from ._identity import read_mapped, region_id, region_identity, source_identity, space
 from ._objects import read_memory, resolve
 from ._pairs import MAX_PAIRS, Work, listed_prefix, meeting_pairs
+from ._processes import annotate as _annotate_processes
 from ._schema import HOST as _HOST
 from ._schema import PREVIEW_BYTES, SNAPSHOT_VERSION
 
@@ -177,6 +178,7 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=(), 
         blob += chunk
         regions.append(r)
         views.extend(rviews)
+    _processes_of(regions)
     order = {it[0]: k for k, it in enumerate(items)}
     views.sort(key=lambda v: order[v["id"]])
     regions.sort(key=lambda r: min(order[i] for i in r["views"]))
@@ -201,6 +203,12 @@ def build(items, windows=None, preview_bytes=PREVIEW_BYTES, read=True, gone=(), 
     snap = {"version": SNAPSHOT_VERSION, "byteorder": sys.byteorder, "regions": regions, "views": views,
             "overlaps": overlaps, "gone": list(gone), "preview_bytes": preview_bytes}
     return snap, bytes(blob)
+
+
+def _processes_of(regions):
+    """Who else maps each region's pages, their PSS and the pages copied (widgets/_processes.py): one
+    bounded reading of /proc a picture."""
+    _annotate_processes(regions)
 
 
 def _region_overlaps(r, vmap, order, work):

@@ -13,6 +13,7 @@ import functools
 import textwrap
 
 from ._geometry import elements_in_window
+from ._processes_text import processes_text
 
 __all__ = ["to_text", "BAR", "WIDTH", "TEXT_VIEWS", "TEXT_PARTNERS"]
 
@@ -246,6 +247,8 @@ def _region_head(k, r, previews, width):
         lines += para(_total_text(r, len(r["views"])))
     if r.get("file"):
         lines += para(_file_text(r["file"]), break_on_hyphens=False)
+    if processes_text(r.get("processes")):
+        lines += para(processes_text(r["processes"], _fmt_bytes), break_on_hyphens=False)
     if r.get("overlaps_note"):
         lines += para(r["overlaps_note"])
     return lines

@@ -1,4 +1,4 @@
-// Built by widgets/_bundle.py from widgets/js/{geometry,values,state,describe,marks,order,lane,table,fold,region,picture,dom,entry}.mjs:
+// Built by widgets/_bundle.py from widgets/js/{geometry,values,state,describe,marks,order,lane,table,fold,processes,region,picture,dom,entry}.mjs:
 // edit those, then run `python widgets/_bundle.py`.
 
 // ---- geometry.mjs
@@ -1132,6 +1132,78 @@ export function foldSvg(rid, fam, g, y) {
   return [parts.join(""), yy - y + 6];
 }
 
+// ---- processes.mjs
+// processes: the strip under a buffer that says which processes map its pages, each one's share
+// (PSS), and which pages are still shared or were copied (widgets/_processes.py makes the data).
+
+const PROC_RUNS = 2000;     // rects one strip draws; more are merged into pixel runs
+const PROC_LINES = 8;       // processes named one line each; the rest are counted
+
+/** Drawn only where it says something: another process maps the bytes, or pages were copied since. */
+export function processesShown(p) {
+  return !!p && (p.pids.length > 1 || p.copied_since > 0);
+}
+
+/** "pid 4242 (python, child): PSS 2.1 MiB of its 4.2 MiB mapping · 512 pages shared · 3 copied by it". */
+export function processLine(o) {
+  const who = o.relation === "this process" ? `this process (pid ${o.pid})`
+    : `pid ${o.pid} (${o.name ? `${o.name}, ` : ""}${o.relation})`;
+  const parts = [];
+  if (o.pss_bytes != null) parts.push(`PSS ${fmtBytes(o.pss_bytes)} of its ${fmtBytes(o.mapped_bytes)} mapping`);
+  if (o.shared_pages != null) parts.push(`${o.shared_pages} page${o.shared_pages === 1 ? "" : "s"} shared`);
+  if (o.copied_pages != null) parts.push(`${o.copied_pages} copied by it`);
+  return `${who}: ${parts.join(" \u00b7 ") || "its pages cannot be read"}`;
+}
+
+/** Byte ranges of [z0, z1) as pixel runs [p0, p1, lo, hi], neighbours closer than half a pixel merged. */
+function procRuns(ranges, z0, z1, x) {
+  const runs = [];
+  for (const [lo, hi] of ranges || []) {
+    const a = Math.max(lo, z0), b = Math.min(hi, z1);
+    if (b <= a) continue;
+    const p0 = x(a), p1 = Math.max(x(b), p0 + 1), last = runs[runs.length - 1];
+    if (last && p0 <= last[1] + 0.5) { last[1] = Math.max(last[1], p1); last[3] = b; } else runs.push([p0, p1, a, b]);
+  }
+  return runs.slice(0, PROC_RUNS);
+}
+
+/**
+ * The processes strip of region r over the byte axis [z0, z1): pages this process maps that another maps
+ * too (blue), this process's own copies (orange), then one line per process. Returns [svg, next y].
+ */
+export function processesSvg(r, z0, z1, sx, sw, y, width) {
+  const p = r.processes;
+  if (!processesShown(p)) return ["", y];
+  const me = p.pids[0], others = p.pids.slice(1);
+  const parts = [`<g class="pti-procs" data-region="${esc(r.id)}" data-mapping="${esc(p.mapping)}" ` +
+    `data-pids="${others.map((o) => o.pid).join(" ")}" data-shared-pages="${me.shared_pages ?? ""}" ` +
+    `data-copied-pages="${me.copied_pages ?? ""}" data-pages="${p.pages}">`];
+  const scale = sw / Math.max(1, z1 - z0);
+  const x = (off) => sx + (Math.min(Math.max(off, z0), z1) - z0) * scale;
+  const head = others.length ? `shared with ${others.length} other process${others.length === 1 ? "" : "es"}` : "processes";
+  parts.push(`<text class="pti-lbl pti-dim" x="${PAD}" y="${y + 7}">${esc(clip(head, Math.floor((sx - PAD - 4) / CHAR_W)))}</text>` +
+    `<rect class="pti-pages-bg" x="${sx}" y="${y}" width="${sw}" height="8"><title>${esc(p.shared ? "pages of the buffer; " +
+      "blue where another process maps them too, orange where this process has its own copy" : "page states unknown")}</title></rect>`);
+  const page = (cls, what) => ([p0, p1, lo, hi]) => `<rect class="${cls}" data-lo="${lo}" data-hi="${hi}" x="${p0.toFixed(2)}" ` +
+    `y="${cls === "pti-proc-copied" ? y + 4 : y}" width="${(p1 - p0).toFixed(2)}" height="${cls === "pti-proc-copied" ? 4 : 8}">` +
+    `<title>${what}: bytes [${lo}, ${hi})</title></rect>`;
+  parts.push(...procRuns(p.shared, z0, z1, x).map(page("pti-proc-shared", "shared with another process")));
+  parts.push(...procRuns(p.copied, z0, z1, x).map(page("pti-proc-copied", "this process's own copy: no longer shared")));
+  y += 12;
+  const lines = p.pids.slice(0, PROC_LINES).map(processLine);
+  if (p.pids.length > PROC_LINES) lines.push(`and ${p.pids.length - PROC_LINES} more processes`);
+  if (p.copied_since) lines.push(`${p.copied_since} page${p.copied_since === 1 ? "" : "s"} copied since the last picture`);
+  if (p.note) lines.push(`note: ${p.note}`);
+  const cols = Math.floor((width - sx - PAD) / CHAR_W);
+  lines.forEach((line, k) => {
+    const pid = k < p.pids.length && k < PROC_LINES ? ` data-pid="${p.pids[k].pid}"` : "";
+    parts.push(`<text class="pti-proc" x="${sx}" y="${y + 10}"${pid}><title>${esc(line)}</title>${esc(clip(line, cols))}</text>`);
+    y += 14;
+  });
+  parts.push(`</g>`);
+  return [parts.join(""), y + 4];
+}
+
 // ---- region.mjs
 // region: one buffer's picture: header, badges, byte strip or overview, mapped-file strip, its lanes.
 
@@ -1264,6 +1336,9 @@ export function regionSvg(state, r, k, ui, y0, width, frame) {
     g.y = next;
     frame.files = true;
   }
+  const [procs, belowProcs] = processesSvg(r, z0, z1, sx, sw, g.y, width);   // who else maps these pages
+  parts.push(procs);
+  g.y = belowProcs;
   parts.push(minimapSvg(g), byteStrip(g), regionLanes(g));
   if (tableShown(ui, r)) {
     const [svg, next] = tableSvg(state, r, shown, g.y + 4, width, frame, views.length);

@@ -40,7 +40,7 @@ from __future__ import annotations
 import sys
 import weakref
 
-from . import _sync
+from . import _processes, _sync
 from ._deltas import Channel
 from ._deltas import apply as _apply  # noqa: F401  (tests reach _apply, _writer, HISTORY_STEPS here)
 from ._deltas import delta as _delta
@@ -214,9 +214,10 @@ class Inspector(Outputs, _Base):
             self.refresh(items, _work=work)
             return True
         blob = _sync.reread(self._snap, self.previews)
-        if sig == self._sig and blob == self.previews:
+        procs = _processes.moved(self._snap)               # a child copied pages, or exited
+        if sig == self._sig and blob == self.previews and not procs:
             return False
-        if any(r.get("file") for r in self._snap["regions"]):
+        if procs or any(r.get("file") for r in self._snap["regions"]):
             self.refresh(items, _work=work)            # a mapped file's resident and copied pages move with its writes
         else:
             self._publish(_sync.recount(self._snap, items), blob, sig)

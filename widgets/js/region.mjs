@@ -11,6 +11,7 @@ import { walksForward } from "./order.mjs";
 import { families, foldSvg, foldToggle, folded } from "./fold.mjs";
 import { wrapText } from "./values.mjs";
 import { tableSvg } from "./table.mjs";
+import { processesSvg } from "./processes.mjs";
 
 function badgeSvg(b, x, y) {
   const text = String(b.text).replace("\ud83d\udd12 ", "");
@@ -141,6 +142,9 @@ export function regionSvg(state, r, k, ui, y0, width, frame) {
     g.y = next;
     frame.files = true;
   }
+  const [procs, belowProcs] = processesSvg(r, z0, z1, sx, sw, g.y, width);   // who else maps these pages
+  parts.push(procs);
+  g.y = belowProcs;
   parts.push(minimapSvg(g), byteStrip(g), regionLanes(g));
   if (tableShown(ui, r)) {
     const [svg, next] = tableSvg(state, r, shown, g.y + 4, width, frame, views.length);
