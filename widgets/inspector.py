@@ -144,6 +144,7 @@ class Inspector(Outputs, _Base):
         self._preview_bytes = int(preview_bytes)
         self._sig = None
         self._snap = {}
+        self._live = ({"regions": [], "views": []}, b"")   # the last picture without its freed lanes, and its bytes
         self._fallbacks, self._fallback_generation = [], 0   # display handles of the static pictures
         self._generation = 0
         self._tick = 0
@@ -213,18 +214,25 @@ class Inspector(Outputs, _Base):
         if self._tracker.dirty or self._sig is None or sig[0] != self._sig[0]:
             self.refresh(items, _work=work)
             return True
-        blob = _sync.reread(self._snap, self.previews)
-        if sig == self._sig and blob == self.previews:
+        # only the live part is read again and recounted: freed lanes are photos, never memory
+        live, old = self._live
+        blob = _sync.reread(live, old)
+        if sig == self._sig and blob == old:
             return False
-        if any(r.get("file") for r in self._snap["regions"]):
+        if any(r.get("file") for r in live["regions"]):
             self.refresh(items, _work=work)            # a mapped file's resident and copied pages move with its writes
         else:
-            self._publish(_sync.recount(self._snap, items), blob, sig)
+            self._publish(_sync.recount(live, items), blob, sig)
         return True
 
-    def _publish(self, snap, blob, sig, record=True):
-        """Number ``snap``, work out what changed and who wrote it, remember it, and send the difference."""
+    def _publish(self, live, live_blob, sig, record=True):
+        """Number the picture, add the freed lanes, work out what changed and who wrote it, remember it,
+        and send the difference. ``live``/``live_blob``: the picture of what memory holds now."""
         self._generation += 1
+        self._tracker.remember(live, live_blob, self._generation)
+        self._live = (live, live_blob)
+        snap, blob = self._tracker.with_freed(live, live_blob)
+        snap = dict(snap) if snap is live else snap
         snap["generation"] = self._generation
         changes = None
         if self._snap:
