@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import base64
 import functools
+import gzip
+import hashlib
 import html
 import json
 import secrets
 import textwrap
 from pathlib import Path
 
-__all__ = ["to_html", "to_html_page", "to_text", "asset", "script_json"]
+__all__ = ["to_html", "to_html_page", "to_text", "asset", "script_json", "fallback_html", "renderer_hash"]
 
 _HERE = Path(__file__).resolve().parent
 BAR = 48             # characters in a text lane
@@ -30,17 +32,62 @@ def asset(name):
     return (_HERE / name).read_text(encoding="utf-8")
 
 
-def to_html(snap, previews, title="pytensor memory inspector", fragment=False, fallback=False):
+def to_html(snap, previews, title="pytensor memory inspector", fragment=False, fallback=False, carry=True):
     """A self-contained HTML document (or a ``<div>`` fragment) drawing ``snap``.
 
-    ``fallback``: a fragment that stands in for a live widget in the same
-    output area and stays empty while one is drawn (``mountFallback``).
+    ``fallback``: the static copy a notebook keeps beside a live widget (``fallback_html``; ``carry``:
+    whether it stores the renderer).
     """
-    return to_html_page([{"snapshot": snap, "previews": previews}], title=title, fragment=fragment or fallback,
-                        fallback=fallback)
+    if fallback:
+        return fallback_html(snap, previews, carry=carry)
+    return to_html_page([{"snapshot": snap, "previews": previews}], title=title, fragment=fragment)
 
 
-def to_html_page(figures, title="pytensor memory inspector", fragment=False, fallback=False):
+# ---------------------------------------------------------------------- a notebook's static copies
+# JupyterLab and Notebook 7 draw the widget-view output whose model is gone (a saved notebook opened
+# without its kernel) as the text "Error displaying widget: model not found": their widget renderer
+# wins over any other mimetype of that output and has no fallback. The widget state is not saved by
+# default (JupyterLab's "save widget state" is off, and an anywidget's state would store its whole
+# renderer once per widget), so the widget output cannot restore. Instead the static copy is the
+# output after it, and hides the dead widget output just before it: the failed renderer is an output
+# with the `jupyter-widgets` class and no element inside (a live view always has one). nbconvert
+# and VS Code need no help: without a model they draw the widget output's next mimetype (an empty
+# text/plain), so only the static copy shows.
+_HIDE_DEAD_WIDGET = (".jp-OutputArea-child:has(> .jp-OutputArea-output.jupyter-widgets:not(:has(*)))"
+                     ":has(+ .jp-OutputArea-child .pti-fallback) { display: none; }")
+
+
+@functools.lru_cache(maxsize=1)
+def _renderer_block():
+    """``(hash, base64 of the gzipped {js, css})``: the renderer as a static copy stores it."""
+    text = json.dumps({"js": asset("inspector.js"), "css": asset("inspector.css")}, separators=(",", ":"))
+    packed = gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)    # mtime 0: same bytes each time
+    return hashlib.sha256(packed).hexdigest()[:16], base64.b64encode(packed).decode("ascii")
+
+
+def renderer_hash():
+    """The id under which static copies store and look up this renderer."""
+    return _renderer_block()[0]
+
+
+def fallback_html(snap, previews, carry=True):
+    """The static copy of a widget's picture that a saved notebook keeps, as an HTML fragment.
+
+    The renderer is stored once per notebook, not once per picture: a copy made with ``carry``
+    holds it (gzipped, in an inert data block) and every copy loads it from wherever it is on the
+    page (``loader.js``), so 13 pictures weigh about one renderer and 13 snapshots. The copy draws
+    nothing while a live view of the widget shares its output area (``mountFallback``).
+    """
+    uid = secrets.token_hex(4)
+    h, packed = _renderer_block()
+    block = f'<script type="application/gzip" data-pti-renderer="{h}">{packed}</script>\n' if carry else ""
+    b64 = base64.b64encode(previews).decode("ascii")
+    return (f'<section class="pti-figure pti-fallback"><div class="pti-static" id="pti-{uid}"></div></section>\n'
+            f'<style>{_HIDE_DEAD_WIDGET}</style>\n{block}<script type="module">\n{asset("loader.js")}\n'
+            f'ptiDraw("{h}", "pti-{uid}", {script_json(snap)}, "{b64}");\n</script>\n')
+
+
+def to_html_page(figures, title="pytensor memory inspector", fragment=False):
     """One self-contained page of several pictures, the renderer inlined once.
 
     ``figures`` are dicts with ``snapshot`` and ``previews`` (``snapshot()``'s
@@ -48,11 +95,10 @@ def to_html_page(figures, title="pytensor memory inspector", fragment=False, fal
     separate paragraphs), as ``figure()`` makes them.
     """
     parts, mounts = [], []
-    mount = "mountFallback" if fallback else "mountStatic"
     for fig in figures:
         uid = secrets.token_hex(4)
         snap, previews = fig["snapshot"], fig["previews"]
-        parts.append(f'<section class="pti-figure{" pti-fallback" if fallback else ""}">\n')
+        parts.append('<section class="pti-figure">\n')
         if fig.get("heading"):
             parts.append(f'<h3 style="{_PROSE}; font-weight: 600">{html.escape(fig["heading"])}</h3>\n')
         for para in [p for p in fig.get("text", "").split("\n\n") if p.strip()]:
@@ -61,7 +107,7 @@ def to_html_page(figures, title="pytensor memory inspector", fragment=False, fal
                      f'<noscript><pre>{html.escape(to_text(snap, previews))}</pre></noscript>\n</section>\n')
         data = script_json(snap)
         b64 = base64.b64encode(previews).decode("ascii")
-        mounts.append(f'{mount}(document.getElementById("pti-{uid}"), {data}, "{b64}");\n')
+        mounts.append(f'mountStatic(document.getElementById("pti-{uid}"), {data}, "{b64}");\n')
     body = ("".join(parts) + f'<style>{asset("inspector.css")}</style>\n<script type="module">\n'
             f'{asset("inspector.js")}\n{"".join(mounts)}</script>\n')
     if fragment:
