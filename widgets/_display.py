@@ -25,6 +25,7 @@ class _Carrier:
 
     def __init__(self):
         self.stored, self.cell, self._hooked = False, None, []
+        self._repaired = float("-inf")
 
     def take(self):
         """Whether the copy being displayed now must store the renderer (and, if so, it now does)."""
@@ -32,6 +33,14 @@ class _Carrier:
         if self.stored:
             return False
         self.stored, self.cell = True, _running_cell()
+        return True
+
+    def may_repair(self, now):
+        """Whether a live view's report that the page lost the renderer is the first in a while (all live
+        views report it at once; one copy storing it again is enough)."""
+        if now - self._repaired < 10:
+            return False
+        self._repaired, self.stored, self.cell = now, True, None
         return True
 
     def _before_cell(self, info=None):
@@ -117,6 +126,16 @@ class Outputs:
             for handle, carry in self._fallbacks[-MAX_FALLBACKS:]:
                 handle.update(self._fallback_bundle(carry), raw=True)
             self._fallback_generation = self._generation
+
+    def _carry_again(self):
+        """A live view found no stored renderer on its page (the cell that held it was deleted, or ran
+        anew and showed no inspector): this widget's newest static copy stores it again, so the
+        notebook saved next draws every picture."""
+        import time
+        if self._fallbacks and _CARRIER.may_repair(time.monotonic()):
+            handle, _ = self._fallbacks[-1]
+            self._fallbacks[-1] = (handle, True)
+            handle.update(self._fallback_bundle(True), raw=True)
 
     def save_html(self, path, title="pytensor memory inspector"):
         """Write ``to_html()`` to ``path``; returns the path."""

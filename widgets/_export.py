@@ -49,11 +49,14 @@ def to_html(snap, previews, title="pytensor memory inspector", fragment=False, f
 # wins over any other mimetype of that output and has no fallback. The widget state is not saved by
 # default (JupyterLab's "save widget state" is off, and an anywidget's state would store its whole
 # renderer once per widget), so the widget output cannot restore. Instead the static copy is the
-# output after it, and hides the dead widget output just before it: the failed renderer is an output
-# with the `jupyter-widgets` class and no element inside (a live view always has one). nbconvert
-# and VS Code need no help: without a model they draw the widget output's next mimetype (an empty
-# text/plain), so only the static copy shows.
-_HIDE_DEAD_WIDGET = (".jp-OutputArea-child:has(> .jp-OutputArea-output.jupyter-widgets:not(:has(*)))"
+# output after it, and hides the dead widget output just before it: the widget renderer's output (a
+# Lumino panel) with no element inside, whether it still says "Loading widget..." (no kernel: the
+# widget manager never finishes) or failed ("model not found"); a live view is an element inside
+# it. (:has() may not nest, so the tests sit side by side.) nbconvert and VS Code need no help:
+# without a model they draw the widget output's next mimetype (an empty text/plain), so only the
+# static copy shows.
+_HIDE_DEAD_WIDGET = (".jp-OutputArea-child:has(> .jp-OutputArea-output.lm-Panel)"
+                     ":not(:has(> .jp-OutputArea-output > *))"
                      ":has(+ .jp-OutputArea-child .pti-fallback) { display: none; }")
 
 

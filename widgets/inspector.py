@@ -45,7 +45,7 @@ from ._deltas import Channel
 from ._deltas import apply as _apply  # noqa: F401  (tests reach _apply, _writer, HISTORY_STEPS here)
 from ._deltas import delta as _delta
 from ._display import Outputs
-from ._export import asset
+from ._export import asset, renderer_hash
 from ._lifetime import module_of
 from ._names import guess_names
 from ._objects import resolve
@@ -124,6 +124,7 @@ class Inspector(Outputs, _Base):
         changes = traitlets.Dict().tag(sync=True)
         steps = traitlets.List().tag(sync=True)       # the history slider's steps, oldest first
         poll_ms = traitlets.Int(300).tag(sync=True)
+        renderer = traitlets.Unicode(renderer_hash()).tag(sync=True)   # the id saved copies load it by
 
     def __init__(self, *objs, names=None, poll_ms=300, preview_bytes=PREVIEW_BYTES, _namespace=None, **kwargs):
         if _MISSING is not None:
@@ -276,6 +277,8 @@ class Inspector(Outputs, _Base):
                 self.refresh(_record=False)          # a moved window is not a change in memory
         elif op == "step":
             self._send_step(content.get("generation"))
+        elif op == "carry":
+            self._carry_again()
 
     def _send_step(self, generation):
         """One history step's picture, as a delta from the current base and its previews as a buffer."""
