@@ -19,7 +19,6 @@ A notebook executed with nbclient and saved as JupyterLab saves it (outputs, no 
 Screenshots go to $PYTENSOR_ARTIFACTS (default: the test's tmp dir).
 Skips without nbclient, nbconvert, JupyterLab, Notebook, Playwright or Chromium; fails under CI.
 """
-import json
 import os
 import re
 import subprocess
@@ -92,12 +91,17 @@ def static_copies(nb):
     return [d for d in outputs(nb) if "pti-fallback" in d.get("text/html", "")]
 
 
-def carrier_last(nb):
-    """The same notebook with the cell whose output stores the renderer moved to the end."""
+def carrier_cells(nb):
+    """The indices of the cells whose outputs store the renderer."""
     from pytensor.widgets._export import renderer_hash
     mark = f'data-pti-renderer="{renderer_hash()}">'
-    k = next(k for k, c in enumerate(nb.cells) if any(mark in o.get("data", {}).get("text/html", "")
-                                                       for o in c.get("outputs", [])))
+    return [k for k, c in enumerate(nb.cells) if any(mark in o.get("data", {}).get("text/html", "")
+                                                      for o in c.get("outputs", []))]
+
+
+def carrier_last(nb):
+    """The same notebook with the cell whose output stores the renderer moved to the end."""
+    (k,) = carrier_cells(nb)
     nb.cells.append(nb.cells.pop(k))
     return nb
 
@@ -276,3 +280,60 @@ def test_the_executed_tour_shows_every_point_saved_and_after_run_all(context, la
     page.screenshot(path=str(ARTIFACTS / "lab_tour_run_all.png"), full_page=True)
     assert not [e for e in page.errors if "pti" in e], page.errors
     page.close()
+
+
+# ---------------------------------------------------------------------- 5. the carrier cell deleted
+def test_deleting_the_carrier_cell_in_a_live_session_stores_the_renderer_again(context, lab, saved, tmp_path):
+    import time
+    from playwright.sync_api import expect
+    from pytensor.widgets._export import renderer_hash
+    page, panel = open_notebook(context, lab, saved)
+    run_all_cells(page, panel)
+    expect(panel.locator(".jp-OutputArea .pti-live svg.pti-svg")).to_have_count(len(PICTURES), timeout=90_000)
+    block = page.locator(f'script[data-pti-renderer="{renderer_hash()}"]')
+    expect(block).to_have_count(1, timeout=30_000)          # this kernel's first picture stores it
+    carrier = panel.locator(".jp-Cell").filter(has=block)
+    expect(carrier).to_have_count(1)
+    carrier.locator(".jp-InputPrompt").click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("d")
+    page.keyboard.press("d")
+    expect(panel.locator(".jp-OutputArea .pti-live svg.pti-svg")).to_have_count(len(PICTURES) - 1, timeout=30_000)
+    expect(block).to_have_count(1, timeout=30_000)          # a live view asked, a remaining copy stores it
+    before = (lab[1] / saved.name).read_text()
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 30
+    while (lab[1] / saved.name).read_text() == before and time.monotonic() < deadline:
+        time.sleep(0.25)
+    nb = nbformat_read(lab[1] / saved.name)
+    assert len(static_copies(nb)) == len(PICTURES) - 1 and len(carriers(nb)) == 1
+    page.close()
+    # the notebook saved after the deletion draws every picture with no kernel
+    require_module("nbconvert")
+    run = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(tmp_path),
+                          str(lab[1] / saved.name)], capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr[-3000:]
+    page = context.new_page()
+    page.goto((tmp_path / "pictures.html").as_uri())
+    expect(page.locator("svg.pti-svg")).to_have_count(len(PICTURES) - 1, timeout=30_000)
+    page.close()
+
+
+def test_a_copy_whose_renderer_is_gone_says_so(context, saved, tmp_path):
+    """Deleted while no kernel ran, the carrier cannot be stored again: the other copies say why they
+    draw nothing, rather than staying blank."""
+    require_module("nbconvert")
+    from playwright.sync_api import expect
+    nb = nbformat_read(saved)
+    nb.cells = [c for k, c in enumerate(nb.cells) if k not in carrier_cells(nb)]
+    path = save(nb, tmp_path, "lost.ipynb")
+    run = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", str(path)], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr[-3000:]
+    page = context.new_page()
+    page.goto((tmp_path / "lost.html").as_uri())
+    expect(page.locator(".pti-static", has_text="waits for its renderer")).to_have_count(len(PICTURES) - 1,
+                                                                                          timeout=30_000)
+    assert page.locator("svg.pti-svg").count() == 0
+    page.close()
+
