@@ -113,7 +113,7 @@ class Outputs:
             self._fallbacks.append((handle, carry))
             self._fallback_generation = self._generation
 
-    def _fallback_bundle(self, carry):
+    def _fallback_bundle(self, carry=True):
         return {"text/html": fallback_html(self._snap, self.previews, carry=carry),
                 "text/plain": to_text(self._snap, self.previews)}
 

@@ -1,10 +1,9 @@
 """Outputs of a snapshot that need no kernel: a self-contained HTML page and a text summary.
 
-The HTML page inlines ``inspector.js`` and ``inspector.css`` (no CDN, no
-widget manager) and embeds the snapshot as JSON and the previews as base64,
-so hover and zoom keep working in a file opened years later. The text
-summary is what terminals, ``repr`` and GitHub's notebook viewer show.
-"""
+The HTML page inlines ``inspector.js`` and ``inspector.css`` (no CDN, no widget manager; a
+notebook's static copies store them once, see ``fallback_html``) and embeds the snapshot as JSON
+and the previews as base64, so hover and zoom keep working in a file opened years later. The text
+summary is what terminals, ``repr`` and GitHub's notebook viewer show."""
 from __future__ import annotations
 
 import base64
@@ -33,60 +32,36 @@ def asset(name):
 
 
 def to_html(snap, previews, title="pytensor memory inspector", fragment=False, fallback=False, carry=True):
-    """A self-contained HTML document (or a ``<div>`` fragment) drawing ``snap``.
-
-    ``fallback``: the static copy a notebook keeps beside a live widget (``fallback_html``; ``carry``:
-    whether it stores the renderer).
-    """
+    """A self-contained HTML document (or a ``<div>`` fragment) drawing ``snap``; ``fallback``: the static
+    copy a notebook keeps beside a live widget (``fallback_html``, which ``carry`` the renderer)."""
     if fallback:
         return fallback_html(snap, previews, carry=carry)
     return to_html_page([{"snapshot": snap, "previews": previews}], title=title, fragment=fragment)
 
 
 # ---------------------------------------------------------------------- a notebook's static copies
-# JupyterLab and Notebook 7 draw the widget-view output whose model is gone (a saved notebook opened
-# without its kernel) as the text "Error displaying widget: model not found": their widget renderer
-# wins over any other mimetype of that output and has no fallback. The widget state is not saved by
-# default (JupyterLab's "save widget state" is off, and an anywidget's state would store its whole
-# renderer once per widget), so the widget output cannot restore. Instead the static copy is the
-# output after it, and hides the dead widget output just before it: the widget renderer's output (a
-# Lumino panel) with no element inside, whether it still says "Loading widget..." (no kernel: the
-# widget manager never finishes) or failed ("model not found"); a live view is an element inside
-# it. (:has() may not nest, so the tests sit side by side.) nbconvert and VS Code need no help:
-# without a model they draw the widget output's next mimetype (an empty text/plain), so only the
-# static copy shows.
-_HIDE_DEAD_WIDGET = (".jp-OutputArea-child:has(> .jp-OutputArea-output.lm-Panel)"
-                     ":not(:has(> .jp-OutputArea-output > *))"
-                     ":has(+ .jp-OutputArea-child .pti-fallback) { display: none; }")
-
-
 @functools.lru_cache(maxsize=1)
 def _renderer_block():
-    """``(hash, base64 of the gzipped {js, css})``: the renderer as a static copy stores it."""
+    """``(hash, base64 of the gzipped {js, css})``: the renderer as a static copy stores it (an inert block)."""
     text = json.dumps({"js": asset("inspector.js"), "css": asset("inspector.css")}, separators=(",", ":"))
     packed = gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)    # mtime 0: same bytes each time
     return hashlib.sha256(packed).hexdigest()[:16], base64.b64encode(packed).decode("ascii")
 
 
 def renderer_hash():
-    """The id under which static copies store and look up this renderer."""
-    return _renderer_block()[0]
+    return _renderer_block()[0]                 # the id static copies store and look up the renderer by
 
 
 def fallback_html(snap, previews, carry=True):
-    """The static copy of a widget's picture that a saved notebook keeps, as an HTML fragment.
-
-    The renderer is stored once per notebook, not once per picture: a copy made with ``carry``
-    holds it (gzipped, in an inert data block) and every copy loads it from wherever it is on the
-    page (``loader.js``), so 13 pictures weigh about one renderer and 13 snapshots. The copy draws
-    nothing while a live view of the widget shares its output area (``mountFallback``).
-    """
+    """The static copy of a widget's picture that a saved notebook keeps: an HTML fragment that loads the
+    renderer from the one copy on the page made with ``carry`` (``loader.js``: stored once per notebook),
+    draws nothing beside a live view (``mountFallback``) and hides a widget output that cannot draw."""
     uid = secrets.token_hex(4)
     h, packed = _renderer_block()
     block = f'<script type="application/gzip" data-pti-renderer="{h}">{packed}</script>\n' if carry else ""
     b64 = base64.b64encode(previews).decode("ascii")
     return (f'<section class="pti-figure pti-fallback"><div class="pti-static" id="pti-{uid}"></div></section>\n'
-            f'<style>{_HIDE_DEAD_WIDGET}</style>\n{block}<script type="module">\n{asset("loader.js")}\n'
+            f'{block}<script type="module">\n{asset("loader.js")}\n'
             f'ptiDraw("{h}", "pti-{uid}", {script_json(snap)}, "{b64}");\n</script>\n')
 
 

@@ -40,8 +40,27 @@ async function ptiUnpack(base64) {
   }
 }
 
+// JupyterLab and Notebook 7 draw a widget output whose model is gone (a saved notebook opened
+// without the kernel that made it) as "Loading widget..." (no kernel: the widget manager never
+// finishes) or "Error displaying widget: model not found": their widget renderer wins over any
+// other mimetype of that output and has no fallback. The widget state is not saved by default
+// (JupyterLab's "save widget state" is off, and an anywidget's state would hold its whole renderer
+// once per widget), so that output cannot restore. The static copy is the output after it and
+// hides it: the widget renderer's output (a Lumino panel) with no element inside, where a live
+// view is an element. (:has() may not nest, so the tests sit side by side.) nbconvert and VS Code
+// need no help: without a model they draw the widget output's next mimetype, an empty text/plain.
+function ptiHideDeadWidgets() {
+  if (document.getElementById("pti-hide-dead-widgets")) return;
+  const style = document.createElement("style");
+  style.id = "pti-hide-dead-widgets";
+  style.textContent = ".jp-OutputArea-child:has(> .jp-OutputArea-output.lm-Panel)" +
+    ":not(:has(> .jp-OutputArea-output > *)):has(+ .jp-OutputArea-child .pti-fallback) { display: none; }";
+  document.head.appendChild(style);
+}
+
 /** Draw one saved picture into the element `id` once the renderer `hash` is loaded. */
 function ptiDraw(hash, id, snapshot, previews) {
+  ptiHideDeadWidgets();
   const el = document.getElementById(id);
   if (!el) return;                      // a newer picture replaced this output before its script ran
   const wait = setTimeout(() => {
