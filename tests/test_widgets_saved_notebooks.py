@@ -294,6 +294,16 @@ def test_deleting_the_carrier_cell_in_a_live_session_stores_the_renderer_again(c
     expect(block).to_have_count(1, timeout=30_000)          # this kernel's first picture stores it
     carrier = panel.locator(".jp-Cell").filter(has=block)
     expect(carrier).to_have_count(1)
+    first = carrier.get_attribute("data-cell-id") or carrier.evaluate("(c) => [...c.parentNode.children].indexOf(c)")
+    # running that cell anew clears its outputs: its new static copy stores the renderer again
+    carrier.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    expect(carrier.locator(".jp-InputPrompt")).not_to_contain_text("[2]", timeout=30_000)
+    expect(carrier.locator(".jp-OutputArea .pti-live svg.pti-svg")).to_have_count(1, timeout=30_000)
+    expect(carrier.locator(f'script[data-pti-renderer="{renderer_hash()}"]')).to_have_count(1, timeout=30_000)
+    expect(block).to_have_count(1)
+    assert (carrier.get_attribute("data-cell-id") or
+            carrier.evaluate("(c) => [...c.parentNode.children].indexOf(c)")) == first
     carrier.locator(".jp-InputPrompt").click()
     page.keyboard.press("Escape")
     page.keyboard.press("d")
