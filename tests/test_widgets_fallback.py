@@ -187,7 +187,8 @@ def test_a_fallback_replaced_before_its_script_runs_draws_nothing_and_raises_not
     from pytensor.widgets import snapshot, to_html
     snap, blob = snapshot(pytensor.arange(4, dtype=pytensor.int32), names=["t"])
     html = to_html(snap, blob, fallback=True)
-    gone = html.replace('<style>', '<script>document.querySelector(".pti-static").remove();</script><style>', 1)
+    gone = html.replace('<script type="module">', '<script>document.querySelector(".pti-static").remove();</script>'
+                        '<script type="module">', 1)
     assert gone != html
     path = tmp_path / "replaced.html"
     path.write_text(f'<!DOCTYPE html><html><body><div class="jp-OutputArea">{gone}</div></body></html>',
