@@ -326,7 +326,7 @@ def test_a_lane_freed_by_a_later_cell_stays_drawn_on_its_own_strip_as_last_seen(
     assert [(v["name"], v["status"]) for v in views] == [("middle", "freed"), ("arr", "freed")]
     assert "since it was last drawn" in views[0]["note"]          # after the write's picture, not the call's
     (r,) = w.snapshot["regions"]                     # still one strip: they shared it when last drawn
-    assert r["views"] == ["v0", "v1"] and "-g" in r["id"]
+    assert r["views"] == ["v0", "v1"] and "-g" in r["id"] and r["badges"][0]["text"] == "freed since it was last drawn"
     assert _values(w, views[1]) == [0, 1, 2, 33, 4, 5]
     assert [(o["a"], o["b"], o["region"]) for o in w.snapshot["overlaps"]] == [("v0", "v1", r["id"])]
     # a new object at the same address is a new strip: the photo's id is its own

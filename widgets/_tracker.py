@@ -152,7 +152,9 @@ class Tracker:
                 views.append(dict(v, region=rid, status="freed", note=note,
                                   overlaps_with=[x for x in v.get("overlaps_with", ()) if x in keep]))
             overlaps += [dict(o, region=rid) for o in photo["overlaps"] if o["a"] in keep and o["b"] in keep]
-            regions.append(dict(r, id=rid, views=[vid for vid in r["views"] if vid in keep],
+            freed = {"kind": "freed", "text": f"freed since {_since(members[0])}",
+                     "title": "this memory is gone: the strip shows it as it was last drawn, and is never read again"}
+            regions.append(dict(r, id=rid, views=[vid for vid in r["views"] if vid in keep], badges=[freed] + r["badges"],
                                 preview=dict(r["preview"], pos=pos)))
             out.append(photo["bytes"])
             pos += len(photo["bytes"])
