@@ -8,11 +8,66 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._export import to_html, to_text
+from ._export import fallback_html, to_html, to_text
 
 __all__ = ["Outputs", "MAX_FALLBACKS"]
 
 MAX_FALLBACKS = 4              # displays of one widget whose static picture follows its changes
+
+
+class _Carrier:
+    """Which static copy of this kernel stores the renderer (``fallback_html``'s ``carry``): the first one,
+    again whenever the cell whose output held it runs anew (running a cell clears its outputs).
+
+    Cells are known by the id the front end sends with each execution (JupyterLab, Notebook 7 and
+    VS Code send one); without ids, the first copy of the kernel's life carries it.
+    """
+
+    def __init__(self):
+        self.stored, self.cell, self._hooked = False, None, []
+        self._repaired = float("-inf")
+
+    def take(self):
+        """Whether the copy being displayed now must store the renderer (and, if so, it now does)."""
+        self._hook()
+        if self.stored:
+            return False
+        self.stored, self.cell = True, _running_cell()
+        return True
+
+    def may_repair(self, now):
+        """Whether a live view's report that the page lost the renderer is the first in a while (all live
+        views report it at once; one copy storing it again is enough)."""
+        if now - self._repaired < 10:
+            return False
+        self._repaired, self.stored, self.cell = now, True, None
+        return True
+
+    def _before_cell(self, info=None):
+        if self.cell is not None and getattr(info, "cell_id", None) == self.cell:
+            self.stored = False
+
+    def _hook(self):
+        from IPython import get_ipython
+        ip = get_ipython()
+        if ip is not None and not any(h is ip for h in self._hooked):
+            ip.events.register("pre_run_cell", self._before_cell)
+            self._hooked.append(ip)
+
+
+def _running_cell():
+    """The id of the cell running now, as the front end sent it (None when it sent none)."""
+    from IPython import get_ipython
+    ip = get_ipython()
+    kernel = getattr(ip, "kernel", None)
+    try:
+        parent = kernel.get_parent() if kernel is not None else getattr(ip, "parent_header", None)
+    except (AttributeError, TypeError):
+        parent = None
+    return ((parent or {}).get("metadata") or {}).get("cellId")
+
+
+_CARRIER = _Carrier()
 
 
 class Outputs:
@@ -35,27 +90,32 @@ class Outputs:
         return to_html(self.snapshot, self.previews, title=title, fragment=fragment)
 
     def _ipython_display_(self, **kwargs):
-        """The live view, then the same picture as static HTML for when there is no live view.
+        """The live view, then the same picture as a static copy for when there is no live view.
 
-        JupyterLab and Notebook 7 draw a widget output from its model or not at
-        all ("model not found" once the kernel that held the model is gone), so
-        the fallback is a second output, not a second mimetype of the first.
-        The live view hides it (see ``mountFallback`` in inspector.js and
-        inspector.css); ``nbconvert``, a kernel-less JupyterLab and sites that
-        render outputs show it.
+        Two outputs, so that every front end shows one clean picture:
+
+        * the widget view, with an empty ``text/plain``: JupyterLab and Notebook 7 draw a widget output
+          from its model or not at all, so the static copy cannot be another mimetype of this output;
+          nbconvert and VS Code, without a model, draw the next mimetype, which must not be the text
+          summary (it would show above the picture);
+        * the static copy: ``text/html`` (``fallback_html``: drawn only while no live view shares its
+          output area; in JupyterLab and Notebook 7 it also hides the dead widget output before it),
+          with the text summary as ``text/plain`` for viewers that show text only.
         """
         from IPython.display import display
         bundle = self._repr_mimebundle_(**kwargs)
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         if data:
-            display(data, metadata=meta, raw=True)
-        handle = display(self._fallback_bundle(), raw=True, display_id=True)
+            display(dict(data, **{"text/plain": ""}), metadata=meta, raw=True)
+        carry = _CARRIER.take()
+        handle = display(self._fallback_bundle(carry), raw=True, display_id=True)
         if handle is not None:
-            self._fallbacks.append(handle)
+            self._fallbacks.append((handle, carry))
             self._fallback_generation = self._generation
 
-    def _fallback_bundle(self):
-        return {"text/html": to_html(self._snap, self.previews, fragment=True, fallback=True), "text/plain": ""}
+    def _fallback_bundle(self, carry=True):
+        return {"text/html": fallback_html(self._snap, self.previews, carry=carry),
+                "text/plain": to_text(self._snap, self.previews)}
 
     def _update_fallbacks(self):
         """After a cell: bring the saved pictures up to date, so a notebook saved now keeps today's.
@@ -63,10 +123,19 @@ class Outputs:
         Once per cell that changed something, not per poll: each is a whole page fragment.
         """
         if self._fallbacks and self._fallback_generation != self._generation:
-            bundle = self._fallback_bundle()
-            for handle in self._fallbacks[-MAX_FALLBACKS:]:
-                handle.update(bundle, raw=True)
+            for handle, carry in self._fallbacks[-MAX_FALLBACKS:]:
+                handle.update(self._fallback_bundle(carry), raw=True)
             self._fallback_generation = self._generation
+
+    def _carry_again(self):
+        """A live view found no stored renderer on its page (the cell that held it was deleted, or ran
+        anew and showed no inspector): this widget's newest static copy stores it again, so the
+        notebook saved next draws every picture."""
+        import time
+        if self._fallbacks and _CARRIER.may_repair(time.monotonic()):
+            handle, _ = self._fallbacks[-1]
+            self._fallbacks[-1] = (handle, True)
+            handle.update(self._fallback_bundle(True), raw=True)
 
     def save_html(self, path, title="pytensor memory inspector"):
         """Write ``to_html()`` to ``path``; returns the path."""

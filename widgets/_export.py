@@ -1,12 +1,15 @@
 """The output of a snapshot that needs no kernel: a self-contained HTML page (the text summary is ``_text.py``'s).
 
-The HTML page inlines ``inspector.js`` and ``inspector.css`` (no CDN, no
-widget manager) and embeds the snapshot as JSON and the previews as base64,
-so hover and zoom keep working in a file opened years later.
-"""
+The HTML page inlines ``inspector.js`` and ``inspector.css`` (no CDN, no widget manager; a
+notebook's static copies store them once, see ``fallback_html``) and embeds the snapshot as JSON
+and the previews as base64, so hover and zoom keep working in a file opened years later. The text
+summary is what terminals, ``repr`` and GitHub's notebook viewer show."""
 from __future__ import annotations
 
 import base64
+import functools
+import gzip
+import hashlib
 import html
 import json
 import secrets
@@ -14,7 +17,7 @@ from pathlib import Path
 
 from ._text import BAR, TEXT_VIEWS, to_text  # noqa: F401 (to_text is public here too, as before)
 
-__all__ = ["to_html", "to_html_page", "to_text", "asset", "script_json"]
+__all__ = ["to_html", "to_html_page", "to_text", "asset", "script_json", "fallback_html", "renderer_hash"]
 
 _HERE = Path(__file__).resolve().parent
 _PROSE = "font-family: system-ui, sans-serif; color: #212529"
@@ -25,17 +28,41 @@ def asset(name):
     return (_HERE / name).read_text(encoding="utf-8")
 
 
-def to_html(snap, previews, title="pytensor memory inspector", fragment=False, fallback=False):
-    """A self-contained HTML document (or a ``<div>`` fragment) drawing ``snap``.
-
-    ``fallback``: a fragment that stands in for a live widget in the same
-    output area and stays empty while one is drawn (``mountFallback``).
-    """
-    return to_html_page([{"snapshot": snap, "previews": previews}], title=title, fragment=fragment or fallback,
-                        fallback=fallback)
+def to_html(snap, previews, title="pytensor memory inspector", fragment=False, fallback=False, carry=True):
+    """A self-contained HTML document (or a ``<div>`` fragment) drawing ``snap``; ``fallback``: the static
+    copy a notebook keeps beside a live widget (``fallback_html``, which ``carry`` the renderer)."""
+    if fallback:
+        return fallback_html(snap, previews, carry=carry)
+    return to_html_page([{"snapshot": snap, "previews": previews}], title=title, fragment=fragment)
 
 
-def to_html_page(figures, title="pytensor memory inspector", fragment=False, fallback=False):
+# ---------------------------------------------------------------------- a notebook's static copies
+@functools.lru_cache(maxsize=1)
+def _renderer_block():
+    """``(hash, base64 of the gzipped {js, css})``: the renderer as a static copy stores it (an inert block)."""
+    text = json.dumps({"js": asset("inspector.js"), "css": asset("inspector.css")}, separators=(",", ":"))
+    packed = gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)    # mtime 0: same bytes each time
+    return hashlib.sha256(packed).hexdigest()[:16], base64.b64encode(packed).decode("ascii")
+
+
+def renderer_hash():
+    return _renderer_block()[0]                 # the id static copies store and look up the renderer by
+
+
+def fallback_html(snap, previews, carry=True):
+    """The static copy of a widget's picture that a saved notebook keeps: an HTML fragment that loads the
+    renderer from the one copy on the page made with ``carry`` (``loader.js``: stored once per notebook),
+    draws nothing beside a live view (``mountFallback``) and hides a widget output that cannot draw."""
+    uid = secrets.token_hex(4)
+    h, packed = _renderer_block()
+    block = f'<script type="application/gzip" data-pti-renderer="{h}">{packed}</script>\n' if carry else ""
+    b64 = base64.b64encode(previews).decode("ascii")
+    return (f'<section class="pti-figure pti-fallback"><div class="pti-static" id="pti-{uid}"></div></section>\n'
+            f'{block}<script type="module">\n{asset("loader.js")}\n'
+            f'ptiDraw("{h}", "pti-{uid}", {script_json(snap)}, "{b64}");\n</script>\n')
+
+
+def to_html_page(figures, title="pytensor memory inspector", fragment=False):
     """One self-contained page of several pictures, the renderer inlined once.
 
     ``figures`` are dicts with ``snapshot`` and ``previews`` (``snapshot()``'s
@@ -43,11 +70,10 @@ def to_html_page(figures, title="pytensor memory inspector", fragment=False, fal
     separate paragraphs), as ``figure()`` makes them.
     """
     parts, mounts = [], []
-    mount = "mountFallback" if fallback else "mountStatic"
     for fig in figures:
         uid = secrets.token_hex(4)
         snap, previews = fig["snapshot"], fig["previews"]
-        parts.append(f'<section class="pti-figure{" pti-fallback" if fallback else ""}">\n')
+        parts.append('<section class="pti-figure">\n')
         if fig.get("heading"):
             parts.append(f'<h3 style="{_PROSE}; font-weight: 600">{html.escape(fig["heading"])}</h3>\n')
         for para in [p for p in fig.get("text", "").split("\n\n") if p.strip()]:
@@ -56,7 +82,7 @@ def to_html_page(figures, title="pytensor memory inspector", fragment=False, fal
                      f'<noscript><pre>{html.escape(to_text(snap, previews))}</pre></noscript>\n</section>\n')
         data = script_json(snap)
         b64 = base64.b64encode(previews).decode("ascii")
-        mounts.append(f'{mount}(document.getElementById("pti-{uid}"), {data}, "{b64}");\n')
+        mounts.append(f'mountStatic(document.getElementById("pti-{uid}"), {data}, "{b64}");\n')
     body = ("".join(parts) + f'<style>{asset("inspector.css")}</style>\n<script type="module">\n'
             f'{asset("inspector.js")}\n{"".join(mounts)}</script>\n')
     if fragment:

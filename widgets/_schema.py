@@ -31,7 +31,7 @@ VIEW_KEYS = {
     "contiguous": "what the object's own is_contiguous / C_CONTIGUOUS says", "readonly": "writes are refused",
     "version": "write counter of its storage (None: not counted)",
     "provenance": "badge text of the memory owner", "provenance_kind": "badge kind of the memory owner",
-    "tags": "stride idioms (idiom_tags)", "status": "live or temporary", "note": "why it is temporary",
+    "tags": "stride idioms (idiom_tags)", "status": "live, temporary or freed (drawn from its last picture)", "note": "why it is temporary or freed",
     "lineage": "the steps that made it", "lineage_text": "lineage as one line",
     "origin": "shared or copied, and from what",
     "in_bounds": "its footprint lies inside a live source", "overlaps_with": "ids of views it shares bytes with",

@@ -7,6 +7,14 @@ is *live* while the object exists, *temporary* while only its memory does
 *gone* once the memory is freed, resized or closed. A ``weakref.finalize``
 on each object only sets ``dirty`` (finalizers run at awkward moments, so
 they never do more).
+
+What was asked for stays in the picture: each entry keeps a *photo* of its
+lane as last drawn from memory (its view dict, its region's dict and preview
+bytes; plain data, no reference to the object), so the call's picture is kept
+even for ``inspect(np.broadcast_to(np.arange(3), (4, 3)))``, whose object dies
+before the cell ends. A gone entry is drawn from its photo, marked "freed
+since ...", on a strip of its own (its memory may hold something else now):
+never read from memory again.
 """
 from __future__ import annotations
 
@@ -23,7 +31,8 @@ __all__ = ["Tracker"]
 class _Entry:
     """One inspected object: its last layout record and watches on it and on the owners of its bytes."""
 
-    __slots__ = ("vid", "name", "me", "finalizer", "owners", "record", "state", "note", "covered_by", "lent_to")
+    __slots__ = ("vid", "name", "me", "finalizer", "owners", "record", "state", "note", "covered_by", "lent_to",
+                 "photo", "first")
 
     def __init__(self, vid, name, obj, module):
         self.vid, self.name = vid, name
@@ -35,6 +44,8 @@ class _Entry:
         # Other entries that held this one's bytes when both were alive, for when its own owners
         # cannot be watched: a DLPack or buffer storage hides the producer it keeps alive.
         self.covered_by, self.lent_to = (), ()
+        self.photo = None           # its region as last drawn from memory (Tracker.remember)
+        self.first = None           # the generation of the picture that first drew it (the call's)
 
 
 def _mark_dead(wself):
@@ -52,6 +63,11 @@ def _kind_of(owner):
 
 def _gone_note(e):
     return f"was {_describe(e.record)}; its memory was freed, resized or closed"
+
+
+def _since(e):
+    """When a gone entry was last seen alive, in words: at the call, or in a later picture."""
+    return "the call" if e.photo is not None and e.photo["generation"] == e.first else "it was last drawn"
 
 
 def _describe(d):
@@ -85,7 +101,66 @@ class Tracker:
 
     def gone(self):
         """``{"name", "note"}`` of every entry whose memory is gone."""
-        return [{"name": e.name, "note": e.note} for e in self.entries if e.state == "gone"]
+        return [{"name": e.name, "note": f"freed since {_since(e)}" if e.photo is not None else e.note}
+                for e in self.entries if e.state == "gone"]
+
+    # ---------------------------------------------------------------- photos of what was drawn
+    def remember(self, snap, blob, generation):
+        """Keep, for every entry ``snap`` drew from memory, its lane and region as drawn (``generation``).
+
+        ``snap``/``blob``: a picture built from ``live_items`` only. Plain dicts and a view of the
+        immutable ``blob``: nothing here refers to an inspected object or reads memory.
+        """
+        by_vid = {e.vid: e for e in self.entries}
+        views = {v["id"]: v for v in snap["views"]}
+        overlaps = {}
+        for o in snap["overlaps"]:
+            overlaps.setdefault(o["region"], []).append(o)
+        data = memoryview(blob)
+        for r in snap["regions"]:
+            p = r["preview"]
+            photo = {"generation": generation, "region": r, "views": views, "overlaps": overlaps.get(r["id"], ()),
+                     "bytes": data[p["pos"]:p["pos"] + p["length"]]}
+            for vid in r["views"]:
+                e = by_vid.get(vid)
+                if e is not None:
+                    e.photo = photo
+                    e.first = generation if e.first is None else e.first
+
+    def with_freed(self, snap, blob):
+        """``(snap, blob)`` with the gone entries drawn from their photos after the live picture.
+
+        Entries last drawn on one strip share it again, under an id of its own (``<region>-g<generation>``:
+        the address may hold other memory now); their lanes say since when they are freed.
+        """
+        groups = {}
+        for e in self.entries:
+            if e.state == "gone" and e.photo is not None:
+                groups.setdefault(id(e.photo), (e.photo, []))[1].append(e)
+        if not groups:
+            return snap, blob
+        order = {e.vid: k for k, e in enumerate(self.entries)}
+        views, regions, overlaps, out = list(snap["views"]), list(snap["regions"]), list(snap["overlaps"]), [blob]
+        pos = len(blob)
+        for photo, members in groups.values():
+            r = photo["region"]
+            rid = f"{r['id']}-g{photo['generation']}"
+            keep = {e.vid for e in members}
+            for e in members:
+                note = f"its memory was freed, resized or closed since {_since(e)}; drawn as it was then"
+                v = photo["views"][e.vid]
+                views.append(dict(v, region=rid, status="freed", note=note,
+                                  overlaps_with=[x for x in v.get("overlaps_with", ()) if x in keep]))
+            overlaps += [dict(o, region=rid) for o in photo["overlaps"] if o["a"] in keep and o["b"] in keep]
+            freed = {"kind": "freed", "text": f"freed since {_since(members[0])}",
+                     "title": "this memory is gone: the strip shows it as it was last drawn, and is never read again"}
+            regions.append(dict(r, id=rid, views=[vid for vid in r["views"] if vid in keep], badges=[freed] + r["badges"],
+                                preview=dict(r["preview"], pos=pos)))
+            out.append(photo["bytes"])
+            pos += len(photo["bytes"])
+        views.sort(key=lambda v: order.get(v["id"], len(order)))
+        regions.sort(key=lambda r: min(order.get(vid, len(order)) for vid in r["views"]))
+        return dict(snap, views=views, regions=regions, overlaps=overlaps), b"".join(out)
 
     def live_items(self, holds, work, fresh=None):
         """``(vid, name, description)`` of every entry whose bytes still exist; marks the rest gone.

@@ -45,7 +45,7 @@ from ._deltas import Channel
 from ._deltas import apply as _apply  # noqa: F401  (tests reach _apply, _writer, HISTORY_STEPS here)
 from ._deltas import delta as _delta
 from ._display import Outputs
-from ._export import asset
+from ._export import asset, renderer_hash
 from ._lifetime import module_of
 from ._names import guess_names
 from ._objects import resolve
@@ -124,6 +124,7 @@ class Inspector(Outputs, _Base):
         changes = traitlets.Dict().tag(sync=True)
         steps = traitlets.List().tag(sync=True)       # the history slider's steps, oldest first
         poll_ms = traitlets.Int(300).tag(sync=True)
+        renderer = traitlets.Unicode(renderer_hash()).tag(sync=True)   # the id saved copies load it by
 
     def __init__(self, *objs, names=None, poll_ms=300, preview_bytes=PREVIEW_BYTES, _namespace=None, **kwargs):
         if _MISSING is not None:
@@ -144,6 +145,7 @@ class Inspector(Outputs, _Base):
         self._preview_bytes = int(preview_bytes)
         self._sig = None
         self._snap = {}
+        self._live = ({"regions": [], "views": []}, b"")   # the last picture without its freed lanes, and its bytes
         self._fallbacks, self._fallback_generation = [], 0   # display handles of the static pictures
         self._generation = 0
         self._tick = 0
@@ -213,19 +215,26 @@ class Inspector(Outputs, _Base):
         if self._tracker.dirty or self._sig is None or sig[0] != self._sig[0]:
             self.refresh(items, _work=work)
             return True
-        blob = _sync.reread(self._snap, self.previews)
-        procs = _processes.moved(self._snap)               # a child copied pages, or exited
-        if sig == self._sig and blob == self.previews and not procs:
+        # only the live part is read again and recounted: freed lanes are photos, never memory
+        live, old = self._live
+        blob = _sync.reread(live, old)
+        procs = _processes.moved(live)                     # a child copied pages, or exited
+        if sig == self._sig and blob == old and not procs:
             return False
-        if procs or any(r.get("file") for r in self._snap["regions"]):
+        if procs or any(r.get("file") for r in live["regions"]):
             self.refresh(items, _work=work)            # a mapped file's resident and copied pages move with its writes
         else:
-            self._publish(_sync.recount(self._snap, items), blob, sig)
+            self._publish(_sync.recount(live, items), blob, sig)
         return True
 
-    def _publish(self, snap, blob, sig, record=True):
-        """Number ``snap``, work out what changed and who wrote it, remember it, and send the difference."""
+    def _publish(self, live, live_blob, sig, record=True):
+        """Number the picture, add the freed lanes, work out what changed and who wrote it, remember it,
+        and send the difference. ``live``/``live_blob``: the picture of what memory holds now."""
         self._generation += 1
+        self._tracker.remember(live, live_blob, self._generation)
+        self._live = (live, live_blob)
+        snap, blob = self._tracker.with_freed(live, live_blob)
+        snap = dict(snap) if snap is live else snap
         snap["generation"] = self._generation
         changes = None
         if self._snap:
@@ -269,6 +278,8 @@ class Inspector(Outputs, _Base):
                 self.refresh(_record=False)          # a moved window is not a change in memory
         elif op == "step":
             self._send_step(content.get("generation"))
+        elif op == "carry":
+            self._carry_again()
 
     def _send_step(self, generation):
         """One history step's picture, as a delta from the current base and its previews as a buffer."""

@@ -65,11 +65,12 @@ def test_display_is_the_live_view_then_a_static_fallback(monkeypatch):
     assert [kw.get("raw") for _, kw in shown] == [True, True]
     assert [bool(kw.get("display_id")) for _, kw in shown] == [False, True]
     (live,), (fallback,) = (objs for objs, _ in shown)
-    assert WIDGET_VIEW in live and live["text/plain"].startswith("pytensor memory inspector")
+    assert WIDGET_VIEW in live and live["text/plain"] == "", "no text above the picture where HTML is shown"
     assert "text/html" not in live, "JupyterLab would prefer the widget view anyway; one picture per output"
+    assert fallback["text/plain"].startswith("pytensor memory inspector"), "text-only viewers get the summary"
     html = fallback["text/html"]
-    assert 'class="pti-figure pti-fallback"' in html and "mountFallback(document.getElementById(" in html
-    assert "export function renderSvg" in html and "https://" not in html and "<!DOCTYPE" not in html
+    assert 'class="pti-figure pti-fallback"' in html and 'ptiDraw("' in html
+    assert "https://" not in html and "<!DOCTYPE" not in html
     # after a cell that changed the bytes, the saved picture is brought up to date, once
     from pytensor.widgets import inspector as inspector_mod
     inspector_mod._after_cell()
@@ -78,7 +79,7 @@ def test_display_is_the_live_view_then_a_static_fallback(monkeypatch):
     inspector_mod._after_cell()
     inspector_mod._after_cell()
     (obj, kw), = updated
-    assert kw == {"raw": True} and "mountFallback(" in obj["text/html"]
+    assert kw == {"raw": True} and 'ptiDraw("' in obj["text/html"]
     assert obj["text/html"] != html and "77" in w.to_text()
     w.close()
 
@@ -94,7 +95,7 @@ def _notebook(tmp_path, store_state):
                             resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = nb.cells[0].outputs
     assert [WIDGET_VIEW in o.get("data", {}) for o in outputs] == [True, False], outputs
-    assert "mountFallback(" in outputs[1]["data"]["text/html"]
+    assert 'ptiDraw("' in outputs[1]["data"]["text/html"]
     path = tmp_path / "fallback.ipynb"
     nbformat.write(nb, path)
     return path
@@ -186,7 +187,8 @@ def test_a_fallback_replaced_before_its_script_runs_draws_nothing_and_raises_not
     from pytensor.widgets import snapshot, to_html
     snap, blob = snapshot(pytensor.arange(4, dtype=pytensor.int32), names=["t"])
     html = to_html(snap, blob, fallback=True)
-    gone = html.replace('<noscript>', '<script>document.querySelector(".pti-static").remove();</script><noscript>', 1)
+    gone = html.replace('<script type="module">', '<script>document.querySelector(".pti-static").remove();</script>'
+                        '<script type="module">', 1)
     assert gone != html
     path = tmp_path / "replaced.html"
     path.write_text(f'<!DOCTYPE html><html><body><div class="jp-OutputArea">{gone}</div></body></html>',

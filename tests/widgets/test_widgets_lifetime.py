@@ -36,6 +36,11 @@ def gone(w):
     return [g["name"] for g in w.snapshot["gone"]]
 
 
+def from_memory(w):
+    """The lanes drawn from memory now (a freed object's lane is a photo of how it was last drawn)."""
+    return [v["name"] for v in w.snapshot["views"] if v["status"] != "freed"]
+
+
 def test_temporary_views_of_a_tensor_stay_drawn_until_the_storage_is_freed(live_baseline):
     from pytensor.widgets import inspect
     o = pytensor.arange(6, dtype=pytensor.int32)
@@ -52,7 +57,7 @@ def test_temporary_views_of_a_tensor_stay_drawn_until_the_storage_is_freed(live_
     del o
     gc.collect()
     w.check()
-    assert w.snapshot["views"] == [] and gone(w) == ["o", "o[::2]", "o[1:3]"]
+    assert from_memory(w) == [] and gone(w) == ["o", "o[::2]", "o[1:3]"]
     assert "freed: o[::2]" in w.to_text()
     w.close()
 
@@ -70,7 +75,7 @@ def test_temporary_numpy_view_is_drawn_while_its_base_lives():
     del a
     gc.collect()
     w.check()
-    assert w.snapshot["views"] == [] and gone(w) == ["a", "a[::-1]"]
+    assert from_memory(w) == [] and gone(w) == ["a", "a[::-1]"]
     w.close()
 
 
@@ -89,7 +94,11 @@ def test_a_view_of_a_bytearray_that_moved_is_dropped_not_read():
         mod.buf.extend(bytes(1 << 24))            # no export is held: the bytes move to a new block
         mod.w.check()
         assert mod.w.snapshot["regions"][0]["addr"] != old
-        assert lanes(mod.w) == [("buf", "live")] and gone(mod.w) == ["np.frombuffer(buf)[::2]"]
+        assert lanes(mod.w) == [("buf", "live"), ("np.frombuffer(buf)[::2]", "freed")]
+        assert gone(mod.w) == ["np.frombuffer(buf)[::2]"]
+        # the photo of the old bytes is a strip of its own, never the moved buffer's
+        live, photo = mod.w.snapshot["views"]
+        assert photo["region"] != live["region"] and photo["region"].startswith(f"r{old[2:]}-g")
     finally:
         mod.w.close()
         del sys.modules[mod.__name__]
@@ -106,7 +115,7 @@ def test_dlpack_import_that_died_is_drawn_while_its_producer_holds_the_bytes():
     del src
     gc.collect()
     w.check()
-    assert w.snapshot["views"] == []
+    assert from_memory(w) == []
     w.close()
 
 
@@ -147,7 +156,7 @@ def test_bytes_and_bytearray_bound_in_a_namespace_stay_live_without_a_reference(
         del mod.other
         gc.collect()
         mod.w.check()
-        assert mod.w.snapshot["views"] == [] and gone(mod.w) == ["buf"]
+        assert from_memory(mod.w) == [] and gone(mod.w) == ["buf"]
     finally:
         mod.w.close()
         del sys.modules[mod.__name__]
@@ -181,7 +190,7 @@ def test_closed_mmap_ends_its_lanes_and_is_never_read():
     assert lanes(w) == [("mm", "live"), ("np.frombuffer(mm, dtype=np.uint\u2026", "temporary")]
     mm.close()                                   # allowed: the inspector holds no export between checks
     w.check()
-    assert w.snapshot["views"] == [] and len(gone(w)) == 2
+    assert from_memory(w) == [] and len(gone(w)) == 2
     w.close()
 
 
@@ -265,3 +274,74 @@ def test_an_ndarray_subclass_cannot_point_the_inspector_at_memory_it_does_not_ho
     run = subprocess.run([sys.executable, "-c", LYING_SUBCLASS], capture_output=True, text=True, timeout=120,
                          cwd=tmp_path)
     assert run.returncode == 0 and "ok" in run.stdout, run.stderr[-3000:]
+
+
+# ---------------------------------------------------------------------- what you asked to see, you see
+def _watched(refs, obj):
+    """``obj``, with a weak reference to it kept in ``refs`` (to prove nobody keeps it alive)."""
+    import weakref
+    refs.append(weakref.ref(obj))
+    return obj
+
+
+def _values(w, view):
+    """The values a picture shows for a 1-byte-aligned int64 lane: decoded from its region's preview bytes."""
+    region = next(r for r in w.snapshot["regions"] if r["id"] == view["region"])
+    p = region["preview"]
+    raw = w.previews[p["pos"]:p["pos"] + p["length"]]
+    return np.frombuffer(raw, dtype=np.int64).tolist()
+
+
+def test_an_inline_temporary_is_drawn_as_it_was_at_the_call_and_kept_alive_by_nobody():
+    from pytensor.widgets import inspect
+    refs = []
+    w = inspect(_watched(refs, np.broadcast_to(_watched(refs, np.arange(3, dtype=np.int64)), (4, 3))))
+    gc.collect()
+    assert [r() for r in refs] == [None, None], "the inspector kept what it shows alive"
+    first = next(iter(w._history))["snap"]           # the call's picture: drawn from memory
+    assert [(v["status"], v["shape"]) for v in first["views"]] == [("live", [4, 3])]
+    w.check()
+    (v,) = w.snapshot["views"]                       # later pictures: the same lane, marked, not nothing
+    assert v["status"] == "freed" and "since the call" in v["note"] and v["shape"] == [4, 3]
+    assert v["bstrides"] == [0, 8] and _values(w, v) == [0, 1, 2]
+    assert [g["name"] for g in w.snapshot["gone"]] == [v["name"]] and "freed since the call" in w.to_text()
+    assert w.check() is False, "a photo never changes: nothing is read from the freed memory"
+    w.close()
+
+
+def test_a_lane_freed_by_a_later_cell_stays_drawn_on_its_own_strip_as_last_seen():
+    from pytensor.widgets import inspect
+    owner = pytensor.arange(6, dtype=pytensor.int64)
+    middle, arr = owner[2:5], np.from_dlpack(owner)
+    del owner
+    w = inspect(middle, arr)
+    arr[3] = 33                                      # a write seen live, then the memory goes
+    w.check()
+    drawn = {v["name"]: v for v in w.snapshot["views"]}
+    assert len(w.snapshot["regions"]) == 1
+    del middle, arr, drawn
+    gc.collect()
+    w.check()
+    views = w.snapshot["views"]
+    assert [(v["name"], v["status"]) for v in views] == [("middle", "freed"), ("arr", "freed")]
+    assert "since it was last drawn" in views[0]["note"]          # after the write's picture, not the call's
+    (r,) = w.snapshot["regions"]                     # still one strip: they shared it when last drawn
+    assert r["views"] == ["v0", "v1"] and "-g" in r["id"] and r["badges"][0]["text"] == "freed since it was last drawn"
+    assert _values(w, views[1]) == [0, 1, 2, 33, 4, 5]
+    assert [(o["a"], o["b"], o["region"]) for o in w.snapshot["overlaps"]] == [("v0", "v1", r["id"])]
+    # a new object at the same address is a new strip: the photo's id is its own
+    again = pytensor.arange(6, dtype=pytensor.int64)
+    w.add(again, names=["again"])
+    assert [v["name"] for v in w.snapshot["views"]] == ["middle", "arr", "again"]
+    assert len({v["region"] for v in w.snapshot["views"]}) == 2
+    w.close()
+
+
+def test_a_figure_keeps_an_inline_temporary_as_it_was():
+    from pytensor.widgets import figure, to_text
+    refs = []
+    fig = figure("q", _watched(refs, np.broadcast_to(np.arange(3, dtype=np.int64), (4, 3))))
+    gc.collect()
+    assert refs[0]() is None
+    assert [v["shape"] for v in fig["snapshot"]["views"]] == [[4, 3]] and "[0,2]=2" in to_text(fig["snapshot"],
+                                                                                               fig["previews"])

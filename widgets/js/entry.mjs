@@ -7,7 +7,7 @@ function render({ model, el }) {
   const view = mount(el, { live: true, send: (msg) => model.send(msg) });
   dropFallbacks(el);
   view.ui.lastTick = (model.get("changes") || {}).tick;   // a new view does not replay an old flash
-  const stops = [followTraits(model, view), poll(model, view, el), followWidth(el, view)];
+  const stops = [followTraits(model, view), poll(model, view, el), followWidth(el, view), keepRenderer(model)];
   return () => {
     for (const stop of stops) stop();
     view.destroy();
@@ -72,6 +72,23 @@ function poll(model, view, el) {
     model.off("msg:custom", onMsg);
     el.removeEventListener("mouseover", wake);
   };
+}
+
+/** The notebook's static copies load the renderer from the one copy that stores it (loader.js). If
+ * that copy leaves the page while the kernel runs (its cell deleted, or run anew without an
+ * inspector), ask the kernel to store it again in this widget's copy, so the notebook saved next still
+ * draws every picture; returns what stops it. */
+function keepRenderer(model) {
+  const hash = model.get("renderer");
+  if (!hash || typeof document === "undefined") return () => {};
+  let asked = 0;
+  const timer = setInterval(() => {
+    if (document.querySelector(`script[data-pti-renderer="${hash}"]`)) return;
+    if (asked && Date.now() - asked < 10000) return;
+    asked = Date.now();
+    try { model.send({ op: "carry" }); } catch { /* kernel gone: nothing can store it now */ }
+  }, 2000);
+  return () => clearInterval(timer);
 }
 
 /** Redraw when the output area changes width (the SVG is laid out for the width it gets). */

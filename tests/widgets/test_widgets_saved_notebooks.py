@@ -1,0 +1,349 @@
+"""Saved notebooks without a kernel: one clean picture per inspector, in every viewer, and a small file.
+
+A notebook executed with nbclient and saved as JupyterLab saves it (outputs, no widget state), then:
+
+1. its size: the renderer is stored once (one static copy carries it, the others load it from
+   there), so the executed tour and a 13-picture notebook stay under 300 KB; the widget output's
+   text is empty and the static copy's text is the summary (for text-only viewers);
+2. JupyterLab and Notebook 7 open it with no kernel running, the carrier's cell moved last:
+   no "model not found" (or any widget error) is visible, and every inspector shows one SVG
+   picture with its lanes;
+3. nbconvert's HTML in Chromium: every picture drawn, no text summary visible;
+4. the executed tour in JupyterLab: every question's picture shows its lanes
+   (tests/tour_expectations.py), first as saved, then after a presenter's Run All, live,
+   without touching the history slider (question 7's memory is freed by the next cell: its lanes
+   stay drawn, marked freed);
+5. a live session whose carrier cell is deleted stores the renderer again, so the notebook saved
+   next still draws.
+
+Screenshots go to $PYTENSOR_ARTIFACTS (default: the test's tmp dir).
+Skips without nbclient, nbconvert, JupyterLab, Notebook, Playwright or Chromium; fails under CI.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from browser_support import chromium_context, jupyter_env, jupyter_server, run_all_cells
+from support import require_module
+from tour_expectations import QUESTIONS, check_lanes
+
+ROOT = Path(__file__).resolve().parents[2]
+TOUR = ROOT / "examples" / "memory_tour.ipynb"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+ARTIFACTS = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tempfile.gettempdir())
+MAX_BYTES = 300_000
+SETUP = "import numpy as np\nimport pytensor\nfrom pytensor.widgets import inspect"
+# three pictures, one of an inline temporary (drawn as it was at the call)
+PICTURES = [
+    ("t = pytensor.arange(8, dtype=pytensor.int32)\ninspect(t, t[::2])", ["t", "t[::2]"]),
+    ("inspect(np.broadcast_to(np.arange(3), (4, 3)), names=[\"wide\"])", ["wide"]),
+    ("g = pytensor.arange(12, dtype=pytensor.int16).view(3, 4)\ninspect(g, g.T)", ["g", "g.T"]),
+]
+LANES_JS = "(svg) => [...svg.querySelectorAll('g.pti-lane')].map((l) => [l.dataset.name, l.dataset.region])"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _tools():
+    for name in ("anywidget", "ipywidgets", "nbformat", "nbclient", "ipykernel"):
+        require_module(name)
+
+
+def execute(cells, folder, name):
+    """A notebook of ``cells`` (sources) executed by nbclient, saved as JupyterLab saves it (no widget
+    state) and trusted as its author's would be; returns ``(path, notebook)``."""
+    import nbclient
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbclient.NotebookClient(nb, kernel_name="python3", timeout=300, store_widget_state=False,
+                            resources={"metadata": {"path": str(folder)}}).execute()
+    return save(nb, folder, name), nb
+
+
+def save(nb, folder, name, env=None):
+    import nbformat
+    path = Path(folder) / name
+    nbformat.write(nb, path)
+    trust = subprocess.run([sys.executable, "-m", "jupyter", "trust", str(path)], env=env, capture_output=True,
+                           text=True, timeout=60)
+    assert trust.returncode == 0, trust.stderr
+    return path
+
+
+def outputs(nb):
+    """Every display output's data, in order."""
+    return [o["data"] for c in nb.cells for o in c.get("outputs", []) if "data" in o]
+
+
+def carriers(nb):
+    from pytensor.widgets._export import renderer_hash
+    mark = f'data-pti-renderer="{renderer_hash()}">'
+    return [k for k, d in enumerate(outputs(nb)) if mark in d.get("text/html", "")]
+
+
+def static_copies(nb):
+    return [d for d in outputs(nb) if "pti-fallback" in d.get("text/html", "")]
+
+
+def carrier_cells(nb):
+    """The indices of the cells whose outputs store the renderer."""
+    from pytensor.widgets._export import renderer_hash
+    mark = f'data-pti-renderer="{renderer_hash()}">'
+    return [k for k, c in enumerate(nb.cells) if any(mark in o.get("data", {}).get("text/html", "")
+                                                      for o in c.get("outputs", []))]
+
+
+def carrier_last(nb):
+    """The same notebook with the cell whose output stores the renderer moved to the end."""
+    (k,) = carrier_cells(nb)
+    nb.cells.append(nb.cells.pop(k))
+    return nb
+
+
+# ---------------------------------------------------------------------- 1. size and mimetypes
+def test_the_executed_tour_stores_the_renderer_once_and_stays_small(tmp_path):
+    import nbformat
+    nb = nbformat.read(TOUR, as_version=4)
+    cells = [c["source"] for c in nb.cells if c["cell_type"] == "code"]
+    path, done = execute(cells, tmp_path, "tour.ipynb")
+    copies = static_copies(done)
+    assert len(copies) == len(QUESTIONS) and len(carriers(done)) == 1
+    assert path.stat().st_size < MAX_BYTES, path.stat().st_size
+    for d in outputs(done):
+        if WIDGET_VIEW in d:            # nothing to print above the picture where the widget cannot draw
+            assert d["text/plain"] == "" and "text/html" not in d
+    assert all(d["text/plain"].startswith("pytensor memory inspector") for d in copies)
+
+
+def test_thirteen_pictures_stay_under_300_kb(tmp_path):
+    cells = [SETUP] + [f"x{k} = pytensor.arange({8 + k}, dtype=pytensor.float32)\ninspect(x{k}, x{k}[::2], x{k}[1:])"
+                       for k in range(13)]
+    path, done = execute(cells, tmp_path, "thirteen.ipynb")
+    assert len(static_copies(done)) == 13 and len(carriers(done)) == 1
+    assert path.stat().st_size < MAX_BYTES, path.stat().st_size
+
+
+# ---------------------------------------------------------------------- 2. and 3. in a browser
+@pytest.fixture(scope="module")
+def context():
+    yield from chromium_context("pti-saved-chromium-")
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """The three-picture notebook, executed and saved with its carrier cell moved last."""
+    folder = tmp_path_factory.mktemp("saved")
+    path, nb = execute([SETUP] + [src for src, _ in PICTURES], folder, "pictures.ipynb")
+    assert carriers(nb) == [1], "the first picture carries the renderer"
+    return save(carrier_last(nb), folder, "pictures.ipynb")
+
+
+def expected_lanes():
+    """The lanes of each picture of the reordered notebook, in page order."""
+    return [lanes for _, lanes in PICTURES[1:] + PICTURES[:1]]
+
+
+FRONT_ENDS = {"jupyterlab": ("jupyterlab", "lab/tree"), "notebook7": ("notebook", "notebooks")}
+
+
+@pytest.fixture(params=sorted(FRONT_ENDS))
+def server(request, tmp_path):
+    module, route = FRONT_ENDS[request.param]
+    require_module(module)
+    root = tmp_path / "nb"
+    root.mkdir()
+    env = jupyter_env(tmp_path)
+    for base, token in jupyter_server(module, root, env, tmp_path / "server.log"):
+        yield request.param, root, f"{base}/{route}", token, env
+
+
+def open_notebook(context, server, path, kernel=True):
+    """``path`` opened in the server's front end (trusted there, as its author's own notebook is);
+    ``kernel=False``: the kernel the front end starts is shut down (Kernel > Shut Down Kernel) before
+    anything runs, so no kernel is running while the pictures are looked at."""
+    from playwright.sync_api import expect
+    app, root, route, token, env = server
+    save(nbformat_read(path), root, path.name, env=env)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(f"{route}/{path.name}?reset&token={token}")
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    if not kernel:
+        name = panel.locator(".jp-Toolbar-kernelName, .jp-NotebookKernelName").first
+        expect(name).to_contain_text("Python 3", timeout=90_000)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Shut Down Kernel").first.click()
+        expect(name).to_contain_text("No Kernel", timeout=30_000)
+    return page, panel
+
+
+def nbformat_read(path):
+    import nbformat
+    return nbformat.read(path, as_version=4)
+
+
+def test_jupyter_without_a_kernel_shows_one_clean_picture_per_inspector(context, server, saved):
+    from playwright.sync_api import expect
+    page, panel = open_notebook(context, server, saved, kernel=False)
+    svgs = panel.locator(".jp-OutputArea svg.pti-svg")
+    expect(svgs).to_have_count(len(PICTURES), timeout=90_000)
+    # the widget outputs are there, dead: "Loading widget..." (no kernel) or "model not found"
+    dead = panel.locator(".jp-OutputArea-output.lm-Panel", has_text=re.compile("Loading widget|model not found"))
+    expect(dead).to_have_count(len(PICTURES), timeout=30_000)
+    page.wait_for_timeout(1000)
+    shown = panel.inner_text()
+    assert "model not found" not in shown and "Error displaying widget" not in shown, shown[-2000:]
+    assert "Loading widget" not in shown
+    for k, lanes in enumerate(expected_lanes()):
+        assert [n for n, _ in svgs.nth(k).evaluate(LANES_JS)] == lanes
+    for area in panel.locator(".jp-Cell .jp-OutputArea").all():   # one picture per output area
+        assert area.locator("svg.pti-svg").count() <= 1
+    assert "pytensor memory inspector:" not in shown, "the text summary shows where HTML does"
+    page.screenshot(path=str(ARTIFACTS / f"{server[0]}_saved_without_kernel.png"), full_page=True)
+    assert not [e for e in page.errors if "pti" in e], page.errors
+    page.close()
+
+
+def test_nbconvert_html_draws_every_picture_and_no_text_summary(context, saved, tmp_path):
+    require_module("nbconvert")
+    from playwright.sync_api import expect
+    run = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(tmp_path),
+                          str(saved)], capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr[-3000:]
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto((tmp_path / "pictures.html").as_uri())
+    svgs = page.locator("svg.pti-svg")
+    expect(svgs).to_have_count(len(PICTURES), timeout=30_000)
+    for k, lanes in enumerate(expected_lanes()):
+        assert [n for n, _ in svgs.nth(k).evaluate(LANES_JS)] == lanes
+    shown = page.inner_text("body")
+    assert "pytensor memory inspector:" not in shown and "model not found" not in shown, shown[-2000:]
+    page.screenshot(path=str(ARTIFACTS / "nbconvert_saved_pictures.png"), full_page=True)
+    assert not [e for e in errors if "pti" in e], errors
+    page.close()
+
+
+# ---------------------------------------------------------------------- 4. the tour, saved and Run All
+PICTURE_LANES_JS = "(svgs) => svgs.map((s) => [...s.querySelectorAll('g.pti-lane')].map((l) => [l.dataset.name, l.dataset.region]))"
+
+
+def check_tour_pictures(panel, selector, freed_shown):
+    from playwright.sync_api import expect
+    svgs = panel.locator(selector)
+    expect(svgs).to_have_count(len(QUESTIONS), timeout=120_000)
+    drawn = svgs.evaluate_all(PICTURE_LANES_JS)
+    for q, lanes in zip(QUESTIONS, drawn):
+        check_lanes(q["heading"], q["lanes"], [tuple(x) for x in lanes])
+    for k, q in enumerate(QUESTIONS):
+        freed = q.get("freed_later", [])
+        if freed:                      # drawn as they were, and said to be freed since
+            gone = svgs.nth(k).locator(".pti-gone")
+            expect(gone).to_have_count(1 if freed_shown else 0)
+            if freed_shown:
+                assert all(f"{n} (freed since" in gone.text_content() for n in freed), gone.text_content()
+
+
+@pytest.fixture
+def lab(tmp_path):
+    require_module("jupyterlab")
+    root = tmp_path / "nb"
+    root.mkdir()
+    env = jupyter_env(tmp_path)
+    for base, token in jupyter_server("jupyterlab", root, env, tmp_path / "server.log"):
+        yield "jupyterlab", root, f"{base}/lab/tree", token, env
+
+
+def test_the_executed_tour_shows_every_point_saved_and_after_run_all(context, lab, tmp_path):
+    import nbformat
+    nb = nbformat.read(TOUR, as_version=4)
+    path, _ = execute([c["source"] for c in nb.cells if c["cell_type"] == "code"], tmp_path, "memory_tour.ipynb")
+    page, panel = open_notebook(context, lab, path)
+    # as saved: the static copies, each kept up to date after every cell (question 7 freed by the next)
+    check_tour_pictures(panel, ".jp-OutputArea .pti-fallback svg.pti-svg", freed_shown=True)
+    page.screenshot(path=str(ARTIFACTS / "lab_tour_saved.png"), full_page=True)
+    # a presenter's Run All: the live pictures make every point with the slider untouched
+    from playwright.sync_api import expect
+    run_all_cells(page, panel)
+    expect(panel.locator(".jp-OutputArea-output", has_text="as_tensor(t) is t: True")).to_have_count(1,
+                                                                                                timeout=120_000)
+    check_tour_pictures(panel, ".jp-OutputArea .pti-live svg.pti-svg", freed_shown=True)
+    expect(panel.locator(".jp-OutputArea-output svg.pti-svg")).to_have_count(len(QUESTIONS), timeout=30_000)
+    page.screenshot(path=str(ARTIFACTS / "lab_tour_run_all.png"), full_page=True)
+    assert not [e for e in page.errors if "pti" in e], page.errors
+    page.close()
+
+
+# ---------------------------------------------------------------------- 5. the carrier cell deleted
+def test_deleting_the_carrier_cell_in_a_live_session_stores_the_renderer_again(context, lab, saved, tmp_path):
+    import time
+    from playwright.sync_api import expect
+    from pytensor.widgets._export import renderer_hash
+    page, panel = open_notebook(context, lab, saved)
+    run_all_cells(page, panel)
+    expect(panel.locator(".jp-OutputArea .pti-live svg.pti-svg")).to_have_count(len(PICTURES), timeout=90_000)
+    block = page.locator(f'script[data-pti-renderer="{renderer_hash()}"]')
+    expect(block).to_have_count(1, timeout=30_000)          # this kernel's first picture stores it
+    carrier = panel.locator(".jp-Cell").filter(has=block)
+    expect(carrier).to_have_count(1)
+    first = carrier.get_attribute("data-cell-id") or carrier.evaluate("(c) => [...c.parentNode.children].indexOf(c)")
+    # running that cell anew clears its outputs: its new static copy stores the renderer again
+    carrier.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    expect(carrier.locator(".jp-InputPrompt")).not_to_contain_text("[2]", timeout=30_000)
+    expect(carrier.locator(".jp-OutputArea .pti-live svg.pti-svg")).to_have_count(1, timeout=30_000)
+    expect(carrier.locator(f'script[data-pti-renderer="{renderer_hash()}"]')).to_have_count(1, timeout=30_000)
+    expect(block).to_have_count(1)
+    assert (carrier.get_attribute("data-cell-id") or
+            carrier.evaluate("(c) => [...c.parentNode.children].indexOf(c)")) == first
+    carrier.locator(".jp-InputPrompt").click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("d")
+    page.keyboard.press("d")
+    expect(panel.locator(".jp-OutputArea .pti-live svg.pti-svg")).to_have_count(len(PICTURES) - 1, timeout=30_000)
+    expect(block).to_have_count(1, timeout=30_000)          # a live view asked, a remaining copy stores it
+    before = (lab[1] / saved.name).read_text()
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 30
+    while (lab[1] / saved.name).read_text() == before and time.monotonic() < deadline:
+        time.sleep(0.25)
+    nb = nbformat_read(lab[1] / saved.name)
+    assert len(static_copies(nb)) == len(PICTURES) - 1 and len(carriers(nb)) == 1
+    page.close()
+    # the notebook saved after the deletion draws every picture with no kernel
+    require_module("nbconvert")
+    run = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(tmp_path),
+                          str(lab[1] / saved.name)], capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr[-3000:]
+    page = context.new_page()
+    page.goto((tmp_path / "pictures.html").as_uri())
+    expect(page.locator("svg.pti-svg")).to_have_count(len(PICTURES) - 1, timeout=30_000)
+    page.close()
+
+
+def test_a_copy_whose_renderer_is_gone_says_so(context, saved, tmp_path):
+    """Deleted while no kernel ran, the carrier cannot be stored again: the other copies say why they
+    draw nothing, rather than staying blank."""
+    require_module("nbconvert")
+    from playwright.sync_api import expect
+    nb = nbformat_read(saved)
+    nb.cells = [c for k, c in enumerate(nb.cells) if k not in carrier_cells(nb)]
+    path = save(nb, tmp_path, "lost.ipynb")
+    run = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", str(path)], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr[-3000:]
+    page = context.new_page()
+    page.goto((tmp_path / "lost.html").as_uri())
+    expect(page.locator(".pti-static", has_text="waits for its renderer")).to_have_count(len(PICTURES) - 1,
+                                                                                          timeout=30_000)
+    assert page.locator("svg.pti-svg").count() == 0
+    page.close()
+
