@@ -1078,3 +1078,17 @@ def test_numpy_reads_no_tensor_that_requires_grad_as_torch(torch):
     with pytest.raises(RuntimeError, match="requires grad"):
         torch.ones(2, requires_grad=True) + np.ones(2)
     assert (pytensor.ones(2, requires_grad=True) + np.ones(2)).grad_fn.name() == "AddBackward0"
+
+
+def test_size_numel_counts_shapes_and_refuses_what_is_not_one(torch):
+    """Size.numel() is libtensor's element count, the one every tensor is sized by: on a valid shape it is
+    torch's; a negative extent or a count past int64 raises, where torch returns the plain (or wrapped) product."""
+    import pytensor
+    from pytensor.errors import PytensorError
+    for shape in [(), (0,), (2, 3), (1, 0, 5), (2**31, 2**31)]:
+        assert pytensor.Size(shape).numel() == torch.Size(shape).numel()
+    assert torch.Size([-1, 3]).numel() == -3
+    assert torch.Size([2**32, 2**32]).numel() == 0                    # wrapped past 2**64
+    for bad in [(-1, 3), (2**32, 2**32)]:
+        with pytest.raises((ValueError, RuntimeError, PytensorError)):
+            pytensor.Size(bad).numel()
