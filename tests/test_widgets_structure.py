@@ -8,6 +8,8 @@ from pathlib import Path
 
 WIDGETS = Path(__file__).resolve().parent.parent / "widgets"
 LAYERS = [
+    {"_calls"},
+    {"_recording"},
     {"_schema", "_pairs", "_badges", "_names", "_files", "_geometry", "_lineage", "_deltas", "_bundle"},
     {"_accounting", "_objects", "_export"},
     {"_lifetime", "_snapshot", "_sync", "_display"},

@@ -1,0 +1,69 @@
+"""The call as the program wrote it (``x.T.reshape(6)``, ``x[[0, 2]]``, ``torch.cat([x, y])``), as parts:
+strings, and ints naming the call's tensor inputs, so that each input can be written later by the
+name it has in a picture. Nothing here keeps an argument alive."""
+from __future__ import annotations
+
+import sys
+
+__all__ = ["call_parts", "name_in_frames"]
+
+
+def name_in_frames(obj):
+    """The variable that holds ``obj`` in the nearest caller outside torch and this package, or None."""
+    f = sys._getframe(1)
+    while f is not None and f.f_globals.get("__name__", "").split(".")[0] in ("torch", "pytensor", "widgets"):
+        f = f.f_back
+    if f is None:
+        return None
+    for scope in (f.f_locals, f.f_globals):
+        for k, v in list(scope.items()):
+            if v is obj and not k.startswith("_"):
+                return k
+    return None
+
+
+def _value(v, inputs):
+    """One argument as Python source; a tensor becomes the int naming it in ``inputs``."""
+    torch = sys.modules["torch"]
+    if isinstance(v, torch.Tensor):
+        inputs.append(v)
+        return [len(inputs) - 1]
+    if isinstance(v, (list, tuple)) and not isinstance(v, torch.Size):
+        inner = _join([_value(x, inputs) for x in v])
+        return ["[" if isinstance(v, list) else "("] + inner + (["]"] if isinstance(v, list) else
+                                                               [",)"] if len(v) == 1 else [")"])
+    if isinstance(v, slice):
+        text = ":".join("" if x is None else str(x) for x in (v.start, v.stop))
+        return [text + (f":{v.step}" if v.step is not None else "")]
+    if v is Ellipsis:
+        return ["..."]
+    if isinstance(v, (int, float, bool, str, type(None), torch.dtype, torch.Size, torch.device)):
+        return [repr(tuple(v)) if isinstance(v, torch.Size) else str(v) if isinstance(v, torch.dtype) else repr(v)]
+    return [type(v).__name__]
+
+
+def _join(pieces, sep=", "):
+    out = []
+    for k, p in enumerate(pieces):
+        out += ([sep] if k else []) + p
+    return out
+
+
+def call_parts(name, args, kwargs, inputs):
+    """The call as written: ``x.reshape(6)``, ``x.T``, ``x[[0, 2]]``, ``torch.cat([x, y])``."""
+    short = name.rsplit(".", 2)
+    if name.startswith("torch.Tensor.") and name.endswith(".__get__"):
+        return _value(args[0], inputs) + ["." + short[-2]], short[-2]
+    op = short[-1]
+    rest = _join([_value(a, inputs) for a in args[1:]] + [[f"{k}="] + _value(v, inputs) for k, v in kwargs.items()])
+    if name.startswith("torch.Tensor."):
+        head = _value(args[0], inputs)
+        if op == "__getitem__":
+            key = args[1]
+            inner = _join([_value(x, inputs) for x in key]) if isinstance(key, tuple) else _value(key, inputs)
+            return head + ["["] + inner + ["]"], op
+        if op == "__array__":
+            return ["numpy.asarray("] + head + [")"], op
+        return head + [f".{op}("] + rest + [")"], op
+    every = _join([_value(a, inputs) for a in args] + [[f"{k}="] + _value(v, inputs) for k, v in kwargs.items()])
+    return [f"{name}("] + every + [")"], op
