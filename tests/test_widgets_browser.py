@@ -264,6 +264,9 @@ def test_static_export_renders_hovers_and_zooms_without_a_kernel(page, artifacts
 
 # ---------------------------------------------------------------- the tour's own page
 LANES_JS = "(ls) => ls.map((l) => [l.dataset.name, l.dataset.region])"
+# A paragraph's text with each <code> written back in backticks, as the tour printed it.
+PROSE_JS = """(ps) => ps.map((p) => { const c = p.cloneNode(true);
+  c.querySelectorAll("code").forEach((k) => k.replaceWith("`" + k.textContent + "`")); return c.textContent; })"""
 
 # Every ancestor that could clip the tooltip, and whether the tooltip lies inside it and the viewport.
 # A fixed-position tooltip escapes every ancestor's overflow except one that makes itself the
@@ -357,9 +360,11 @@ def test_tour_page_pictures_show_what_their_answers_say(page, tour_page, artifac
     for k, q in enumerate(QUESTIONS):
         fig = figures.nth(k)
         expect(fig.locator("h3")).to_have_text(q["heading"])
-        text = "\n\n".join(fig.locator("p").all_inner_texts())
+        paras = fig.locator("p").evaluate_all(PROSE_JS)       # code is set as code: read back as `code`
+        text = "\n\n".join(paras)
         # the answer printed is the one on the page (the terminal prints the picture's text as well)
-        assert all(flat(para) in flat(answers[q["heading"]]) for para in fig.locator("p").all_inner_texts())
+        assert all(flat(para) in flat(answers[q["heading"]]) for para in paras)
+        assert "`" not in "".join(fig.locator("p").all_inner_texts()), "raw backticks on the page"
         assert "PyCapsule" not in text, text          # the answers name the capsule as the badges do
         for _, byte, who in check_picture(q, text, fig.locator("svg.pti-svg").evaluate(PICTURE_JS)):
             hover(page, fig.locator(f".pti-byte[data-off='{byte}']"))
