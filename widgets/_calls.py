@@ -4,18 +4,23 @@ name it has in a picture. Nothing here keeps an argument alive."""
 from __future__ import annotations
 
 import sys
+from inspect import CO_OPTIMIZED
 
 __all__ = ["call_parts", "name_in_frames"]
 
 
 def name_in_frames(obj):
-    """The variable that holds ``obj`` in the nearest caller outside torch and this package, or None."""
+    """The variable that holds ``obj`` in the nearest caller outside torch and this package, or None.
+
+    A function's own variables are not read: on Python 3.12 and before, ``f_locals`` of a running
+    function stores a dict of all its locals on the frame, which would keep them alive until it
+    returns. Module code, a notebook cell and ``exec`` keep their variables in a plain dict."""
     f = sys._getframe(1)
     while f is not None and f.f_globals.get("__name__", "").split(".")[0] in ("torch", "pytensor", "widgets"):
         f = f.f_back
     if f is None:
         return None
-    for scope in (f.f_locals, f.f_globals):
+    for scope in (f.f_globals,) if f.f_code.co_flags & CO_OPTIMIZED else (f.f_locals, f.f_globals):
         for k, v in list(scope.items()):
             if v is obj and not k.startswith("_"):
                 return k

@@ -81,8 +81,10 @@ def _aliased_input(entry, k):
     ret = schema.returns[min(k, len(schema.returns) - 1)]
     if ret.alias_info is None:
         return None
+    wanted = ret.alias_info.before_set      # empty for a list of views (Tensor(a)[]): its argument says a -> *
     for j, a in enumerate(schema.arguments):
-        if a.alias_info is not None and a.alias_info.before_set & ret.alias_info.before_set:
+        if a.alias_info is not None and (a.alias_info.before_set & wanted or
+                                         not wanted and "*" in a.alias_info.after_set):
             v = args[j] if j < len(args) else kwargs.get(a.name)
             return v[0] if isinstance(v, (list, tuple)) and v else v
     return None
