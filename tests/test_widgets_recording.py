@@ -78,8 +78,8 @@ def test_each_result_is_named_by_its_call_and_input_with_the_reason():
     exec("x = torch.zeros(2, 3)\nwith record():\n    y = x.T.reshape(6)", ns)
     assert why(ns["y"]) == ("x.T.reshape(6): copied from x.T, because reshape could not make a view: strides (1, 3) "
                             "cannot express shape (6,)")
-    assert why(flat) == ("a tensor.T.reshape(6): copied from a tensor.T, because reshape could not make a view: "
-                         "strides (1, 3) cannot express shape (6,)")
+    assert why(flat) == ("(a tensor).T.reshape(6): copied from (a tensor).T, because reshape could not make a "
+                         "view: strides (1, 3) cannot express shape (6,)")
 
 
 def test_the_picture_and_text_say_view_copy_and_why():

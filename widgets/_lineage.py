@@ -126,7 +126,7 @@ def step_text(step, names=None, depth=0):
         elif parent is not None and depth < 8 and len(text := step_text(parent, names, depth + 1)) <= MAX_INLINE:
             out.append(text)
         else:
-            out.append(made_as or ("…" if parent is not None else "a tensor"))
+            out.append(made_as or ("…" if parent is not None else "(a tensor)"))
     return "".join(out)
 
 
