@@ -178,9 +178,8 @@ def test_tour_notebook_answers_match_its_pictures_and_redraw_after_writes(lab, p
         expect(svgs.nth(k).locator(".pti-gone")).to_have_count(int(bool(q.get("freed_later"))), timeout=20_000)
         check_picture(q, answers[q["heading"]]["text"], svgs.nth(k).evaluate(PICTURE_JS), live=True)
     # the lowest lane's tooltip is not clipped by the widget or by JupyterLab's output area
-    lowest = svgs.last.locator("g.pti-lane").last          # flipped, a negative stride
-    lowest.scroll_into_view_if_needed()
-    lowest.locator(".pti-el").first.hover()
+    lowest = svgs.locator("g.pti-lane[data-name='flipped']")   # question 8's lowest lane, a negative stride
+    hover(page, lowest.locator(".pti-el").first)       # once scrolled there: a scroll hides the tooltip
     tip = page.locator(".pti-tip:visible")
     expect(tip).to_have_count(1)
     expect(tip).to_contain_text("flipped")
