@@ -68,19 +68,20 @@ def _partners(items):
                 first[j] = next((items[i][1] for i in members if i != j), None)
             group = []
         group.append((dev, lo, hi, k))
-    return {items[k][0]: (first.get(k), [n for _, n, _ in items]) for k in range(len(items))}
+    few = [n for _, n, _ in items[:3]]         # "not a view of x or a" names at most two others
+    return {items[k][0]: (first.get(k), few, len(items)) for k in range(len(items))}
 
 
 def _unshared(name, vid, partners, origin):
     """"not a view of x: its own bytes" where no other lane's owner meets this one's bytes."""
-    other, names = partners[vid]
+    other, few, count = partners[vid]
     via = " (handed over through a DLPack capsule)" if origin is not None else ""
     if other is not None:
         return {"shared": True, "text": f"shares {other}'s bytes{via}"} if via else origin
-    others = [n for n in names if n != name]
+    others = [n for n in few if n != name][:count - 1]
     if not others:
         return {"shared": None, "text": "its own bytes" + via} if via else None
-    who = others[0] if len(others) == 1 else f"{others[0]} or {others[1]}" if len(others) == 2 else "any other lane"
+    who = others[0] if count == 2 else f"{others[0]} or {others[1]}" if count == 3 else "any other lane"
     return {"shared": None, "text": f"not a view of {who}: its own bytes{via}"}
 
 

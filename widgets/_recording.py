@@ -127,7 +127,7 @@ def _why(op, via, src, out):
         return (f"it was not contiguous: strides {strides}, where a contiguous {shape} tensor has strides "
                 f"{_layout.contiguous_strides(shape)}")
     if via == "clone":
-        return "clone() always copies"
+        return "clone() always copies" if op == "clone" else f"{op} copied its input"
     if via in ("index", "index_select", "take", "gather", "masked_select"):
         return "indexing with a list or a tensor picks elements one by one into new memory (advanced indexing)"
     if via == "_to_copy":
@@ -159,7 +159,8 @@ def _note(func, args, kwargs, out, trace):
     if not inputs:
         return                   # a factory: nothing to be a view or a copy of
     given = tuple(inputs)
-    ins = tuple((weakref.ref(t), recorded(t), name_in_frames(t)) for t in given)
+    ins = tuple((weakref.ref(t), step, None if step else name_in_frames(t)) for t in given
+                for step in [recorded(t)])
     for k, r in enumerate(results):
         step_parts = tuple(parts + ([f"[{k}]"] if len(results) > 1 else []))
         if any(r is g for g in given):
