@@ -140,6 +140,19 @@ def test_nothing_is_recorded_outside_a_recording_and_inspecting_inside_records_n
     assert recorded(x) is None
 
 
+def test_a_recording_never_breaks_the_program():
+    sparse = torch.eye(3).to_sparse()          # no strides: a reason that reads them must not raise
+    x = torch.arange(6.0).view(2, 3).requires_grad_()
+    with record():
+        t = sparse.t()
+        loss = (x * 2).sum()
+        loss.backward()
+        rows = [row for row in x.detach()]
+        relu = torch.nn.functional.relu(x.detach().T)
+    assert t.to_dense().tolist() == torch.eye(3).tolist() and x.grad.tolist() == [[2.0] * 3] * 2
+    assert len(rows) == 2 and recorded(relu).shared is None
+
+
 def test_records_keep_nothing_alive():
     x = grid()
     with record():

@@ -223,7 +223,10 @@ def _modes():
                 self.dispatch.trace = outer
             if not _paused:
                 before = len(_RECORDS)
-                _note(func, args, kwargs, out, trace)
+                try:
+                    _note(func, args, kwargs, out, trace)
+                except Exception:         # noqa: BLE001  a record we cannot make must not break the program
+                    pass
                 self.count += len(_RECORDS) > before
             del trace                             # the intermediate tensors die with the call
             return out
