@@ -17,7 +17,7 @@ from support import require_module
 
 torch = require_module("torch")
 
-from pytensor.widgets import record, recorded, snapshot, to_text, why  # noqa: E402
+from pytensor.widgets import record, recorded, snapshot, to_text, track, why  # noqa: E402
 from pytensor.widgets import _recording  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,6 +126,35 @@ def test_several_results_are_each_named():
         rows = x.unbind()
     assert why(bottom, {id(x): "x"}) == "x.split(1, dim=0)[1]: shares x's bytes"     # Tensor(a)[] in its schema
     assert why(rows[0], {id(x): "x"}) == "x.unbind()[0]: shares x's bytes"
+
+
+def test_numpy_through_the_hooks_numpy_offers_a_tracked_array():
+    with record():
+        a = track(np.arange(6))
+        g = a.reshape(2, 3)                      # a method of the subclass
+        picked = a[[0, 2, 4]]                    # indexing
+        flat = np.reshape(g.T, 6)                # __array_function__, and T
+        col = g[:, 1]
+        plus = np.add(a, 1)                      # __array_ufunc__
+        wide = g.astype(np.float32)
+    names = {id(a): "a", id(g): "g"}
+    assert why(g, names) == "a.reshape(2, 3): shares a's bytes"
+    assert why(picked, names).startswith("a[[0, 2, 4]]: copied from a, because indexing with a list or an array")
+    assert why(flat, names) == ("numpy.reshape(g.T, 6): copied from g.T, because reshape could not make a view: "
+                                "strides (1, 3) cannot express shape (6,)")
+    assert why(col, names) == "g[:, 1]: shares g's bytes"
+    assert recorded(plus).shared is None and why(plus, names).startswith("numpy.add(a, 1): new values")
+    assert why(wide, names) == "g.astype(float32): copied from g, because it converts int64 to float32"
+    v = views(a, g, picked, names=["a", "g", "picked"])
+    assert v["a"]["origin"] is None and v["a"]["lineage"] == []      # track() adds no step of its own
+    assert v["picked"]["lineage_text"] == "picked = a[[0, 2, 4]] ← a" and v["picked"]["origin"]["shared"] is False
+    plain = np.arange(6)
+    with record():
+        untracked = plain[[0, 2, 4]]             # a plain array: NumPy offers no hook
+        later = a[[1, 3]]
+    assert recorded(untracked) is None and recorded(later) is not None
+    outside = a[[1, 3]]
+    assert recorded(outside) is None             # a tracked array records only inside a recording
 
 
 def test_nothing_is_recorded_outside_a_recording_and_inspecting_inside_records_nothing():

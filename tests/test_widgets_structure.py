@@ -10,7 +10,7 @@ WIDGETS = Path(__file__).resolve().parent.parent / "widgets"
 LAYERS = [
     {"_calls"},
     {"_recording"},
-    {"_schema", "_pairs", "_badges", "_names", "_files", "_geometry", "_lineage", "_deltas", "_bundle"},
+    {"_tracked", "_schema", "_pairs", "_badges", "_names", "_files", "_geometry", "_lineage", "_deltas", "_bundle"},
     {"_accounting", "_objects", "_export"},
     {"_lifetime", "_snapshot", "_sync", "_display"},
     {"_tracker"},

@@ -19,10 +19,11 @@ from ._lineage import why
 from ._names import expand_mappings, guess_names
 from ._recording import record, recorded
 from ._snapshot import snapshot
+from ._tracked import track
 from .inspector import Inspector
 
 __all__ = ["inspect", "Inspector", "snapshot", "to_text", "to_html", "write_html", "figure", "write_page", "record",
-           "recorded", "why", "load_ipython_extension"]
+           "recorded", "why", "track", "load_ipython_extension"]
 
 
 def inspect(*tensors_or_arrays, names=None, **kwargs):

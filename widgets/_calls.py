@@ -16,7 +16,7 @@ def name_in_frames(obj):
     function stores a dict of all its locals on the frame, which would keep them alive until it
     returns. Module code, a notebook cell and ``exec`` keep their variables in a plain dict."""
     f = sys._getframe(1)
-    while f is not None and f.f_globals.get("__name__", "").split(".")[0] in ("torch", "pytensor", "widgets"):
+    while f is not None and f.f_globals.get("__name__", "").split(".")[0] in ("torch", "numpy", "pytensor"):
         f = f.f_back
     if f is None:
         return None
@@ -28,12 +28,12 @@ def name_in_frames(obj):
 
 
 def _value(v, inputs):
-    """One argument as Python source; a tensor becomes the int naming it in ``inputs``."""
-    torch = sys.modules["torch"]
-    if isinstance(v, torch.Tensor):
+    """One argument as Python source; a tensor or an array becomes the int naming it in ``inputs``."""
+    torch, np = sys.modules.get("torch"), sys.modules.get("numpy")
+    if (torch is not None and isinstance(v, torch.Tensor)) or (np is not None and isinstance(v, np.ndarray)):
         inputs.append(v)
         return [len(inputs) - 1]
-    if isinstance(v, (list, tuple)) and not isinstance(v, torch.Size):
+    if isinstance(v, (list, tuple)) and not (torch is not None and isinstance(v, torch.Size)):
         inner = _join([_value(x, inputs) for x in v])
         return ["[" if isinstance(v, list) else "("] + inner + (["]"] if isinstance(v, list) else
                                                                [",)"] if len(v) == 1 else [")"])
@@ -42,8 +42,14 @@ def _value(v, inputs):
         return [text + (f":{v.step}" if v.step is not None else "")]
     if v is Ellipsis:
         return ["..."]
-    if isinstance(v, (int, float, bool, str, type(None), torch.dtype, torch.Size, torch.device)):
-        return [repr(tuple(v)) if isinstance(v, torch.Size) else str(v) if isinstance(v, torch.dtype) else repr(v)]
+    if torch is not None and isinstance(v, torch.Size):
+        return [repr(tuple(v))]
+    if isinstance(v, (int, float, bool, str, type(None))) or (np is not None and isinstance(v, np.generic)):
+        return [repr(v.item() if np is not None and isinstance(v, np.generic) else v)]
+    if (torch is not None and isinstance(v, torch.dtype)) or (np is not None and isinstance(v, np.dtype)):
+        return [str(v)]
+    if isinstance(v, type):
+        return [v.__name__]
     return [type(v).__name__]
 
 
@@ -55,13 +61,14 @@ def _join(pieces, sep=", "):
 
 
 def call_parts(name, args, kwargs, inputs):
-    """The call as written: ``x.reshape(6)``, ``x.T``, ``x[[0, 2]]``, ``torch.cat([x, y])``."""
+    """The call as written: ``x.reshape(6)``, ``x.T``, ``x[[0, 2]]``, ``torch.cat([x, y])``, ``numpy.add(a, 1)``."""
     short = name.rsplit(".", 2)
-    if name.startswith("torch.Tensor.") and name.endswith(".__get__"):
+    method = name.startswith(("torch.Tensor.", "numpy.ndarray."))
+    if method and name.endswith(".__get__"):
         return _value(args[0], inputs) + ["." + short[-2]], short[-2]
     op = short[-1]
     rest = _join([_value(a, inputs) for a in args[1:]] + [[f"{k}="] + _value(v, inputs) for k, v in kwargs.items()])
-    if name.startswith("torch.Tensor."):
+    if method:
         head = _value(args[0], inputs)
         if op == "__getitem__":
             key = args[1]

@@ -38,6 +38,8 @@ def lineages(items):
     out, alone = {}, None
     for vid, name, it in items:
         src = it.get("lineage_src") or {}
+        if src.get("rec") is not None and src["rec"].op == "track":
+            src = {"id": src["id"]}            # track(a) adds a door, not a step: its bytes are the array's
         first = obj_names.get(src.get("id"), name)
         if first != name:          # one object under two names: inspect(a, b) where b is a
             steps, origin = [], {"shared": True, "text": f"same object as {first}"}
@@ -97,8 +99,9 @@ def _recorded_lineage(name, step, obj_names):
         if name is None:
             break
         step = recorded(obj)
-        if step is None:
+        if step is None or step.op == "track":
             steps.append({"name": name, "expr": None})
+            break
     return steps, origin
 
 

@@ -9,8 +9,8 @@ never guessed from the op's name; the op's name only chooses the words of the re
 
 NumPy offers no hook for plain ndarrays (``__array_function__`` and ``__array_ufunc__`` are
 called on other types and on subclasses only, and indexing and methods are C code), so a
-recording records a NumPy array only where torch hands it over (``t.numpy()``,
-``np.asarray(t)``); the inspector reads every other array's ``.base``.
+recording sees a NumPy array where torch hands it over (``t.numpy()``, ``np.asarray(t)``) and
+the arrays ``track()`` (``_tracked.py``) makes; the inspector reads every other array's ``.base``.
 
 A record is a :class:`Step` that holds no tensor: its inputs are weak references, and the table
 of records is keyed by ``id`` with a weak reference that removes the entry when the object dies.
@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from ._calls import call_parts, name_in_frames
 
-__all__ = ["Step", "record", "paused", "recorded", "record_cell", "COPY_OPS", "MAX_INLINE"]
+__all__ = ["Step", "record", "paused", "recorded", "recording", "keep", "record_cell", "COPY_OPS", "MAX_INLINE"]
 
 # ATen operators whose new memory holds the input's values moved, not new values computed:
 # their results are "copies" (the other non-aliasing operators compute new values).
@@ -58,7 +58,8 @@ def _forget(key):
     return drop
 
 
-def _keep(obj, step):
+def keep(obj, step):
+    """Record ``step`` as how ``obj`` was made (weakly: the entry goes when ``obj`` does)."""
     try:
         ref = weakref.ref(obj, _forget(id(obj)))
     except TypeError:
@@ -179,7 +180,7 @@ def _note(func, args, kwargs, out, trace):
             why = _why(op, via, given[j], r) if isinstance(r, torch.Tensor) else f"{via} wrote new memory"
             if via not in COPY_OPS:
                 shared = None                   # new values computed, not the input's values moved
-        _keep(r, Step(op, step_parts, ins, j, shared, why, via or ""))
+        keep(r, Step(op, step_parts, ins, j, shared, why, via or ""))
 
 
 # ====================================================================== the modes
@@ -237,6 +238,7 @@ def _modes():
 
 _Modes = None
 _paused = False
+_active = 0          # recordings entered and not left (NumPy's tracked arrays record only inside one)
 
 
 class record:
@@ -247,6 +249,7 @@ class record:
     """
 
     def __enter__(self):
+        global _active
         Function, Dispatch = _modes()
         self._dispatch = Dispatch()
         self._function = Function(self._dispatch)
@@ -256,9 +259,12 @@ class record:
         except BaseException:
             self._function.__exit__(None, None, None)
             raise
+        _active += 1
         return self
 
     def __exit__(self, *exc):
+        global _active
+        _active -= 1
         try:
             self._dispatch.__exit__(*exc)
         finally:
@@ -281,6 +287,11 @@ class paused:
     def __exit__(self, *exc):
         global _paused
         _paused = self._was
+
+
+def recording():
+    """Whether a recording is on (and not paused)."""
+    return _active > 0 and not _paused
 
 
 def record_cell(shell, cell):
