@@ -89,6 +89,22 @@ def test_plain_sentences_for_what_used_to_leak(tmp_path):
     assert snapshot(b, b, names=["b", "same"])[0]["views"][1]["origin"]["text"] == "same object as b"
 
 
+def test_a_source_no_lane_names_is_said_as_a_sentence_does_and_one_that_is_by_its_name():
+    buf = bytearray(range(16))
+    hi = pytensor.frombuffer(buf, dtype=pytensor.int32, offset=8)     # starts inside buf, not at its first byte
+    frozen = pytensor.frombuffer(b"\x01\x02", dtype=pytensor.uint8)
+    row = pytensor.tensor([1, 2])
+    v = {x["name"]: x for x in snapshot(buf, hi, frozen, row, names=["buf", "hi", "frozen", "row"])[0]["views"]}
+    assert v["hi"]["lineage_text"] == "hi = frombuffer(buf)" and v["hi"]["origin"]["text"] == "shares buf's bytes"
+    assert v["frozen"]["origin"]["text"] == "shares a bytes object's bytes"
+    assert v["row"]["origin"]["text"] == "copied from a list (tensor() always copies)"
+    raw = bytearray(16)
+    base = pytensor.frombuffer(raw, dtype=pytensor.int16)
+    flipped = np.frombuffer(raw, dtype=np.int16)[::-1]                 # its span is raw's: it contains base
+    v = {x["name"]: x for x in snapshot(flipped, base, names=["flipped", "base"])[0]["views"]}
+    assert v["base"]["origin"]["text"] == "shares a bytearray's bytes"        # a view is nobody's buffer
+
+
 def test_the_html_page_carries_the_same_words(tmp_path):
     g = torch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
     with record():

@@ -11,6 +11,7 @@ __all__ = ["MAX_STEPS", "LINEAGE_TEXT_MAX", "lineages", "lineage_text", "lineage
 
 MAX_STEPS = 16              # steps of a chain followed
 LINEAGE_TEXT_MAX = 160       # characters of lineage_text; a longer chain loses its middle steps to "…"
+MAX_HOLDERS = 256            # lanes searched for the buffer a sharing constructor read (not every pair)
 _SHARING_CONSTRUCTORS = ("from_numpy", "asarray", "as_tensor", "frombuffer", "from_dlpack")
 
 
@@ -24,7 +25,7 @@ def lineages(items):
     (``from_numpy(a)`` wraps the memory at ``a``'s first byte; a copy records
     the address it copied from).
     """
-    node_names, obj_names, addr_names = {}, {}, {}
+    node_names, obj_names, addr_names, holders = {}, {}, {}, []
     for _, name, it in items:
         src = it.get("lineage_src") or {}
         if "node" in src:
@@ -35,6 +36,9 @@ def lineages(items):
             obj_names.setdefault(src["id"], name)
         if "node" not in src:
             addr_names.setdefault(it["addr0"], name)
+            owns = it["kind"] == "buffer" or len(src.get("nd") or ()) == 1     # an exporter, not a view of one
+            if owns and len(holders) < MAX_HOLDERS:      # frombuffer(buf, offset=8) starts inside buf, not at it
+                holders.append((it["device"], it["span_lo"], it["span_hi"], name))
     out, alone = {}, None
     for vid, name, it in items:
         src = it.get("lineage_src") or {}
@@ -46,7 +50,7 @@ def lineages(items):
         elif src.get("rec") is not None:
             steps, origin = _recorded_lineage(name, src["rec"], obj_names)
         elif "node" in src:
-            steps, origin = _tensor_lineage(name, it, src["node"], node_names, addr_names)
+            steps, origin = _tensor_lineage(name, it, src["node"], node_names, addr_names, holders)
         elif src.get("nd"):
             steps, origin = _ndarray_lineage(name, src["nd"], obj_names)
         else:
@@ -161,7 +165,7 @@ def why(obj, names=None):
     return None if step is None else f"{step_text(step, names)}: {origin_text(step, names)}"
 
 
-def _tensor_lineage(name, it, node, node_names, addr_names):
+def _tensor_lineage(name, it, node, node_names, addr_names, holders=()):
     prov = sys.modules["pytensor"]._provenance
     nodes = prov.chain(node, MAX_STEPS)
     while nodes and not prov.OPS[nodes[-1][0]]:       # steps nobody recorded (recording was off)
@@ -176,6 +180,9 @@ def _tensor_lineage(name, it, node, node_names, addr_names):
         if addr is None and prov.OPS[root[0]] in _SHARING_CONSTRUCTORS:
             addr = it["span_lo"]      # a shared source starts where the storage does
         source = addr_names.get(addr)
+        if source is None and prov.OPS[root[0]] in _SHARING_CONSTRUCTORS:   # the lane whose bytes hold it
+            source = next((n for dev, lo, hi, n in holders if dev == it["device"] and lo <= it["span_lo"]
+                           and it["span_hi"] <= hi and n != name), None)
     texts = prov.inline_refs(nodes, names, source)
     steps = [{"name": name if i == 0 else names.get(id(n)), "expr": texts[i]} for i, n in enumerate(nodes)]
     return steps, _tensor_origin(prov, nodes, texts, names, source)
@@ -223,7 +230,7 @@ def _tensor_origin(prov, nodes, texts, names, source):
 def _ref(prov, nodes, texts, names, source, k):
     """How step k's source is named in an origin: its parent's name or text, or the source read."""
     ref = prov.parent_ref(nodes, texts, k, names) if nodes[k][2] is not None else \
-        (source if k == len(nodes) - 1 and source else prov.source_text(nodes[k]))
+        (source if k == len(nodes) - 1 and source else unnamed(prov.source_text(nodes[k])))
     if ref == "…" or ref == "?":
         ref = "its parent" if nodes[k][2] is not None else "its source"
     return ref
@@ -239,7 +246,13 @@ def _dims(shape):
 
 
 _CAPSULE = "PyCapsule"      # NumPy's from_dlpack keeps the producer's capsule as the array's base
-_UNNAMED = {"tensor": "a tensor"}     # torch's ._base outside the picture
+_UNNAMED = {"tensor": "a tensor", "bytes": "a bytes object", "ndarray": "an ndarray", "array": "an array.array",
+            "mmap": "an mmap", "?": "?"}
+
+
+def unnamed(type_text):
+    """An object no lane names, said by its type as a sentence does: "a bytearray", "an ndarray"."""
+    return _UNNAMED.get(type_text, f"a {type_text}")
 
 
 def _ndarray_lineage(name, nd, obj_names):
@@ -249,7 +262,7 @@ def _ndarray_lineage(name, nd, obj_names):
         step_name = name if i == 0 else obj_names.get(oid)
         if i + 1 < len(nd):
             pid, pshape, pkind = nd[i + 1]
-            ref = obj_names.get(pid) or _UNNAMED.get(pkind, pkind)
+            ref = obj_names.get(pid) or unnamed(pkind)
             expr = f"view of {ref} ({_dims(pshape)} → {_dims(shape)})" if pshape is not None \
                 else "imported through DLPack" if pkind == _CAPSULE else f"over {ref}'s bytes"
         elif step_name is None:
@@ -262,7 +275,7 @@ def _ndarray_lineage(name, nd, obj_names):
     base = nd[1]
     if base[2] == _CAPSULE and base[0] not in obj_names:     # whose bytes: decided by address (_unshared)
         return steps, {"shared": True, "text": "through a DLPack capsule"}
-    return steps, {"shared": True, "text": f"shares {obj_names.get(base[0]) or _UNNAMED.get(base[2], base[2])}'s bytes"}
+    return steps, {"shared": True, "text": f"shares {obj_names.get(base[0]) or unnamed(base[2])}'s bytes"}
 
 
 def _step_text(step):
