@@ -157,6 +157,16 @@ def test_numpy_through_the_hooks_numpy_offers_a_tracked_array():
     assert recorded(outside) is None             # a tracked array records only inside a recording
 
 
+def test_a_recording_of_numpy_needs_no_torch():
+    code = ("import sys; sys.modules['torch'] = None\n"          # torch cannot be imported
+            "import numpy as np\nfrom pytensor.widgets import record, track, why\n"
+            "with record() as rec:\n    a = track(np.arange(6))\n    p = a[[0, 2]]\n"
+            "print(why(p, {id(a): 'a'}).split(', because')[0], rec.count)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip() == "a[[0, 2]]: copied from a 0"
+
+
 def test_nothing_is_recorded_outside_a_recording_and_inspecting_inside_records_nothing():
     x = grid()
     outside = x.T.reshape(6)

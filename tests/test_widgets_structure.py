@@ -8,7 +8,7 @@ from pathlib import Path
 
 WIDGETS = Path(__file__).resolve().parent.parent / "widgets"
 LAYERS = [
-    {"_calls"},
+    {"_calls", "_alone"},
     {"_recording"},
     {"_tracked", "_schema", "_pairs", "_badges", "_names", "_files", "_geometry", "_lineage", "_deltas", "_bundle"},
     {"_accounting", "_objects", "_export"},

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from ._alone import partners, unshared
 from ._recording import MAX_INLINE, paused, recorded
 
 __all__ = ["MAX_STEPS", "LINEAGE_TEXT_MAX", "lineages", "lineage_text", "lineage_source", "step_text", "why"]
@@ -56,39 +57,10 @@ def lineages(items):
         else:
             steps, origin = [], None
         if src.get("rec") is None and "node" not in src and src and (origin is None or "capsule" in origin["text"]):
-            alone = alone if alone is not None else _partners(items)    # torch and NumPy: say what we know
-            origin = _unshared(name, vid, alone, origin)
+            alone = alone if alone is not None else partners(items)    # torch and NumPy: say what we know
+            origin = unshared(name, vid, alone, origin)
         out[vid] = {"lineage": steps, "lineage_text": lineage_text(steps), "origin": origin}
     return out
-
-
-def _partners(items):
-    """``{view id: [names of the other lanes]}`` and, per view, the first other lane whose owner's bytes
-    meet its own (``None`` where none does): sorted spans swept once, not every pair."""
-    spans = sorted((it["device"], it["span_lo"], it["span_hi"], k) for k, (_, _, it) in enumerate(items))
-    first, group = {}, []
-    for dev, lo, hi, k in spans + [(None, 0, 0, -1)]:
-        if group and (dev != group[0][0] or lo >= max(h for _, _, h, _ in group)):
-            members = sorted(j for _, _, _, j in group)
-            for j in members:
-                first[j] = next((items[i][1] for i in members if i != j), None)
-            group = []
-        group.append((dev, lo, hi, k))
-    few = [n for _, n, _ in items[:3]]         # "not a view of x or a" names at most two others
-    return {items[k][0]: (first.get(k), few, len(items)) for k in range(len(items))}
-
-
-def _unshared(name, vid, partners, origin):
-    """"not a view of x: its own bytes" where no other lane's owner meets this one's bytes."""
-    other, few, count = partners[vid]
-    via = " (handed over through a DLPack capsule)" if origin is not None else ""
-    if other is not None:
-        return {"shared": True, "text": f"shares {other}'s bytes{via}"} if via else origin
-    others = [n for n in few if n != name][:count - 1]
-    if not others:
-        return {"shared": None, "text": "its own bytes" + via} if via else None
-    who = others[0] if count == 2 else f"{others[0]} or {others[1]}" if count == 3 else "any other lane"
-    return {"shared": None, "text": f"not a view of {who}: its own bytes{via}"}
 
 
 def _recorded_lineage(name, step, obj_names):

@@ -17,8 +17,10 @@ of records is keyed by ``id`` with a weak reference that removes the entry when 
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 import weakref
+from importlib.util import find_spec
 from typing import NamedTuple
 
 from ._calls import call_parts, name_in_frames
@@ -38,11 +40,11 @@ class Step(NamedTuple):
     """How one object was made. ``parts`` is the expression: strings, and ints naming ``inputs``."""
     op: str                  # the call as torch names it: "reshape", "T", "__getitem__", "numpy"
     parts: tuple             # ("", 0, ".reshape(6)") is "<input 0>.reshape(6)"
-    inputs: tuple            # per tensor input: (weakref or None, its Step or None, its name where it was made)
+    inputs: tuple            # per tensor or array input: (weakref, its Step or None, its name where it was made)
     source: int              # which input the result is a view, copy or computation of
     shared: bool | None      # True: a view of inputs[source]; False: a copy of it; None: new values
-    why: str | None          # why it copied, or what it did in place
-    via: str                 # the ATen operator whose schema decided ("aten::clone")
+    why: str | None          # why it copied, or what computed the new values
+    via: str                 # the operator that made new memory ("clone"; "base" for NumPy's)
 
 
 def recorded(obj):
@@ -142,8 +144,6 @@ def _why(op, via, src, out):
     return f"{via} computes new values into new memory"
 
 
-
-
 def _note(func, args, kwargs, out, trace):
     """Record each tensor or NumPy array ``out`` holds: its expression, and view, copy or new values."""
     torch, np = sys.modules["torch"], sys.modules.get("numpy")
@@ -151,10 +151,7 @@ def _note(func, args, kwargs, out, trace):
     results = [r for r in results if isinstance(r, torch.Tensor) or (np is not None and isinstance(r, np.ndarray))]
     if not results:
         return
-    try:
-        name = torch.overrides.resolve_name(func) or getattr(func, "__name__", "op")
-    except (TypeError, AttributeError):
-        name = getattr(func, "__name__", "op")
+    name = torch.overrides.resolve_name(func) or getattr(func, "__name__", "op")
     inputs = []
     parts, op = call_parts(name, args, kwargs, inputs)
     if not inputs:
@@ -250,43 +247,45 @@ class record:
 
     def __enter__(self):
         global _active
-        Function, Dispatch = _modes()
-        self._dispatch = Dispatch()
-        self._function = Function(self._dispatch)
-        self._function.__enter__()
-        try:
-            self._dispatch.__enter__()
-        except BaseException:
-            self._function.__exit__(None, None, None)
-            raise
+        self._function = self._dispatch = None
+        if sys.modules.get("torch") is not None or ("torch" not in sys.modules and find_spec("torch")):
+            Function, Dispatch = _modes()
+            self._dispatch = Dispatch()
+            self._function = Function(self._dispatch)
+            self._function.__enter__()
+            try:
+                self._dispatch.__enter__()
+            except BaseException:
+                self._function.__exit__(None, None, None)
+                raise
         _active += 1
         return self
 
     def __exit__(self, *exc):
         global _active
         _active -= 1
-        try:
-            self._dispatch.__exit__(*exc)
-        finally:
-            self._function.__exit__(*exc)
+        if self._function is not None:
+            try:
+                self._dispatch.__exit__(*exc)
+            finally:
+                self._function.__exit__(*exc)
         return False
 
     @property
     def count(self):
-        """How many calls of this recording made a recorded object."""
-        return self._function.count if hasattr(self, "_function") else 0
+        """How many torch calls of this recording made a recorded object."""
+        return getattr(getattr(self, "_function", None), "count", 0)
 
 
-class paused:
+@contextlib.contextmanager
+def paused():
     """Inside, a recording looks but records nothing (the inspector reading a tensor's layout)."""
-
-    def __enter__(self):
-        global _paused
-        self._was, _paused = _paused, True
-
-    def __exit__(self, *exc):
-        global _paused
-        _paused = self._was
+    global _paused
+    was, _paused = _paused, True
+    try:
+        yield
+    finally:
+        _paused = was
 
 
 def recording():
