@@ -86,7 +86,7 @@ def recorded(view, names):
     with the picture's lane names in backticks; None unless it was a copy or it names another lane."""
     text = (view.get("origin") or {}).get("text", "")
     for n in sorted(names, key=len, reverse=True):
-        text = re.sub(rf"(?<=^copied from ){re.escape(n)}(?= \(|$)", f"`{n}`", text)
+        text = re.sub(rf"(?<=^copied from ){re.escape(n)}(?= \(|,|$)", f"`{n}`", text)
         text = re.sub(rf"(?<=^shares ){re.escape(n)}(?='s bytes)", f"`{n}`", text)
     if not text.startswith("copied") and "`" not in text:
         return None
@@ -264,7 +264,7 @@ picture(middle, arr, names=["middle", "arr"])
 # %%
 storages_before = pytensor.live_storages()
 del middle, arr
-answer(f"After del middle, arr the storage is {'freed' if storage() is None else 'alive'}: "
+answer(f"After `del middle, arr`, the storage is {'freed' if storage() is None else 'alive'}: "
        f"pytensor.live_storages() went from {storages_before} to {pytensor.live_storages()}. The "
        "inspector holds only weak references, so it never kept the bytes alive: in the notebook the "
        "live picture now says the memory was freed (a static page keeps the moment before the del).")
@@ -378,6 +378,34 @@ answer(f"Your tensor {'was not copied' if tensor_shared == len(tensor_pages) els
        "its buffer marks the shared pages and lists each process with its PSS (proportional set "
        "size: a page two processes map counts half to each).")
 picture(weights, names=["weights"])
+
+# %%
+ask("11. When does torch copy: `g.T.reshape(6)`, `g.T.contiguous()`, `g.view(3, 2)`?")
+from pytensor.widgets import record, why  # noqa: E402
+
+try:
+    import torch
+except ImportError:     # the tour runs without torch: this question then only says what it needs
+    torch = None
+    answer("This question needs torch (pip install torch).")
+if torch is not None:
+    g = torch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
+    with record():      # torch's own hooks say which operation made each result, view or copy, and why
+        g_flat = g.T.reshape(6)
+        g_dense = g.T.contiguous()
+        g_rows = g.view(3, 2)
+    gT = g.T.numpy()    # NumPy's view of the same bytes, for shares()
+    answer(f"Only when the strides cannot say it. g.T has strides {g.T.stride()}: read in index order it "
+           f"jumps back and forth in g's bytes, and no stride walks those 6 values as one row. So "
+           f"{relation(g_flat.numpy(), 'g_flat', gT, 'g.T')} (g_flat = g.T.reshape(6), which torch allows "
+           f"where view refuses), and {relation(g_dense.numpy(), 'g_dense', gT, 'g.T')} (g_dense = "
+           f"g.T.contiguous()). But {relation(g_rows.numpy(), 'g_rows', g.numpy(), 'g')}: g.view(3, 2) "
+           f"reads g's bytes in their own order, with strides {g_rows.stride()}.")
+    answer("Outside pytensor the inspector does not see an operation happen, so the cell ran inside "
+           "`with record():`, which asks torch's own hooks (a TorchFunctionMode sees each call as written, a "
+           "TorchDispatchMode the operators it ran) and reads view or copy from each operator's schema: "
+           f"{why(g_flat, {id(g): 'g'})}.")
+picture(g, g.T, g_rows, g_flat, g_dense, names=["g", "g.T", "g_rows", "g_flat", "g_dense"]) if torch else None
 
 # %%
 ask("Cheat sheet: which constructors share, which copy?")

@@ -276,20 +276,22 @@ static int numpy_strides(int64_t *strides, const np_array_interface *ai, const i
         lt_status rc = lt_layout_contiguous_strides(strides, ai->nd, shape);
         return rc == LT_OK ? 0 : (pyt_raise_last(rc), -1);
     }
-    int negative = 0, ragged = 0;
+    int negative = -1, ragged = 0;          /* negative: the first dimension with a negative stride */
     for (int i = 0; i < ai->nd; i++) {
-        negative |= ai->strides[i] < 0;
+        if (ai->strides[i] < 0 && negative < 0)
+            negative = i;
         ragged |= ai->strides[i] % isz != 0;
         strides[i] = (int64_t)ai->strides[i] / isz; /* exact when neither flag is set */
     }
-    if (negative)
-        PyErr_SetString(PyExc_ValueError, "At least one stride in the given numpy array is negative, and tensors with "
-                                          "negative strides are not currently supported. (You can probably work "
-                                          "around this by making a copy of your array  with array.copy().) ");
+    if (negative >= 0)
+        PyErr_Format(PyExc_ValueError, "from_numpy cannot share an array with a negative stride (dimension %d "
+                     "steps %zd bytes): pytensor.from_dlpack(array) shares it as it is, negative strides "
+                     "included, and from_numpy(array.copy()) shares a copy", negative,
+                     (Py_ssize_t)ai->strides[negative]);
     else if (ragged)
         PyErr_SetString(PyExc_ValueError, "given numpy array strides not a multiple of the element byte size. Copy "
                                           "the numpy array to reallocate the memory.");
-    return negative || ragged ? -1 : 0;
+    return negative >= 0 || ragged ? -1 : 0;
 }
 
 /* share_numpy(arr, min_ndim[, op]) -> Tensor sharing arr's memory, by

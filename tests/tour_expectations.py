@@ -62,7 +62,7 @@ QUESTIONS = [
     {"heading": "7. Who keeps my memory alive?",
      "lanes": [("middle", "A"), ("arr", "A")],
      "says": ["after del owner the storage is alive", "refcount is 2",
-              "After del middle, arr the storage is freed"],
+              "After `del middle, arr`, the storage is freed"],
      "freed_later": ["middle", "arr"]},
     {"heading": "8. Who reads byte 2 of this `bytearray`?",
      "lanes": [("base", "A"), ("rows", "A"), ("col", "A"), ("window", "A"), ("flipped", "A")],
@@ -77,6 +77,14 @@ QUESTIONS = [
      "says": ["summed both and got the same total", "Your list was copied", "Reading a Python object writes its "
               "reference count", "Your tensor was not copied", "`weights` is shared with 1 other process (the "
               "worker) and has 0 pages copied by this process"]},
+    {"heading": "11. When does torch copy: `g.T.reshape(6)`, `g.T.contiguous()`, `g.view(3, 2)`?",
+     "lanes": [("g", "A"), ("g.T", "A"), ("g_rows", "A"), ("g_flat", "B"), ("g_dense", "C")],
+     "says": ["strides (1, 3)", "`g_flat` has its own bytes", "`g_dense` has its own bytes",
+              "`g_rows` shares `g`'s bytes", "`g.T` shares `g`'s bytes",
+              "`g_flat` was copied from `g.T`, because reshape could not make a view: strides (1, 3) cannot "
+              "express shape (6,)",
+              "`g_dense` was copied from `g.T`, because it was not contiguous"],
+     "temporary": ["g.T"]},
 ]
 
 # The lanes each output must draw, in picture order, as (heading, lanes) pairs: the page draws

@@ -15,11 +15,15 @@ import sys
 from pathlib import Path
 
 from ._export import to_html, to_html_page, to_text
+from ._lineage import why
 from ._names import expand_mappings, guess_names
+from ._recording import record, recorded
 from ._snapshot import snapshot
+from ._tracked import track
 from .inspector import Inspector
 
-__all__ = ["inspect", "Inspector", "snapshot", "to_text", "to_html", "write_html", "figure", "write_page"]
+__all__ = ["inspect", "Inspector", "snapshot", "to_text", "to_html", "write_html", "figure", "write_page", "record",
+           "recorded", "why", "track", "load_ipython_extension"]
 
 
 def inspect(*tensors_or_arrays, names=None, **kwargs):
@@ -67,3 +71,25 @@ def write_page(path, figures, title="pytensor memory inspector"):
     path = Path(path)
     path.write_text(to_html_page(figures, title=title), encoding="utf-8")
     return path
+
+
+def load_ipython_extension(shell):
+    """``%load_ext pytensor.widgets``: registers the ``%%record`` cell magic, which runs its cell inside
+    ``record()`` (done already when ``pytensor.widgets`` is imported in IPython)."""
+    from ._recording import record_cell
+
+    def record_magic(line, cell):
+        """%%record: run the cell recording which torch operation made each tensor, view or copy, and why."""
+        record_cell(shell, cell)
+
+    shell.register_magic_function(record_magic, magic_kind="cell", magic_name="record")
+
+
+def _register_in_ipython():
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None and hasattr(shell, "register_magic_function"):
+        load_ipython_extension(shell)
+
+
+_register_in_ipython()

@@ -66,8 +66,8 @@ def to_html_page(figures, title="pytensor memory inspector", fragment=False):
     """One self-contained page of several pictures, the renderer inlined once.
 
     ``figures`` are dicts with ``snapshot`` and ``previews`` (``snapshot()``'s
-    pair) and optionally ``heading`` and ``text`` (plain text; blank lines
-    separate paragraphs), as ``figure()`` makes them.
+    pair) and optionally ``heading`` and ``text`` (plain text, `code` in
+    backticks; blank lines separate paragraphs), as ``figure()`` makes them.
     """
     parts, mounts = [], []
     for fig in figures:
@@ -77,7 +77,7 @@ def to_html_page(figures, title="pytensor memory inspector", fragment=False):
         if fig.get("heading"):
             parts.append(f'<h3 style="{_PROSE}; font-weight: 600">{html.escape(fig["heading"])}</h3>\n')
         for para in [p for p in fig.get("text", "").split("\n\n") if p.strip()]:
-            parts.append(f'<p style="{_PROSE}; max-width: 52em">{html.escape(para.strip())}</p>\n')
+            parts.append(f'<p style="{_PROSE}; max-width: 52em">{_prose(para.strip())}</p>\n')
         parts.append(f'<div class="pti-static" id="pti-{uid}"></div>\n'
                      f'<noscript><pre>{html.escape(to_text(snap, previews))}</pre></noscript>\n</section>\n')
         data = script_json(snap)
@@ -93,6 +93,17 @@ def to_html_page(figures, title="pytensor memory inspector", fragment=False):
             '</head>\n<body style="margin: 12px; background: #fff">\n'
             f'<h2 style="{_PROSE}; font-weight: 600">{html.escape(title)}</h2>\n'
             f'{body}</body>\n</html>\n')
+
+
+def _prose(text):
+    """A paragraph as HTML: escaped, and each `name` in backticks set as code.
+
+    >>> _prose("`a<b` shares `t`'s bytes")
+    '<code>a&lt;b</code> shares <code>t</code>&#x27;s bytes'
+    """
+    return "".join(f"<code>{part}</code>" if k % 2 else part
+                   for k, part in enumerate(html.escape(text).split("`"))) if text.count("`") % 2 == 0 \
+        else html.escape(text)
 
 
 def script_json(obj):

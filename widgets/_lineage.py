@@ -1,13 +1,18 @@
 """Lineage text: how each view was made, as steps and as one line, from pytensor's provenance
-records and NumPy's ``.base`` chains."""
+records, the records of a torch recording (``_recording``), and NumPy's and torch's ``.base``/``._base``
+chains; where none says anything, whether the object shares bytes with another lane at all."""
 from __future__ import annotations
 
 from pytensor import _inspect_api
 
-__all__ = ["MAX_STEPS", "LINEAGE_TEXT_MAX", "lineages", "lineage_text"]
+from ._alone import partners, unshared
+from ._recording import MAX_INLINE, paused, recorded
+
+__all__ = ["MAX_STEPS", "LINEAGE_TEXT_MAX", "lineages", "lineage_text", "lineage_source", "step_text", "why"]
 
 MAX_STEPS = 16              # steps of a chain followed
 LINEAGE_TEXT_MAX = 160       # characters of lineage_text; a longer chain loses its middle steps to "…"
+MAX_HOLDERS = 256            # lanes searched for the buffer a sharing constructor read (not every pair)
 _SHARING_CONSTRUCTORS = ("from_numpy", "asarray", "as_tensor", "frombuffer", "from_dlpack")
 
 
@@ -21,30 +26,118 @@ def lineages(items):
     (``from_numpy(a)`` wraps the memory at ``a``'s first byte; a copy records
     the address it copied from).
     """
-    node_names, obj_names, addr_names = {}, {}, {}
+    node_names, obj_names, addr_names, holders = {}, {}, {}, []
     for _, name, it in items:
         src = it.get("lineage_src") or {}
         if "node" in src:
             node_names.setdefault(id(src["node"]), name)
+        elif src.get("nd"):
+            obj_names.setdefault(src["nd"][0][0], name)
+        if "id" in src:
             obj_names.setdefault(src["id"], name)
-        else:
-            if src.get("nd"):
-                obj_names.setdefault(src["nd"][0][0], name)
+        if "node" not in src:
             addr_names.setdefault(it["addr0"], name)
-    out = {}
+            owns = it["kind"] == "buffer" or len(src.get("nd") or ()) == 1     # an exporter, not a view of one
+            if owns and len(holders) < MAX_HOLDERS:      # frombuffer(buf, offset=8) starts inside buf, not at it
+                holders.append((it["device"], it["span_lo"], it["span_hi"], name))
+    out, alone = {}, None
     for vid, name, it in items:
         src = it.get("lineage_src") or {}
-        if "node" in src:
-            steps, origin = _tensor_lineage(name, it, src["node"], node_names, addr_names)
+        if src.get("rec") is not None and src["rec"].op == "track":
+            src = {"id": src["id"]}            # track(a) adds a door, not a step: its bytes are the array's
+        first = obj_names.get(src.get("id"), name)
+        if first != name:          # one object under two names: inspect(a, b) where b is a
+            steps, origin = [], {"shared": True, "text": f"same object as {first}"}
+        elif src.get("rec") is not None:
+            steps, origin = _recorded_lineage(name, src["rec"], obj_names)
+        elif "node" in src:
+            steps, origin = _tensor_lineage(name, it, src["node"], node_names, addr_names, holders)
         elif src.get("nd"):
             steps, origin = _ndarray_lineage(name, src["nd"], obj_names)
         else:
             steps, origin = [], None
+        if src.get("rec") is None and "node" not in src and src and (origin is None or "capsule" in origin["text"]):
+            alone = alone if alone is not None else partners(items)    # torch and NumPy: say what we know
+            origin = unshared(name, vid, alone, origin)
         out[vid] = {"lineage": steps, "lineage_text": lineage_text(steps), "origin": origin}
     return out
 
 
-def _tensor_lineage(name, it, node, node_names, addr_names):
+def _recorded_lineage(name, step, obj_names):
+    """A torch recording's steps, newest first: the expression (unnamed inputs written inline), then
+    the named input's own steps; and whether the bytes are a view, a copy (and why) or new values."""
+    origin = {"shared": step.shared, "text": origin_text(step, obj_names)}
+    steps = []
+    while step is not None and len(steps) < MAX_STEPS:
+        steps.append({"name": name, "expr": step_text(step, obj_names)})
+        obj = step.inputs[step.source][0]()
+        name = obj_names.get(id(obj)) if obj is not None else None
+        if name is None:
+            break
+        step = recorded(obj)
+        if step is None or step.op == "track":
+            steps.append({"name": name, "expr": None})
+            break
+    return steps, origin
+
+
+def lineage_source(t):
+    """What ``lineages`` needs of a torch tensor, keeping nothing alive: its recorded step, its id, and
+    its ``._base`` as NumPy's ``.base`` (torch keeps the tensor a view was made from)."""
+    with paused():               # reading ._base inside a recording is not an operation to record
+        base = t._base
+    nd = [(id(t), tuple(t.shape), "tensor"), (id(base), tuple(base.shape), "tensor")] if base is not None else None
+    return {"rec": recorded(t), "id": id(t), "nd": nd}
+
+
+def step_text(step, names=None, depth=0):
+    """A recorded step's expression, each input written as its name in ``names`` (``{id: name}`` of
+    live objects), else as its own step's text when short, else as it was named where it was made."""
+    names = names or {}
+    out = []
+    for p in step.parts:
+        if isinstance(p, str):
+            out.append(p)
+            continue
+        ref, parent, made_as = step.inputs[p]
+        obj = ref()
+        if obj is not None and id(obj) in names:
+            out.append(names[id(obj)])
+        elif parent is not None and depth < 8 and len(text := step_text(parent, names, depth + 1)) <= MAX_INLINE:
+            out.append(text)
+        else:
+            out.append(made_as or ("…" if parent is not None else "(a tensor)"))
+    return "".join(out)
+
+
+def origin_text(step, names=None):
+    """"shares x's bytes", "copied from x, because …" or "new values computed from x (…)"."""
+    ref, parent, made_as = step.inputs[step.source]
+    obj, names = ref(), names or {}
+    if obj is not None and id(obj) in names:
+        src = names[id(obj)]
+    elif parent is not None and len(text := step_text(parent, names)) <= MAX_INLINE:
+        src = text
+    else:
+        src = made_as or "its input"
+    if step.shared:
+        return f"shares {src}'s bytes"
+    if step.shared is False:
+        return f"copied from {src}, because {step.why}"
+    return f"new values computed from {src}, in its own bytes ({step.why})"
+
+
+def why(obj, names=None):
+    """What a recording says of ``obj`` in one sentence, or None where it recorded nothing.
+
+    >>> why(object()) is None
+    True
+    """
+    step = recorded(obj)
+    return None if step is None else f"{step_text(step, names)}: {origin_text(step, names)}"
+
+
+def _tensor_lineage(name, it, node, node_names, addr_names, holders=()):
     prov = _inspect_api
     nodes = prov.chain(node, MAX_STEPS)
     while nodes and not prov.OPS[nodes[-1][0]]:       # steps nobody recorded (recording was off)
@@ -59,6 +152,9 @@ def _tensor_lineage(name, it, node, node_names, addr_names):
         if addr is None and prov.OPS[root[0]] in _SHARING_CONSTRUCTORS:
             addr = it["span_lo"]      # a shared source starts where the storage does
         source = addr_names.get(addr)
+        if source is None and prov.OPS[root[0]] in _SHARING_CONSTRUCTORS:   # the lane whose bytes hold it
+            source = next((n for dev, lo, hi, n in holders if dev == it["device"] and lo <= it["span_lo"]
+                           and it["span_hi"] <= hi and n != name), None)
     texts = prov.inline_refs(nodes, names, source)
     steps = [{"name": name if i == 0 else names.get(id(n)), "expr": texts[i]} for i, n in enumerate(nodes)]
     return steps, _tensor_origin(prov, nodes, texts, names, source)
@@ -106,7 +202,7 @@ def _tensor_origin(prov, nodes, texts, names, source):
 def _ref(prov, nodes, texts, names, source, k):
     """How step k's source is named in an origin: its parent's name or text, or the source read."""
     ref = prov.parent_ref(nodes, texts, k, names) if nodes[k][2] is not None else \
-        (source if k == len(nodes) - 1 and source else prov.source_text(nodes[k]))
+        (source if k == len(nodes) - 1 and source else unnamed(prov.source_text(nodes[k])))
     if ref == "…" or ref == "?":
         ref = "its parent" if nodes[k][2] is not None else "its source"
     return ref
@@ -121,16 +217,26 @@ def _dims(shape):
     return "×".join(str(n) for n in shape) if shape else "scalar"
 
 
+_CAPSULE = "PyCapsule"      # NumPy's from_dlpack keeps the producer's capsule as the array's base
+_UNNAMED = {"tensor": "a tensor", "bytes": "a bytes object", "ndarray": "an ndarray", "array": "an array.array",
+            "mmap": "an mmap", "?": "?"}
+
+
+def unnamed(type_text):
+    """An object no lane names, said by its type as a sentence does: "a bytearray", "an ndarray"."""
+    return _UNNAMED.get(type_text, f"a {type_text}")
+
+
 def _ndarray_lineage(name, nd, obj_names):
-    """NumPy records no operation: each step is "view of <base>" with the shapes."""
+    """NumPy records no operation: each step is "view of <base>" with the shapes (torch's ``._base`` too)."""
     steps = []
     for i, (oid, shape, kind) in enumerate(nd):
         step_name = name if i == 0 else obj_names.get(oid)
         if i + 1 < len(nd):
             pid, pshape, pkind = nd[i + 1]
-            ref = obj_names.get(pid) or pkind
+            ref = obj_names.get(pid) or unnamed(pkind)
             expr = f"view of {ref} ({_dims(pshape)} → {_dims(shape)})" if pshape is not None \
-                else f"over {ref}'s bytes"
+                else "imported through DLPack" if pkind == _CAPSULE else f"over {ref}'s bytes"
         elif step_name is None:
             break          # an unnamed owner: the step before already says what it is
         else:
@@ -139,7 +245,9 @@ def _ndarray_lineage(name, nd, obj_names):
     if len(nd) < 2:
         return [], None
     base = nd[1]
-    return steps, {"shared": True, "text": f"shares {obj_names.get(base[0]) or base[2]}'s bytes"}
+    if base[2] == _CAPSULE and base[0] not in obj_names:     # whose bytes: decided by address (_unshared)
+        return steps, {"shared": True, "text": "through a DLPack capsule"}
+    return steps, {"shared": True, "text": f"shares {obj_names.get(base[0]) or unnamed(base[2])}'s bytes"}
 
 
 def _step_text(step):

@@ -16,7 +16,7 @@ from pytensor import _inspect_api
 from ._files import copied_runs, file_info
 from ._identity import owner_identity, tensor_identity
 from ._geometry import footprint
-from ._lineage import MAX_STEPS
+from ._lineage import MAX_STEPS, lineage_source, recorded
 from ._pairs import Work
 from ._schema import HOST
 
@@ -136,7 +136,7 @@ def _resolve_tensor(t, work):
     src["file"] = file_info(st, s_addr, s_addr + nbytes, work, ask=fp)
     ident = tensor_identity(st, is_pytensor(t), dev == HOST, s_addr, nbytes, src, work, copied_runs)
     # how it was made: its provenance node (a tuple holding no tensor; see pytensor/_provenance.py)
-    lineage_src = {"node": _inspect_api.node(t), "id": id(t)} if is_pytensor(t) else None
+    lineage_src = {"node": _inspect_api.node(t), "id": id(t)} if is_pytensor(t) else lineage_source(t)
     return {
         "lineage_src": lineage_src,
         "kind": "tensor",
@@ -276,13 +276,16 @@ def _nd_lineage_src(arr):
     import numpy as np
     steps, obj = [], arr
     while obj is not None and len(steps) < MAX_STEPS:
-        if not isinstance(obj, np.ndarray):
+        if not isinstance(obj, np.ndarray) and isinstance(getattr(obj, "base", None), np.ndarray):
+            obj = obj.base               # NumPy's stride-trick holder (as_strided): its base is the array
+        elif not isinstance(obj, np.ndarray):
             obj = exporter(obj)          # a memoryview's own exporter: the bytearray, the mmap
             steps.append((id(obj), None, _type_text(obj)))
             break
-        steps.append((id(obj), tuple(int(n) for n in np.ndarray.shape.__get__(obj)), "ndarray"))
-        obj = _nd_base(obj)
-    return {"nd": steps}
+        else:
+            steps.append((id(obj), tuple(int(n) for n in np.ndarray.shape.__get__(obj)), "ndarray"))
+            obj = _nd_base(obj)
+    return {"nd": steps, "id": id(arr), "rec": recorded(arr)}
 
 
 def _type_text(obj):

@@ -425,8 +425,8 @@ export function chainText(v) {
 /** Whether the view's bytes were copied (not shared) from what it was made from. */
 export const isCopied = (v) => !!(v.origin && v.origin.shared === false);
 
-/** The table's "made by" cell: each step's expression, this view's first. */
-export const madeBy = (v) => (v.lineage && v.lineage.length ? v.lineage.map((s) => s.expr).join(" \u2190 ") : "\u2014");
+/** The table's "made by" cell: each step's expression, this view's first (a step with none, the owner, by its name). */
+export const madeBy = (v) => (v.lineage && v.lineage.length ? v.lineage.map((s) => s.expr || s.name).join(" \u2190 ") : "\u2014");
 
 export function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
 

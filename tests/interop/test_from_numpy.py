@@ -84,6 +84,14 @@ def test_unshareable_layouts_raise_value_error(arr, match):
         pytensor.from_numpy(arr)
 
 
+def test_negative_strides_error_says_from_dlpack_takes_them():
+    flipped = np.arange(6.0).reshape(2, 3)[:, ::-1]
+    with pytest.raises(ValueError) as e:
+        pytensor.from_numpy(flipped)
+    assert "dimension 1 steps -8 bytes" in str(e.value) and "pytensor.from_dlpack(array)" in str(e.value)
+    assert pytensor.from_dlpack(flipped).tolist() == flipped.tolist()     # the advice holds
+
+
 @pytest.mark.parametrize("obj", [[1, 2], np.float64(1.0), 3, b"ab", None])
 def test_non_arrays_raise_type_error(obj):
     with pytest.raises(TypeError, match="expected np.ndarray"):

@@ -53,6 +53,13 @@ test("the table gains a 'made by' column, the first one a narrow picture drops",
   assert.ok(hiddenAt(640).split(",").includes("lineage"));
 });
 
+test("the 'made by' cell ends at the owner's name, never at a dangling arrow", () => {
+  const steps = [{ name: "v", expr: "view of a (8 \u2192 3)" }, { name: "a", expr: null }];
+  const [, svg] = picture({ lineage: steps, lineage_text: "v = view of a (8 \u2192 3) \u2190 a" }, {}, 1400);
+  const cell = /<text class="pti-td" data-col="lineage"[^>]*>(?:<title>([^<]*)<\/title>)?([^<]*)<\/text>/g;
+  assert.deepEqual([...svg.matchAll(cell)].map((x) => x[1] || x[2]), ["\u2014", "view of a (8 \u2192 3) \u2190 a"]);
+});
+
 test("without the new fields the picture is exactly what it was", () => {
   const [, plain] = picture();
   assert.doesNotMatch(plain, /data-col="lineage"|pti-copied|pti-file|\u2190/);

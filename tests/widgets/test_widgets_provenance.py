@@ -64,7 +64,7 @@ def test_sharing_constructors_name_the_inspected_source_by_address():
     assert v["f"]["origin"] == {"shared": True, "text": "shares buf's bytes"}
     assert v["tail"]["lineage_text"] == "tail = t[2:] ← t = from_numpy(a)"
     alone = views(pytensor.from_numpy(a), names=["t"])["t"]
-    assert alone["origin"] == {"shared": True, "text": "shares ndarray's bytes"}
+    assert alone["origin"] == {"shared": True, "text": "shares an ndarray's bytes"}
 
 
 def test_copies_name_the_inspected_source_they_copied():
@@ -80,10 +80,10 @@ def test_copies_say_copied_from_what_and_why():
     t = pytensor.arange(6.0).view(2, 3)
     v = views(pytensor.asarray(a, dtype=pytensor.float32), t, t.T.contiguous(), pytensor.tensor([1, 2]),
               names=["c", "t", "k", "n"])
-    assert v["c"]["origin"] == {"shared": False, "text": "copied from ndarray (dtype float64 -> float32)"}
+    assert v["c"]["origin"] == {"shared": False, "text": "copied from an ndarray (dtype float64 -> float32)"}
     assert v["k"]["origin"] == {"shared": False, "text": "copied from t.T (not contiguous)"}
     assert v["k"]["lineage_text"].startswith("k = t.T.contiguous() ← t.T ← t = arange(6.0).view(2, 3)")
-    assert v["n"]["origin"] == {"shared": False, "text": "copied from list (tensor() always copies)"}
+    assert v["n"]["origin"] == {"shared": False, "text": "copied from a list (tensor() always copies)"}
 
 
 def test_from_file_says_which_file_and_mode(tmp_path):
@@ -105,15 +105,15 @@ def test_numpy_views_follow_the_base_chain_with_shapes():
     assert got["m"]["lineage"][0]["expr"] == "view of a (8 → 2×4)"
     assert got["a"]["lineage"] == [] and got["a"]["origin"] is None
     unnamed = views(v, names=["v"])["v"]
-    assert unnamed["lineage_text"] == "v = view of ndarray (8 → 3)"   # an unnamed owner adds nothing
+    assert unnamed["lineage_text"] == "v = view of an ndarray (8 → 3)"   # an unnamed owner adds nothing
 
 
 def test_a_numpy_array_over_a_foreign_buffer_names_the_exporter():
     buf = bytearray(8)
     arr = np.frombuffer(buf, dtype=np.uint8)
     got = views(arr, names=["arr"])["arr"]
-    assert got["lineage"] == [{"name": "arr", "expr": "over bytearray's bytes"}]   # through np's memoryview
-    assert got["origin"] == {"shared": True, "text": "shares bytearray's bytes"}
+    assert got["lineage"] == [{"name": "arr", "expr": "over a bytearray's bytes"}]   # through np's memoryview
+    assert got["origin"] == {"shared": True, "text": "shares a bytearray's bytes"}
 
 
 def test_numpy_of_a_tensor_names_the_tensor():

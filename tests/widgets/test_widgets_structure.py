@@ -8,8 +8,10 @@ from pathlib import Path
 
 WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
 LAYERS = [
-    {"_schema", "_pairs", "_badges", "_names", "_files", "_identity", "_geometry", "_lineage", "_deltas", "_bundle",
-     "_procfs", "_processes_text"},
+    {"_calls", "_alone"},
+    {"_recording"},
+    {"_tracked", "_schema", "_pairs", "_badges", "_names", "_files", "_identity", "_geometry", "_lineage", "_deltas",
+     "_bundle", "_procfs", "_processes_text"},
     {"_accounting", "_objects", "_text", "_processes"},
     {"_lifetime", "_snapshot", "_sync", "_export"},
     {"_display"},
