@@ -149,3 +149,18 @@ export function flatIndex(shape, index) {
  * in row-major index order (elementsInWindow's walk); equal steps are drawn once. Each step costs
  * one cell of the frame's drawing budget.
  */
+
+export const STRIP_RUNS = 2000;   // rects one page strip (file residency, processes) draws; more merge into pixel runs
+
+/** Byte ranges of [z0, z1) as pixel runs [p0, p1, lo, hi] (x maps a byte to a pixel), neighbours closer than
+ * half a pixel merged, at most STRIP_RUNS of them. */
+export function pixelRuns(ranges, z0, z1, x) {
+  const runs = [];
+  for (const [lo, hi] of ranges || []) {
+    const a = Math.max(lo, z0), b = Math.min(hi, z1);
+    if (b <= a) continue;
+    const p0 = x(a), p1 = Math.max(x(b), p0 + 1), last = runs[runs.length - 1];
+    if (last && p0 <= last[1] + 0.5) { last[1] = Math.max(last[1], p1); last[3] = b; } else runs.push([p0, p1, a, b]);
+  }
+  return runs.slice(0, STRIP_RUNS);
+}

@@ -1,9 +1,8 @@
 // processes: the strip under a buffer that says which processes map its pages, each one's share
 // (PSS), and which pages are still shared or were copied (widgets/_processes.py makes the data).
-import { CHAR_W, PAD } from "./geometry.mjs";
+import { CHAR_W, PAD, pixelRuns } from "./geometry.mjs";
 import { clip, esc, fmtBytes } from "./state.mjs";
 
-const PROC_RUNS = 2000;     // rects one strip draws; more are merged into pixel runs
 const PROC_LINES = 8;       // processes named one line each; the rest are counted
 
 /** Drawn only where it says something: another process maps the bytes, or pages were copied since. */
@@ -20,18 +19,6 @@ export function processLine(o) {
   if (o.shared_pages != null) parts.push(`${o.shared_pages} page${o.shared_pages === 1 ? "" : "s"} shared`);
   if (o.copied_pages != null) parts.push(`${o.copied_pages} copied by it`);
   return `${who}: ${parts.join(" \u00b7 ") || "its pages cannot be read"}`;
-}
-
-/** Byte ranges of [z0, z1) as pixel runs [p0, p1, lo, hi], neighbours closer than half a pixel merged. */
-function procRuns(ranges, z0, z1, x) {
-  const runs = [];
-  for (const [lo, hi] of ranges || []) {
-    const a = Math.max(lo, z0), b = Math.min(hi, z1);
-    if (b <= a) continue;
-    const p0 = x(a), p1 = Math.max(x(b), p0 + 1), last = runs[runs.length - 1];
-    if (last && p0 <= last[1] + 0.5) { last[1] = Math.max(last[1], p1); last[3] = b; } else runs.push([p0, p1, a, b]);
-  }
-  return runs.slice(0, PROC_RUNS);
 }
 
 /**
@@ -54,8 +41,8 @@ export function processesSvg(r, z0, z1, sx, sw, y, width) {
   const page = (cls, what) => ([p0, p1, lo, hi]) => `<rect class="${cls}" data-lo="${lo}" data-hi="${hi}" x="${p0.toFixed(2)}" ` +
     `y="${cls === "pti-proc-copied" ? y + 4 : y}" width="${(p1 - p0).toFixed(2)}" height="${cls === "pti-proc-copied" ? 4 : 8}">` +
     `<title>${what}: bytes [${lo}, ${hi})</title></rect>`;
-  parts.push(...procRuns(p.shared, z0, z1, x).map(page("pti-proc-shared", "shared with another process")));
-  parts.push(...procRuns(p.copied, z0, z1, x).map(page("pti-proc-copied", "this process's own copy: no longer shared")));
+  parts.push(...pixelRuns(p.shared, z0, z1, x).map(page("pti-proc-shared", "shared with another process")));
+  parts.push(...pixelRuns(p.copied, z0, z1, x).map(page("pti-proc-copied", "this process's own copy: no longer shared")));
   y += 12;
   const lines = p.pids.slice(0, PROC_LINES).map(processLine);
   if (p.pids.length > PROC_LINES) lines.push(`and ${p.pids.length - PROC_LINES} more processes`);

@@ -1,6 +1,6 @@
 // region: one buffer's picture: header, badges, byte strip or overview, mapped-file strip, its lanes.
 import {
-  CHAR_W, LABEL_W, LANE_H, LIMITS, ORDER_BELOW, ORDER_ROW, PAD, elementsInWindow
+  CHAR_W, LABEL_W, LANE_H, LIMITS, ORDER_BELOW, ORDER_ROW, PAD, elementsInWindow, pixelRuns
 } from "./geometry.mjs";
 import {
   byteAt, clip, esc, fmtBytes, orderShown, regionViews, tableShown, tickLabels, visibleRange
@@ -317,25 +317,12 @@ function fileAxisAttrs(r) {
   return ` data-file-offset="${r.identity.byte_offset}" data-mappings="${r.sources.filter((s) => s.identity).length}"`;
 }
 
-const FILE_RUNS = 2000;     // resident / copied-on-write rects one strip draws; more are merged into pixel runs
 
 /** "data.bin · shared mapping · file bytes [4096, 8192)": what a file-backed buffer maps. */
 export function fileHeader(f) {
   const off = f.file_offset ?? 0, n = f.nbytes ?? 0;
   return `file ${f.path} \u00b7 ${f.mapping} mapping \u00b7 file bytes [${off}, ${off + n})` +
     (f.page_size ? ` \u00b7 ${fmtBytes(f.page_size)} pages` : "");
-}
-
-/** Ranges of [z0, z1) as pixel runs [p0, p1, lo, hi], neighbours closer than half a pixel merged. */
-function pixelRuns(ranges, z0, z1, x) {
-  const runs = [];
-  for (const [lo, hi] of ranges || []) {
-    const a = Math.max(lo, z0), b = Math.min(hi, z1);
-    if (b <= a) continue;
-    const p0 = x(a), p1 = Math.max(x(b), p0 + 1), last = runs[runs.length - 1];
-    if (last && p0 <= last[1] + 0.5) { last[1] = Math.max(last[1], p1); last[3] = b; } else runs.push([p0, p1, a, b]);
-  }
-  return runs.slice(0, FILE_RUNS);
 }
 
 /**
