@@ -22,6 +22,9 @@ _CMP = {"eq": lib.LT_OP_EQ, "ne": lib.LT_OP_NE, "lt": lib.LT_OP_LT, "le": lib.LT
         "gt": lib.LT_OP_GT, "ge": lib.LT_OP_GE}
 _OP_CODES = {**_ARITH, **_CMP}
 _fast_binary = shim.binary
+_fast_inplace = shim.binary_inplace
+_fast_reduce = shim.reduce  # sum/mean/all/any in one crossing (kinds 0..3); None: the Python path below
+_note_write = shim.note_write
 _SCALARS = (bool, int, float, complex)
 _PLAIN_SCALARS = frozenset(_SCALARS)
 
@@ -226,7 +229,15 @@ def _can_cast(src, dst):
 
 
 def inplace(self, other, name):
-    """self <name>= other: computed in the promoted dtype, written into self's memory."""
+    """self <name>= other: computed in the promoted dtype, written into self's memory.
+
+    A dense, writable self with an operand of its own dtype (or a Python number
+    of its kind) takes one C call (the shim's ``binary_inplace``); it declines
+    the rest, which this function handles with the full rules."""
+    code = _ARITH.get(name)
+    if code is not None and _fast_inplace(self, other, code) is not None:
+        _note_write(self)
+        return self
     other = _coerce(other)
     np = sys.modules.get("numpy")
     if np is not None and isinstance(other, np.ndarray):
@@ -263,6 +274,10 @@ def reduced_dims(dim, n):
 
 def reduce_sum(t, dim=None, keepdim=False, dtype=None):
     """Sum over ``dim`` (all dims when None); bool and integers sum to int64, as torch."""
+    if dtype is None:
+        r = _fast_reduce(t, 0, dim, keepdim)
+        if r is not None:
+            return r
     n = t.dim()
     dims = reduced_dims(dim, n)
     if t._dtype.kind in ("float8", "float4") and dtype is None:
@@ -284,6 +299,10 @@ def reduce_sum(t, dim=None, keepdim=False, dtype=None):
 
 
 def mean(t, dim=None, keepdim=False, dtype=None):
+    if dtype is None:
+        r = _fast_reduce(t, 1, dim, keepdim)
+        if r is not None:
+            return r
     dt = _dt.dtype_arg("mean", dtype) or t._dtype
     if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
@@ -317,11 +336,17 @@ def _truth(t, dim, keepdim, kind):
 
 def all_(t: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False) -> Tensor:
     """True where every element (along ``dim``) is nonzero; a bool tensor (uint8 for uint8 input)."""
+    r = _fast_reduce(t, 2, dim, keepdim)
+    if r is not None:
+        return r
     return _truth(t, dim, keepdim, "all")
 
 
 def any_(t: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False) -> Tensor:
     """True where some element (along ``dim``) is nonzero; a bool tensor (uint8 for uint8 input)."""
+    r = _fast_reduce(t, 3, dim, keepdim)
+    if r is not None:
+        return r
     return _truth(t, dim, keepdim, "any")
 
 
