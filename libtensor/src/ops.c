@@ -333,31 +333,34 @@ lt_status lt_equal(int *out_equal, lt_dtype dtype, int32_t ndim, const int64_t *
 #define SUM_DST_CPLX(D) LT_##D
 #define SUM_DST(D) LT__CAT(SUM_DST_, LT__AK(D))(D)
 
-/* Pairwise summation, as NumPy does it: runs of up to PW_BLOCK elements are
- * summed in PW_LANES interleaved partial sums, which the compiler keeps in
+/* Pairwise summation, as NumPy does it: runs of up to 32 * LANES elements
+ * are summed in LANES interleaved partial sums, which the compiler keeps in
  * vector registers as several independent add chains, and longer runs are
- * halved recursively. Rounding error grows as O(log n), not O(n). n >= 1. */
-#define PW_LANES 16
-#define PW_BLOCK (8 * PW_LANES)
+ * halved recursively. Rounding error grows as O(log n), not O(n). n >= 1.
+ * LANES is 256 bytes of accumulators (64 float32 sums, 32 double or int64
+ * ones): eight 256-bit chains, enough to hide the adds' latency, so a sum
+ * runs at the speed its memory streams in. */
 #define PW_FN(D, NAME, STEP)                                                              \
     LT__HOT static ACC_T(D) NAME##_##D(const char *p, ptrdiff_t s, int64_t n)             \
     {                                                                                     \
+        enum { L = 256 / sizeof(ACC_T(D)) };                                              \
         (void)s;                                                                          \
-        if (n > PW_BLOCK) {                                                               \
+        if (n > 32 * L) {                                                                 \
             int64_t h = n / 2;                                                            \
-            h -= h % PW_LANES;                                                            \
+            h -= h % L;                                                                   \
             return ACC_ADD(D, NAME##_##D(p, s, h), NAME##_##D(p + h * (STEP), s, n - h)); \
         }                                                                                 \
         ACC_T(D) t = ACC_LOAD(D, p);                                                      \
         int64_t i = 1;                                                                    \
-        if (n >= PW_LANES) {                                                              \
-            ACC_T(D) r[PW_LANES];                                                         \
-            for (int k = 0; k < PW_LANES; k++)                                            \
+        if (n >= L) {                                                                     \
+            ACC_T(D) r[L];                                                                \
+            for (int k = 0; k < L; k++)                                                   \
                 r[k] = ACC_LOAD(D, p + k * (STEP));                                       \
-            for (i = PW_LANES; i + PW_LANES <= n; i += PW_LANES)                          \
-                for (int k = 0; k < PW_LANES; k++)                                        \
+            _Pragma("GCC unroll 1") /* a loop, not unrolled runs that spill r */         \
+            for (i = L; i + L <= n; i += L)                                               \
+                for (int k = 0; k < L; k++)                                               \
                     r[k] = ACC_ADD(D, r[k], ACC_LOAD(D, p + (i + k) * (STEP)));           \
-            for (int w = PW_LANES / 2; w >= 1; w /= 2) /* fold the lanes pairwise */      \
+            for (int w = L / 2; w >= 1; w /= 2) /* fold the lanes pairwise */             \
                 for (int k = 0; k < w; k++)                                               \
                     r[k] = ACC_ADD(D, r[k], r[k + w]);                                    \
             t = r[0];                                                                     \
