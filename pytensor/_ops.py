@@ -25,6 +25,7 @@ _fast_binary = shim.binary
 _fast_inplace = shim.binary_inplace
 _fast_reduce = shim.reduce  # sum/mean/all/any in one crossing (kinds 0..3); None: the Python path below
 _note_write = shim.note_write
+_fast_equal = shim.equal
 _SCALARS = (bool, int, float, complex)
 _PLAIN_SCALARS = frozenset(_SCALARS)
 
@@ -251,6 +252,7 @@ def inplace(self, other, name):
         raise RuntimeError(f"result type {dt.scalar_type_name} can't be cast to the desired "
                            f"output type {self._dtype.scalar_type_name}")
     self._check_write()
+    _check_partial_overlap(self, other)
     other_shape = getattr(other, "_shape", ())
     shape = self._shape if other_shape == self._shape else broadcast_shapes(self._shape, other_shape)
     if shape != self._shape:
@@ -263,12 +265,32 @@ def inplace(self, other, name):
     return self
 
 
+def _check_partial_overlap(self, other):
+    """torch's refusal of an in-place op whose operand shares some, not all, of
+    the written memory (``a += a.T``): the result would depend on the order
+    the elements are written in. The very same view (``a += a``) is fine."""
+    if not isinstance(other, TensorBase) or other._storage is not self._storage:
+        return
+    if (other._offset, other._shape, other._strides, other._dtype.itemsize) == \
+            (self._offset, self._shape, self._strides, self._dtype.itemsize):
+        return
+    (lo, hi), (olo, ohi) = self._byte_range(), other._byte_range()
+    if lo < ohi and olo < hi:
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                           "refer to a single memory location. Please clone() the tensor before performing the "
+                           "operation.")
+
+
 def reduced_dims(dim, n):
     """The set of dimensions a reduction over ``dim`` removes from an n-d tensor (None or (): all)."""
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return set(range(n))
     if isinstance(dim, (tuple, list)):
-        return {wrap_dim(d, n) for d in dim}
+        dims = [wrap_dim(d, n) for d in dim]
+        for d in dims:
+            if dims.count(d) > 1:  # torch refuses a repeated dim (it would count elements twice)
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return set(dims)
     return {wrap_dim(dim, n)}
 
 
@@ -304,6 +326,9 @@ def mean(t, dim=None, keepdim=False, dtype=None):
         if r is not None:
             return r
     dt = _dt.dtype_arg("mean", dtype) or t._dtype
+    if dt.kind in ("float8", "float4"):
+        reduced_dims(dim, t.dim())  # a bad dim is torch's first refusal
+        refuse_low_precision("mean", dt)
     if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {dt.scalar_type_name}")
@@ -327,7 +352,7 @@ def _truth(t, dim, keepdim, kind):
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     nonzero = binary(t, 0, "ne")
     if n == 0 or not dims:
-        out = nonzero
+        out = nonzero.contiguous()  # a reduction's result is row-major in torch, even one that reduces nothing
     else:
         zeros = reduce_sum(binary(nonzero, False, "eq") if kind == "all" else nonzero, dims, keepdim)
         out = binary(zeros, 0, "eq" if kind == "all" else "ne")
@@ -376,7 +401,12 @@ def neg(t):
 def equal(a, b):
     """True when shapes and all values are equal (as torch.equal): compared in
     the promoted dtype by libtensor's lt_equal, which stops at the first
-    difference instead of comparing and counting everything."""
+    difference instead of comparing and counting everything. Two tensors of
+    one dtype take one C call (the shim's ``equal``)."""
+    if isinstance(a, TensorBase) and isinstance(b, TensorBase):
+        r = _fast_equal(a, b)
+        if r is not None:
+            return r
     if tuple(a.shape) != tuple(b.shape):
         return False
     dt = _dt.result_type_of((a, b))

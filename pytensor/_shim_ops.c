@@ -599,7 +599,34 @@ static PyObject *binary_inplace(PyObject *self, PyObject *const *args, Py_ssize_
     return (PyObject *)a;
 }
 
+/* equal(a, b) -> bool or None: torch.equal for two tensors of one dtype
+ * (lt_equal, which stops at the first difference); False for other shapes.
+ * Declines mixed dtypes (promotion) and the float8s and float4 (Python). */
+static PyObject *equal(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !pyt_is_tensor(args[0]) || !pyt_is_tensor(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "equal(a: Tensor, b: Tensor)");
+        return NULL;
+    }
+    TensorObject *a = (TensorObject *)args[0], *b = (TensorObject *)args[1];
+    view_t va, vb;
+    if (a->dtype != b->dtype || !read_view(&va, a) || !read_view(&vb, b) || va.code > LT_COMPLEX128)
+        Py_RETURN_NONE;
+    if (va.nd != vb.nd || memcmp(va.shape, vb.shape, sizeof(int64_t) * (size_t)va.nd))
+        Py_RETURN_FALSE;
+    int same = 0;
+    size_t nbytes = (size_t)numel_of(va.nd, va.shape) * lt_dtype_itemsize((lt_dtype)va.code);
+    lt_status rc;
+    MAYBE_NOGIL(nbytes, lt_equal(&same, (lt_dtype)va.code, va.nd, va.shape, va.data, va.strides, vb.data, vb.strides));
+    if (rc != LT_OK)
+        return pyt_raise_last(rc);
+    return PyBool_FromLong(same);
+}
+
 PyMethodDef pyt_ops_methods[] = {
+    {"equal", (PyCFunction)(void (*)(void))equal, METH_FASTCALL,
+     "equal(a, b): torch.equal for tensors of one dtype in one crossing; None when declined."},
     {"reduce", (PyCFunction)(void (*)(void))reduce, METH_FASTCALL,
      "reduce(t, kind, dim, keepdim): sum/mean/all/any (kind 0..3) in one crossing; None when declined."},
     {"cast", (PyCFunction)(void (*)(void))cast, METH_FASTCALL,
