@@ -14,6 +14,7 @@
  * (two tensors of one dtype, or a tensor and a Python number of its kind);
  * None for anything else, which _ops.binary then computes with the full
  * rules (promotion, NumPy operands, the refusals and their messages). */
+#include <limits.h>
 #include <string.h>
 
 #include "_shim.h"
@@ -624,7 +625,59 @@ static PyObject *equal(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(same);
 }
 
+/* permute_view(t, dims, op) -> Tensor or None: the view of t with its
+ * dimensions in the order dims (a tuple of ints, negative ones wrapped), recorded
+ * in provenance as op (permute, t, T) with the wrapped dims as its argument for
+ * permute and none for the others. None declines what Python refuses with
+ * torch's messages: a wrong count, a dim out of range, a repeat. */
+static PyObject *permute_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    long op = nargs == 3 ? PyLong_AsLong(args[2]) : -1;
+    if (!pyt_prov_op_valid(op) || !pyt_is_tensor(args[0]) || !PyTuple_CheckExact(args[1])) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "permute_view(t: Tensor, dims: tuple, op)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], out_shape[LT_MAX_NDIM], out_strides[LT_MAX_NDIM],
+        dims[LT_MAX_NDIM];
+    Py_ssize_t nd = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM);
+    if (nd < 0 || pyt_int64_tuple(t->strides, strides, LT_MAX_NDIM) != nd || PyTuple_Size(args[1]) != nd) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int seen[LT_MAX_NDIM] = {0};
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        PyObject *x = PyTuple_GetItem(args[1], i);
+        long d = x && PyLong_CheckExact(x) ? PyLong_AsLong(x) : LONG_MIN;
+        if (d == -1 && PyErr_Occurred())
+            PyErr_Clear();
+        if (d < -(long)nd || d >= (long)nd)
+            Py_RETURN_NONE;
+        d = d < 0 ? d + (long)nd : d;
+        if (seen[d]++)
+            Py_RETURN_NONE;
+        dims[i] = d;
+        out_shape[i] = shape[d];
+        out_strides[i] = strides[d];
+    }
+    PyObject *arg = NULL;
+    if (op == PROV_PERMUTE && !(arg = pyt_int_tuple(dims, nd)))
+        return NULL;
+    Py_INCREF(t->storage);
+    Py_INCREF(t->dtype);
+    Py_INCREF(t->offset);
+    PyObject *out = pyt_tensor_steal(t->storage, t->dtype, pyt_int_tuple(out_shape, nd),
+                                     pyt_int_tuple(out_strides, nd), t->offset);
+    out = pyt_prov_fresh(out, (int)op, arg, args[0]);
+    Py_XDECREF(arg);
+    return out;
+}
+
 PyMethodDef pyt_ops_methods[] = {
+    {"permute_view", (PyCFunction)(void (*)(void))permute_view, METH_FASTCALL,
+     "permute_view(t, dims, op): t's dimensions reordered (a view); None when declined."},
     {"equal", (PyCFunction)(void (*)(void))equal, METH_FASTCALL,
      "equal(a, b): torch.equal for tensors of one dtype in one crossing; None when declined."},
     {"reduce", (PyCFunction)(void (*)(void))reduce, METH_FASTCALL,

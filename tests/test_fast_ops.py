@@ -289,3 +289,26 @@ def test_equal_one_call_answers_as_torch():
             assert shim.equal(a, b) is torch.equal(ta, tb)
     assert shim.equal(pytensor.zeros(2), pytensor.zeros(2, dtype=pytensor.int32)) is None  # promotion: Python
     assert pytensor.equal(pytensor.zeros(2), pytensor.zeros(2, dtype=pytensor.int32))
+
+
+PERMUTE_ARGS = [(1, 0, 2), ((2, 0, 1),), ([2, 0, 1],), (-1, 0, 1), (0, 1), (0, 0, 1), (3, 0, 1), (0, 1, 2, 3),
+                (1.0, 0, 2), ((),)]
+
+
+@pytest.mark.parametrize("args", PERMUTE_ARGS)
+def test_permute_and_t_answer_as_the_python_path_and_torch(args):
+    torch = _torch()
+    from pytensor import _tensor_views
+    a, b = pytensor.arange(24.0).view(2, 3, 4)[:, ::2], torch.arange(24.0).view(2, 3, 4)[:, ::2]
+    fast = _answer(lambda: a.permute(*args))
+    with _declining(_tensor_views, "permute_view"):
+        slow = _answer(lambda: a.permute(*args))
+    want = _answer(lambda: b.permute(*args))
+    assert fast == slow == want
+    if not isinstance(fast, str):
+        r = a.permute(*args)
+        assert r.untyped_storage().data_ptr() == a.untyped_storage().data_ptr()
+        assert r.storage_offset() == a.storage_offset()
+        assert pytensor.provenance(r) is not None
+    m, tm = pytensor.arange(6.0).view(2, 3), torch.arange(6.0).view(2, 3)
+    assert _answer(lambda: m.t()) == _answer(lambda: tm.t()) and _answer(m.T.t) == _answer(tm.T.t)
