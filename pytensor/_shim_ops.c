@@ -243,12 +243,12 @@ static int read_view(view_t *v, TensorObject *t)
     return 1;
 }
 
+/* The element count of a shape a tensor already has (so it fits int64 by
+ * torch's rule, which lt_layout_numel applies: a zero extent anywhere makes 0). */
 static int64_t numel_of(int32_t nd, const int64_t *shape)
 {
-    int64_t n = 1;
-    for (int32_t d = 0; d < nd; d++)
-        n *= shape[d];
-    return n;
+    int64_t n = 0;
+    return lt_layout_numel(&n, nd, shape) == LT_OK ? n : 0;
 }
 
 /* Runs rc = call with the GIL released when the job is large, as cffi calls are. */
@@ -337,9 +337,12 @@ static PyObject *reduce(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     for (int32_t d = v.nd - 1; d >= 0; d--) {
         kept[d] = reduced[d] ? 1 : v.shape[d];
         dst_strides[d] = reduced[d] ? 0 : acc;
-        acc *= kept[d];
+        if (__builtin_mul_overflow(acc, kept[d] > 1 ? kept[d] : 1, &acc))
+            Py_RETURN_NONE; /* no result can hold it: the Python path's message */
     }
     int64_t kept_numel = acc, numel = numel_of(v.nd, v.shape);
+    if (lt_layout_numel(&kept_numel, v.nd, kept) != LT_OK)
+        Py_RETURN_NONE; /* no result can hold it: the Python path's message */
     int32_t out_nd = 0;
     for (int32_t d = 0; d < v.nd; d++)
         if (keepdim || !reduced[d])
@@ -675,7 +678,77 @@ static PyObject *permute_view(PyObject *self, PyObject *const *args, Py_ssize_t 
     return out;
 }
 
+/* fill_inplace(t, value) -> t or None: t.fill_(value) for a writable t and
+ * a value fill_value takes; copy_inplace(dst, src) -> dst or None:
+ * dst.copy_(src) for a writable dst whose elements are distinct locations
+ * and a tensor src that broadcasts to it (lt_copy converts and handles any
+ * overlap). Both decline a complex source into a real dtype (Python warns),
+ * the float4 and memory off the host. The caller records the write. */
+static int writable_view(view_t *v, TensorObject *t, int check_overlap)
+{
+    StorageObject *st = (StorageObject *)t->storage;
+    return st->readonly == Py_False && read_view(v, t) && v->code != LT_FLOAT4_E2M1FN_X2 &&
+           !(check_overlap && lt_layout_has_internal_overlap(v->nd, v->shape, v->strides));
+}
+
+static PyObject *fill_inplace(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !pyt_is_tensor(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "fill_inplace(t: Tensor, value)");
+        return NULL;
+    }
+    view_t v;
+    _Alignas(16) unsigned char value[16];
+    int value_code;
+    if (!writable_view(&v, (TensorObject *)args[0], 0) || (value_code = fill_value(value, args[1], v.code)) < 0)
+        Py_RETURN_NONE;
+    size_t nbytes = (size_t)numel_of(v.nd, v.shape) * lt_dtype_itemsize((lt_dtype)v.code);
+    lt_status rc;
+    MAYBE_NOGIL(nbytes, lt_fill(v.data, v.strides, (lt_dtype)v.code, value, (lt_dtype)value_code, v.nd, v.shape));
+    if (rc != LT_OK)
+        return pyt_raise_last(rc);
+    Py_INCREF(args[0]);
+    return args[0];
+}
+
+static PyObject *copy_inplace(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !pyt_is_tensor(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "copy_inplace(dst: Tensor, src)");
+        return NULL;
+    }
+    view_t d, src;
+    if (!pyt_is_tensor(args[1]) || !writable_view(&d, (TensorObject *)args[0], 1) ||
+        !read_view(&src, (TensorObject *)args[1]) || src.nd > d.nd || src.code == LT_FLOAT4_E2M1FN_X2)
+        Py_RETURN_NONE;
+    int src_complex = src.code == LT_COMPLEX64 || src.code == LT_COMPLEX128;
+    int dst_complex = d.code == LT_COMPLEX64 || d.code == LT_COMPLEX128;
+    if (src_complex && !dst_complex && d.code != LT_BOOL)
+        Py_RETURN_NONE;
+    int64_t bstrides[LT_MAX_NDIM];
+    for (int32_t k = 0, pad = d.nd - src.nd; k < d.nd; k++) {
+        int64_t n = k < pad ? 1 : src.shape[k - pad];
+        if (n != d.shape[k] && n != 1)
+            Py_RETURN_NONE; /* does not broadcast: Python's message */
+        bstrides[k] = k < pad || (n == 1 && d.shape[k] != 1) ? 0 : src.strides[k - pad];
+    }
+    size_t nbytes = (size_t)numel_of(d.nd, d.shape) * lt_dtype_itemsize((lt_dtype)d.code);
+    lt_status rc;
+    MAYBE_NOGIL(nbytes, lt_copy(d.data, d.strides, (lt_dtype)d.code, src.data, bstrides, (lt_dtype)src.code, d.nd,
+                                d.shape));
+    if (rc != LT_OK)
+        return pyt_raise_last(rc);
+    Py_INCREF(args[0]);
+    return args[0];
+}
+
 PyMethodDef pyt_ops_methods[] = {
+    {"fill_inplace", (PyCFunction)(void (*)(void))fill_inplace, METH_FASTCALL,
+     "fill_inplace(t, value): t.fill_(value) in one crossing; None when declined."},
+    {"copy_inplace", (PyCFunction)(void (*)(void))copy_inplace, METH_FASTCALL,
+     "copy_inplace(dst, src): dst.copy_(src) in one crossing; None when declined."},
     {"permute_view", (PyCFunction)(void (*)(void))permute_view, METH_FASTCALL,
      "permute_view(t, dims, op): t's dimensions reordered (a view); None when declined."},
     {"equal", (PyCFunction)(void (*)(void))equal, METH_FASTCALL,
