@@ -151,7 +151,8 @@ LT__EACH_DTYPE(CAST_FNS_INTO)
  * are bit-identical to the portable codecs for every input (NaNs included:
  * both quiet a NaN and keep its top payload bits); tests compare both paths
  * against torch on all 2^16 halves and the rounding boundaries, with
- * LT_CAST_BASELINE=1 forcing the portable loops. */
+ * LT_CAST_BASELINE=1 forcing the portable loops. bfloat16 gets AVX2 loops
+ * beside them, under the same switch. */
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
 #if __has_attribute(target)
 #include <immintrin.h>
@@ -178,19 +179,75 @@ __attribute__((target("avx,f16c"))) static void f16c_to_f32(char *dst, const cha
         LT__STORE(float, dst + 4 * i, lt__f16_to_f32(LT__LOAD(uint16_t, src + 2 * i)));
 }
 
-/* 1 when the CPU has F16C and LT_CAST_BASELINE is not "1"; racing first
- * callers compute the same answer. */
-static int use_f16c(void)
+/* bfloat16 <-> float32 with AVX2 integer vectors: the same bit steps as
+ * lt__f32_to_bf16 / lt__bf16_to_f32, eight elements at a time (GCC's own
+ * vectorization of the portable loop packs the halves slowly). */
+__attribute__((target("avx2"))) static void avx2_bf16_from_f32(char *dst, const char *src, int64_t n)
+{
+    const __m256i one = _mm256_set1_epi32(1), round = _mm256_set1_epi32(0x7fff), abs = _mm256_set1_epi32(0x7fffffff),
+                  inf = _mm256_set1_epi32(0x7f800000), qnan = _mm256_set1_epi32(0x7fc0);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256i r[2];
+        for (int k = 0; k < 2; k++) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(src + 4 * (i + 8 * k)));
+            __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), one);
+            __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, round), lsb), 16);
+            __m256i is_nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, abs), inf);
+            r[k] = _mm256_blendv_epi8(rounded, qnan, is_nan);
+        }
+        __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r[0], r[1]), 0xd8);
+        _mm256_storeu_si256((__m256i *)(void *)(dst + 2 * i), packed);
+    }
+    for (; i < n; i++)
+        LT__STORE(uint16_t, dst + 2 * i, lt__f32_to_bf16(LT__LOAD(float, src + 4 * i)));
+}
+
+__attribute__((target("avx2"))) static void avx2_bf16_to_f32(char *dst, const char *src, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(src + 2 * i));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + 4 * i), _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    }
+    for (; i < n; i++)
+        LT__STORE(float, dst + 4 * i, lt__bf16_to_f32(LT__LOAD(uint16_t, src + 2 * i)));
+}
+
+/* Which vector loops this CPU runs (bit 1: F16C, bit 2: AVX2), none when
+ * LT_CAST_BASELINE is "1"; racing first callers compute the same answer. */
+static int vector_paths(void)
 {
     static int cached = -1;
     int use = __atomic_load_n(&cached, __ATOMIC_RELAXED);
     if (use < 0) {
         const char *force = getenv("LT_CAST_BASELINE");
         __builtin_cpu_init();
-        use = !(force && *force == '1') && __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+        use = force && *force == '1' ? 0
+                                     : (__builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c") ? 1 : 0) |
+                                           (__builtin_cpu_supports("avx2") ? 2 : 0);
         __atomic_store_n(&cached, use, __ATOMIC_RELAXED);
     }
     return use;
+}
+
+static int use_f16c(void) { return vector_paths() & 1; }
+static int use_avx2(void) { return (vector_paths() & 2) != 0; }
+
+static void cast_bf16_f32_avx2(char *const *ptr, const ptrdiff_t *stride, int64_t n)
+{
+    if (stride[0] == 2 && stride[1] == 4)
+        avx2_bf16_from_f32(ptr[0], ptr[1], n);
+    else
+        cast_BFLOAT16_FLOAT32(ptr, stride, n);
+}
+
+static void cast_f32_bf16_avx2(char *const *ptr, const ptrdiff_t *stride, int64_t n)
+{
+    if (stride[0] == 4 && stride[1] == 2)
+        avx2_bf16_to_f32(ptr[0], ptr[1], n);
+    else
+        cast_FLOAT32_BFLOAT16(ptr, stride, n);
 }
 
 static void cast_f16_f32_f16c(char *const *ptr, const ptrdiff_t *stride, int64_t n)
@@ -220,7 +277,7 @@ static const lt__kernel cast_table[LT_DTYPE_COUNT][LT_DTYPE_COUNT] = {LT__EACH_D
 /* Bytes move unchanged. A zero source stride into a contiguous destination
  * is a fill (lt_fill, broadcasting copies) and gets its own loop. */
 #define COPY_FN(N, T)                                                                \
-    static void copy_##N(char *const *ptr, const ptrdiff_t *stride, int64_t n)       \
+    LT__HOT static void copy_##N(char *const *ptr, const ptrdiff_t *stride, int64_t n) \
     {                                                                                \
         char *dst = ptr[0];                                                          \
         const char *src = ptr[1];                                                    \
@@ -258,6 +315,10 @@ lt__kernel lt__cast_kernel(lt_dtype dst, lt_dtype src)
         return cast_f16_f32_f16c;
     if (dst == LT_FLOAT32 && src == LT_FLOAT16 && use_f16c())
         return cast_f32_f16_f16c;
+    if (dst == LT_BFLOAT16 && src == LT_FLOAT32 && use_avx2())
+        return cast_bf16_f32_avx2;
+    if (dst == LT_FLOAT32 && src == LT_BFLOAT16 && use_avx2())
+        return cast_f32_bf16_avx2;
 #endif
     if (dst != src)
         return cast_table[dst][src];
