@@ -26,6 +26,7 @@ _note = shim.prov_note
 # filled(size, dtype, value, prov_arg[, like]): a new tensor in one crossing for the common case (plain int
 # sizes, a plain number, no device or requires_grad); None: declined, and the full path below decides.
 _filled = shim.filled
+_arange_int = shim.arange_int  # arange of small plain ints as int64 in one C call; None: the full path
 _default_dtype = _dt.get_default_dtype
 _P_FACTORY = OP["factory"]
 
@@ -394,6 +395,11 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: _d
     tensor([1.0000, 1.5000, 2.0000])
     """
     given = (start,) if end is None else (start, end) if step == 1 else (start, end, step)
+    if dtype is None and device is None and not requires_grad and not _ignored:  # plain ints: one C call
+        r = _arange_int(0, start, 1, ("arange", given)) if end is None else \
+            _arange_int(start, end, step, ("arange", given))
+        if r is not None:
+            return r
     if end is None:
         start, end = 0, start
     args = [a.item() if isinstance(a, TensorBase) else a for a in (start, end, step)]

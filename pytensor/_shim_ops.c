@@ -744,7 +744,52 @@ static PyObject *copy_inplace(PyObject *self, PyObject *const *args, Py_ssize_t 
     return args[0];
 }
 
+/* arange_int(start, end, step, prov_arg) -> Tensor or None: arange of plain
+ * ints within +-2^31 as int64 (its dtype when none is given), recorded as a
+ * factory step with prov_arg. Within that range the exact ceiling of
+ * (end - start) / step is what the Python path's float division gives.
+ * None for anything else, including the refusals (a zero step, a range
+ * against the step's sign): the Python path's messages. */
+static PyObject *arange_int(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "arange_int(start, end, step, prov_arg)");
+        return NULL;
+    }
+    long long v[3];
+    for (int k = 0; k < 3; k++) {
+        if (!PyLong_CheckExact(args[k]))
+            Py_RETURN_NONE;
+        int overflow = 0;
+        v[k] = PyLong_AsLongLongAndOverflow(args[k], &overflow);
+        if (overflow || v[k] < -(1LL << 31) || v[k] > (1LL << 31)) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+    }
+    long long start = v[0], span = v[1] - v[0], step = v[2];
+    if (step == 0 || (span != 0 && (span < 0) != (step < 0)))
+        Py_RETURN_NONE;
+    long long n = span == 0 ? 0 : (span + step + (step > 0 ? -1 : 1)) / step; /* ceil(span / step) */
+    lt_storage *s = NULL;
+    lt_status rc = lt_storage_new(&s, (size_t)n * 8, 0);
+    if (rc != LT_OK)
+        return pyt_raise_last(rc);
+    int64_t first = start, inc = step, shape[1] = {n}, strides[1] = {1};
+    if (n)
+        MAYBE_NOGIL((size_t)n * 8, lt_fill_arange(s, LT_INT64, n, &first, &inc, LT_INT64));
+    if (rc != LT_OK) {
+        lt_storage_release(s);
+        return pyt_raise_last(rc);
+    }
+    return pyt_prov_fresh(pyt_tensor_over(s, LT_INT64, shape, strides, 1, 0), PROV_FACTORY,
+                          args[3] == Py_None ? NULL : args[3], NULL);
+}
+
 PyMethodDef pyt_ops_methods[] = {
+    {"arange_int", (PyCFunction)(void (*)(void))arange_int, METH_FASTCALL,
+     "arange_int(start, end, step, prov_arg): an int64 arange of small ints in one crossing; None when declined."},
     {"fill_inplace", (PyCFunction)(void (*)(void))fill_inplace, METH_FASTCALL,
      "fill_inplace(t, value): t.fill_(value) in one crossing; None when declined."},
     {"copy_inplace", (PyCFunction)(void (*)(void))copy_inplace, METH_FASTCALL,

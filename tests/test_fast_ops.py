@@ -384,3 +384,21 @@ def test_copy_and_fill_fast_paths_record_the_write_and_refuse_what_torch_refuses
     assert e.tolist() == [4.0, 4.0, 4.0]
     with pytest.raises(RuntimeError):
         pytensor.zeros(3).copy_(pytensor.ones(4))
+
+
+ARANGE_ARGS = [(5,), (0,), (2, 9), (9, 2, -2), (2, 9, 3), (-5, 5, 4), (3, 3), (2, 9, -1), (1, 2, 0), (2.5,),
+               (-(2**31), -(2**31) + 3), (2**31 - 2, 2**31), (2**31 + 1, 2**31 + 3), (True,), (7, 1), (0, 10, 10),
+               (0, 10, 11), (0.0, 3)]
+
+
+@pytest.mark.parametrize("args", ARANGE_ARGS)
+def test_arange_answers_as_the_python_path_and_torch(args):
+    torch = _torch()
+    fast = _answer(lambda: pytensor.arange(*args))
+    with _declining(_factories, "_arange_int"):
+        slow = _answer(lambda: pytensor.arange(*args))
+    assert fast == slow == _answer(lambda: torch.arange(*args))
+    full = {1: (0,) + args + (1,), 2: args + (1,), 3: args}[len(args)]
+    taken = shim.arange_int(*full, None) is not None
+    plain = all(type(a) is int for a in args) and all(abs(a) <= 2**31 for a in full)
+    assert taken == (plain and not isinstance(fast, str))
