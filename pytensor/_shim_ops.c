@@ -787,7 +787,81 @@ static PyObject *arange_int(PyObject *self, PyObject *const *args, Py_ssize_t na
                           args[3] == Py_None ? NULL : args[3], NULL);
 }
 
+/* expand_view(t, sizes, op) -> Tensor or None: t broadcast to sizes (a
+ * tuple of ints, -1 keeping an extent) with zero strides, recorded as op
+ * with the sizes as a plain tuple. None declines whatever the Python path
+ * refuses with torch's messages (fewer sizes than dims, a non-singleton
+ * mismatch, -1 in a new leading dim, a negative size, a count past int64). */
+static PyObject *expand_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    long op = nargs == 3 ? PyLong_AsLong(args[2]) : -1;
+    if (!pyt_prov_op_valid(op) || !pyt_is_tensor(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "expand_view(t: Tensor, sizes: tuple, op)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], sizes[LT_MAX_NDIM], out_strides[LT_MAX_NDIM], numel;
+    Py_ssize_t n = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM), m = PyTuple_Size(args[1]);
+    if (n < 0 || pyt_int64_tuple(t->strides, strides, LT_MAX_NDIM) != n || m < n || m > LT_MAX_NDIM) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int grew = m > n;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *x = PyTuple_GetItem(args[1], i);
+        int overflow = 0;
+        long long want = x && PyLong_CheckExact(x) ? PyLong_AsLongLongAndOverflow(x, &overflow) : LLONG_MIN;
+        if (overflow || want == LLONG_MIN || (want == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        Py_ssize_t j = i - (m - n);
+        int64_t have = j >= 0 ? shape[j] : 1, st = j >= 0 ? strides[j] : 0;
+        if (want == -1) {
+            if (j < 0)
+                Py_RETURN_NONE;
+            want = have;
+        }
+        if (have != want) {
+            if (have != 1 || want < 0)
+                Py_RETURN_NONE;
+            st = 0;
+            grew = 1;
+        }
+        sizes[i] = want;
+        out_strides[i] = st;
+    }
+    if (grew && lt_layout_numel(&numel, (int32_t)m, sizes) != LT_OK)
+        Py_RETURN_NONE;
+    PyObject *arg = pyt_int_tuple(sizes, m);
+    if (!arg)
+        return NULL;
+    /* the record keeps the sizes as given (-1 included), as the Python path does */
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *x = PyTuple_GetItem(args[1], i);
+        if (PyLong_AsLong(x) == -1) {
+            Py_DECREF(arg);
+            arg = PySequence_Tuple(args[1]);
+            if (!arg)
+                return NULL;
+            break;
+        }
+    }
+    Py_INCREF(t->storage);
+    Py_INCREF(t->dtype);
+    Py_INCREF(t->offset);
+    PyObject *out = pyt_tensor_steal(t->storage, t->dtype, pyt_int_tuple(sizes, m), pyt_int_tuple(out_strides, m),
+                                     t->offset);
+    out = pyt_prov_fresh(out, (int)op, arg, args[0]);
+    Py_DECREF(arg);
+    return out;
+}
+
 PyMethodDef pyt_ops_methods[] = {
+    {"expand_view", (PyCFunction)(void (*)(void))expand_view, METH_FASTCALL,
+     "expand_view(t, sizes, op): t broadcast to sizes (a view); None when declined."},
     {"arange_int", (PyCFunction)(void (*)(void))arange_int, METH_FASTCALL,
      "arange_int(start, end, step, prov_arg): an int64 arange of small ints in one crossing; None when declined."},
     {"fill_inplace", (PyCFunction)(void (*)(void))fill_inplace, METH_FASTCALL,

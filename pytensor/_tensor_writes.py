@@ -47,6 +47,9 @@ class Writes:
 
     def zero_(self):
         """Set every element to zero in place."""
+        if _fill_inplace(self, 0) is not None:  # the common case: one C call
+            _note_write(self)
+            return self
         return self.fill_(0)
 
     def copy_(self, src, non_blocking=False):

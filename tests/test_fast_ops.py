@@ -402,3 +402,26 @@ def test_arange_answers_as_the_python_path_and_torch(args):
     taken = shim.arange_int(*full, None) is not None
     plain = all(type(a) is int for a in args) and all(abs(a) <= 2**31 for a in full)
     assert taken == (plain and not isinstance(fast, str))
+
+
+EXPAND_ARGS = [(3, 4), ((3, 4),), (2, 3, 4), (-1, 4), (2, -1, 4), (-1, 3, 4), (3, 5), (3, -2), (4,), (0, 4),
+               (2**62, 2**62, 4), (3.0, 4)]
+
+
+@pytest.mark.parametrize("args", EXPAND_ARGS)
+def test_expand_and_movedim_answer_as_the_python_path_and_torch(args):
+    torch = _torch()
+    from pytensor import _tensor_views
+    a, b = pytensor.arange(4.0).view(1, 4), torch.arange(4.0).view(1, 4)
+    fast = _answer(lambda: a.expand(*args))
+    with _declining(_tensor_views, "expand_view"):
+        slow = _answer(lambda: a.expand(*args))
+    want = _answer(lambda: b.expand(*args))
+    assert fast == slow
+    assert fast == want or args == (2**62, 2**62, 4) and isinstance(fast, str) == isinstance(want, str)
+    if not isinstance(fast, str):
+        assert a.expand(*args).untyped_storage().data_ptr() == a.untyped_storage().data_ptr()
+        assert pytensor.provenance(a.expand(*args)) is not None
+    c, d = pytensor.zeros(2, 3, 4), torch.zeros(2, 3, 4)
+    assert _answer(lambda: c.movedim(0, 2)) == _answer(lambda: d.movedim(0, 2))
+    assert _answer(lambda: a.expand_as(c[0, :1])) == _answer(lambda: b.expand_as(d[0, :1]))
