@@ -106,6 +106,23 @@ def test_float64_to_float16_rounds_twice_as_torch():
                                       _th_bits(b.to(getattr(torch, name)), np.uint16))
 
 
+@pytest.mark.parametrize("strided", [False, True])
+def test_float32_to_int64_truncates_as_torch_in_and_out_of_int32_range(strided):
+    """The AVX2 loop converts blocks of eight within int32's range and sends
+    any block holding NaN, an infinity or |x| >= 2^31 to the scalar rule."""
+    rng = np.random.default_rng(7)
+    edges = np.array([np.nan, np.inf, -np.inf, 2**31, -2**31, 2**31 - 128, -2**31 - 256, 2**63, -2**63, 1e30, -0.0,
+                      0.5, -0.5, -1.5, 2**24 + 2], dtype=np.float32)
+    x = np.concatenate([rng.standard_normal(50_003).astype(np.float32) * np.float32(3e9), edges,
+                        rng.standard_normal(20_000).astype(np.float32) * np.float32(100)])
+    rng.shuffle(x[:50_018])
+    a, b = pytensor.from_numpy(x.copy()), torch.from_numpy(x.copy())
+    if strided:
+        a, b = a[::3], b[::3]
+    np.testing.assert_array_equal(a.long().numpy(), b.long().numpy())
+    assert a.long().numel() > 20_000
+
+
 # ------------------------------------------------------------------ both libtensor paths
 _BOTH_PATHS_SCRIPT = r"""
 import hashlib, sys
@@ -122,6 +139,9 @@ for t in (x, x[::3]):
         y = t.to(getattr(pytensor, name))
         h.update(bytes(y.view(pytensor.uint8).numpy()))
         h.update(bytes(y.float().view(pytensor.uint8).numpy()))
+big = (pytensor.from_numpy(f.copy()) * 1e5).contiguous()
+for t in (big, big[::3]):
+    h.update(bytes(t.long().view(pytensor.uint8).numpy()))
 for t in (pytensor.from_numpy(halves.copy()).view(pytensor.float16),):
     h.update(bytes(t.float().view(pytensor.uint8).numpy()))
     h.update(bytes(t[1::2].float().contiguous().view(pytensor.uint8).numpy()))
@@ -130,8 +150,9 @@ sys.stdout.write(h.hexdigest())
 
 
 def test_the_portable_loops_give_the_same_bits_as_f16c():
-    """LT_CAST_BASELINE=1 forces the portable codecs; on a CPU with F16C the
-    default run takes the F16C loops. Both must give identical bytes (and the
+    """LT_CAST_BASELINE=1 forces the portable codecs; on a CPU with F16C and
+    AVX2 the default run takes the vector loops (float16, bfloat16, float32 ->
+    int64). Both must give identical bytes (and the
     tests above hold each against torch in this process's default path)."""
     digests = []
     for force in ("1", "0"):

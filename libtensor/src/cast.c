@@ -214,6 +214,31 @@ __attribute__((target("avx2"))) static void avx2_bf16_to_f32(char *dst, const ch
         LT__STORE(float, dst + 4 * i, lt__bf16_to_f32(LT__LOAD(uint16_t, src + 2 * i)));
 }
 
+/* float32 -> int64: AVX2 has no 64-bit conversion, so eight floats that
+ * all lie within int32's range (the common case) convert with cvttps2dq and
+ * are sign-extended, which is exactly cvt64_f's truncation there; a block
+ * holding anything else (NaN, +-inf, |x| >= 2^31) takes cvt64_f. */
+__attribute__((target("avx2"))) static void avx2_i64_from_f32(char *dst, const char *src, int64_t n)
+{
+    const __m256 lim = _mm256_set1_ps(0x1p31f), abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = _mm256_loadu_ps((const float *)(const void *)(src + 4 * i));
+        __m256 inside = _mm256_cmp_ps(_mm256_and_ps(x, abs_mask), lim, _CMP_LT_OQ); /* false for NaN */
+        if (_mm256_movemask_ps(inside) != 0xff) {
+            for (int k = 0; k < 8; k++)
+                LT__STORE(int64_t, dst + 8 * (i + k), cvt64_f(LT__LOAD(float, src + 4 * (i + k))));
+            continue;
+        }
+        __m256i q = _mm256_cvttps_epi32(x);
+        _mm256_storeu_si256((__m256i *)(void *)(dst + 8 * i), _mm256_cvtepi32_epi64(_mm256_castsi256_si128(q)));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + 8 * i + 32),
+                            _mm256_cvtepi32_epi64(_mm256_extracti128_si256(q, 1)));
+    }
+    for (; i < n; i++)
+        LT__STORE(int64_t, dst + 8 * i, cvt64_f(LT__LOAD(float, src + 4 * i)));
+}
+
 /* Which vector loops this CPU runs (bit 1: F16C, bit 2: AVX2), none when
  * LT_CAST_BASELINE is "1"; racing first callers compute the same answer. */
 static int vector_paths(void)
@@ -233,6 +258,14 @@ static int vector_paths(void)
 
 static int use_f16c(void) { return vector_paths() & 1; }
 static int use_avx2(void) { return (vector_paths() & 2) != 0; }
+
+static void cast_i64_f32_avx2(char *const *ptr, const ptrdiff_t *stride, int64_t n)
+{
+    if (stride[0] == 8 && stride[1] == 4)
+        avx2_i64_from_f32(ptr[0], ptr[1], n);
+    else
+        cast_INT64_FLOAT32(ptr, stride, n);
+}
 
 static void cast_bf16_f32_avx2(char *const *ptr, const ptrdiff_t *stride, int64_t n)
 {
@@ -315,6 +348,8 @@ lt__kernel lt__cast_kernel(lt_dtype dst, lt_dtype src)
         return cast_f16_f32_f16c;
     if (dst == LT_FLOAT32 && src == LT_FLOAT16 && use_f16c())
         return cast_f32_f16_f16c;
+    if (dst == LT_INT64 && src == LT_FLOAT32 && use_avx2())
+        return cast_i64_f32_avx2;
     if (dst == LT_BFLOAT16 && src == LT_FLOAT32 && use_avx2())
         return cast_bf16_f32_avx2;
     if (dst == LT_FLOAT32 && src == LT_BFLOAT16 && use_avx2())
