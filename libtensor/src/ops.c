@@ -327,6 +327,12 @@ lt_status lt_equal(int *out_equal, lt_dtype dtype, int32_t ndim, const int64_t *
 #define ACC_PUT_FLT(D, p, v) LT__STORE(LT__ST(D), p, LT__ENC(D)(v))
 #define ACC_PUT_CPLX(D, p, v) LT__STORE(LT__ST(D), p, v)
 #define ACC_PUT(D, p, v) LT__CAT(ACC_PUT_, LT__AK(D))(D, p, v)
+/* Bytes one ACC_PUT writes: int64 for bool and integers, the dtype's own otherwise. */
+#define ACC_PUT_SIZE_BOOL(D) ((ptrdiff_t)sizeof(uint64_t))
+#define ACC_PUT_SIZE_INT(D) ((ptrdiff_t)sizeof(uint64_t))
+#define ACC_PUT_SIZE_FLT(D) ((ptrdiff_t)sizeof(LT__ST(D)))
+#define ACC_PUT_SIZE_CPLX(D) ((ptrdiff_t)sizeof(LT__ST(D)))
+#define ACC_PUT_SIZE(D) LT__CAT(ACC_PUT_SIZE_, LT__AK(D))(D)
 #define SUM_DST_BOOL(D) LT_INT64
 #define SUM_DST_INT(D) LT_INT64
 #define SUM_DST_FLT(D) LT_##D
@@ -390,11 +396,16 @@ typedef struct sum_vt {
         ACC_T(D) *a = acc;                                                                        \
         *a = s == (ptrdiff_t)sizeof(LT__ST(D)) ? pw_dense_##D(p, s, n) : pw_strided_##D(p, s, n); \
     }                                                                                             \
-    static void first_##D(void *acc, const char *p, ptrdiff_t s, int64_t n)                       \
+    LT__HOT static void first_##D(void *acc, const char *p, ptrdiff_t s, int64_t n)               \
     {                                                                                             \
         ACC_T(D) *a = acc;                                                                        \
-        for (int64_t j = 0; j < n; j++)                                                           \
-            a[j] = ACC_LOAD(D, p + j * s);                                                        \
+        const ptrdiff_t sz = sizeof(LT__ST(D));                                                   \
+        if (s == sz) /* a constant stride: the loop vectorizes */                                 \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                a[j] = ACC_LOAD(D, p + j * sz);                                                   \
+        else                                                                                      \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                a[j] = ACC_LOAD(D, p + j * s);                                                    \
     }                                                                                             \
     LT__HOT static void add_##D(void *acc, const char *p, ptrdiff_t s, int64_t n)                 \
     {                                                                                             \
@@ -414,11 +425,16 @@ typedef struct sum_vt {
         for (int64_t j = 0; j < n; j++)                                                           \
             a[j] = ACC_ADD(D, a[j], b[j]);                                                        \
     }                                                                                             \
-    static void put_##D(char *dst, ptrdiff_t ds, const void *acc, int64_t n)                      \
+    LT__HOT static void put_##D(char *dst, ptrdiff_t ds, const void *acc, int64_t n)              \
     {                                                                                             \
         const ACC_T(D) *a = acc;                                                                  \
-        for (int64_t j = 0; j < n; j++)                                                           \
-            ACC_PUT(D, dst + j * ds, a[j]);                                                       \
+        const ptrdiff_t sz = ACC_PUT_SIZE(D);                                                     \
+        if (ds == sz)                                                                             \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                ACC_PUT(D, dst + j * sz, a[j]);                                                   \
+        else                                                                                      \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                ACC_PUT(D, dst + j * ds, a[j]);                                                   \
     }
 LT__EACH_ARITH_DTYPE(SUM_FNS)
 
