@@ -13,7 +13,17 @@
  * binary(a, b, op): a + b, a < b, ... in one crossing for the common case
  * (two tensors of one dtype, or a tensor and a Python number of its kind);
  * None for anything else, which _ops.binary then computes with the full
- * rules (promotion, NumPy operands, the refusals and their messages). */
+ * rules (promotion, NumPy operands, the refusals and their messages).
+ *
+ * The same contract (the common case in one crossing, None to decline) for
+ * the other per-call paths of issue 27: reduce (sum/mean/all/any), cast
+ * (to/clone), filled and arange_int (the factories), binary_inplace (+= ...),
+ * fill_inplace and copy_inplace, equal, permute_view and expand_view. Every
+ * one that reads tensor data goes through read_view (or element0), the one
+ * place a flag that changes how the bytes read (a lazy conj or neg bit) must
+ * be checked, so that such a tensor is declined to the Python path; the two
+ * view makers build their views as _shim_view.c's reshape_view does, and
+ * carry whatever per-tensor flag it carries. */
 #include <limits.h>
 #include <string.h>
 
