@@ -151,6 +151,9 @@ lt_status lt_binary(lt_binop op, lt_dtype dtype, int32_t ndim, const int64_t *sh
                     const int64_t *b_strides);
 lt_status lt_equal(int *out_equal, lt_dtype dtype, int32_t ndim, const int64_t *shape, const void *a,
                    const int64_t *a_strides, const void *b, const int64_t *b_strides);
+lt_status lt_all_any(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
+                     const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape,
+                     int want_all);
 lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
                  const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape);
 

@@ -23,6 +23,11 @@ __all__ = ["empty", "zeros", "ones", "full", "arange", "linspace", "rand", "rand
            "randint_like", "eye"]
 
 _note = shim.prov_note
+# filled(size, dtype, value, prov_arg[, like]): a new tensor in one crossing for the common case (plain int
+# sizes, a plain number, no device or requires_grad); None: declined, and the full path below decides.
+_filled = shim.filled
+_arange_int = shim.arange_int  # arange of small plain ints as int64 in one C call; None: the full path
+_default_dtype = _dt.get_default_dtype
 _P_FACTORY = OP["factory"]
 
 
@@ -38,6 +43,7 @@ def _finish(t, device, requires_grad, fn="factory", args=None):
 
 
 _PLAIN = (int, float, bool, complex, type(None))
+_FILL_FAST = (int, float, bool)  # the fill values the one-call path takes (it declines what it cannot convert)
 
 
 def _plain_arg(a):
@@ -66,6 +72,10 @@ def empty(*size: int, dtype: _dt.dtype | str | None = None, device: str | _devic
     >>> pytensor.empty(2, 3).shape
     pytensor.Size([2, 3])
     """
+    if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype):
+        r = _filled(size, dtype or _default_dtype(), None, ("empty", size))
+        if r is not None:
+            return r
     size = _check_size(_shape_args(size))
     dt = _dt.dtype_arg("empty", dtype) or _dt.get_default_dtype()
     return _finish(_core_empty(size, dt), device, requires_grad, "empty", size)
@@ -79,6 +89,10 @@ def zeros(*size: int, dtype: _dt.dtype | str | None = None, device: str | _devic
     >>> pytensor.zeros(2, dtype=pytensor.int32)
     tensor([0, 0], dtype=pytensor.int32)
     """
+    if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype):
+        r = _filled(size, dtype or _default_dtype(), 0, ("zeros", size))
+        if r is not None:
+            return r
     size = _check_size(_shape_args(size))
     dt = _dt.dtype_arg("zeros", dtype) or _dt.get_default_dtype()
     return _finish(_core_empty(size, dt, zero=True), device, requires_grad, "zeros", size)
@@ -92,6 +106,10 @@ def ones(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device
     >>> pytensor.ones(3)
     tensor([1., 1., 1.])
     """
+    if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype):
+        r = _filled(size, dtype or _default_dtype(), 1, ("ones", size))
+        if r is not None:
+            return r
     t = empty(*size, dtype=dtype, device=device)
     return _finish(t.fill_(1), None, requires_grad, "ones", size)
 
@@ -105,6 +123,11 @@ def full(size: Sequence[int], fill_value: complex, *, dtype: _dt.dtype | str | N
     tensor([7, 7])
     """
     dt = _dt.dtype_arg("full", dtype) or _dt.scalar_dtype(fill_value)
+    if device is None and not requires_grad and not _ignored and size.__class__ is tuple \
+            and fill_value.__class__ in _FILL_FAST:
+        r = _filled((size,), dt, fill_value, ("full", (size, fill_value)))
+        if r is not None:
+            return r
     t = empty(size, dtype=dt, device=device)
     return _finish(t.fill_(fill_value), None, requires_grad, "full", (size, fill_value))
 
@@ -131,18 +154,33 @@ def empty_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: s
     >>> pytensor.empty_like(pytensor.zeros(2, 3).T).stride()
     (1, 3)
     """
+    if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype) \
+            and isinstance(input, TensorBase):
+        r = _filled((), dtype or input._dtype, None, ("empty_like", ()), input)
+        if r is not None:
+            return r
     return _finish(_new_like(input, dtype, False, "empty_like"), device, requires_grad, "empty_like", ())
 
 
 def zeros_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
                **_ignored) -> Tensor:
     """New zeros with ``input``'s shape, dtype and layout (never shares)."""
+    if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype) \
+            and isinstance(input, TensorBase):
+        r = _filled((), dtype or input._dtype, 0, ("zeros_like", ()), input)
+        if r is not None:
+            return r
     return _finish(_new_like(input, dtype, True, "zeros_like"), device, requires_grad, "zeros_like", ())
 
 
 def ones_like(input: Tensor, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
               **_ignored) -> Tensor:
     """New ones with ``input``'s shape, dtype and layout (never shares)."""
+    if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype) \
+            and isinstance(input, TensorBase):
+        r = _filled((), dtype or input._dtype, 1, ("ones_like", ()), input)
+        if r is not None:
+            return r
     t = _new_like(input, dtype, False, "ones_like").fill_(1)
     return _finish(t, device, requires_grad, "ones_like", ())
 
@@ -152,6 +190,11 @@ def full_like(input: Tensor, fill_value: complex, *, dtype: _dt.dtype | str | No
     """New memory filled with ``fill_value``, shaped and laid out like ``input`` (never shares)."""
     if dtype is None:
         dtype = input.dtype
+    if device is None and not requires_grad and not _ignored and dtype.__class__ is _dt.dtype \
+            and isinstance(input, TensorBase) and fill_value.__class__ in _FILL_FAST:
+        r = _filled((), dtype, fill_value, ("full_like", (fill_value,)), input)
+        if r is not None:
+            return r
     t = _new_like(input, dtype, False, "full_like").fill_(fill_value)
     return _finish(t, device, requires_grad, "full_like", (fill_value,))
 
@@ -352,6 +395,11 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: _d
     tensor([1.0000, 1.5000, 2.0000])
     """
     given = (start,) if end is None else (start, end) if step == 1 else (start, end, step)
+    if dtype is None and device is None and not requires_grad and not _ignored:  # plain ints: one C call
+        r = _arange_int(0, start, 1, ("arange", given)) if end is None else \
+            _arange_int(start, end, step, ("arange", given))
+        if r is not None:
+            return r
     if end is None:
         start, end = 0, start
     args = [a.item() if isinstance(a, TensorBase) else a for a in (start, end, step)]

@@ -22,6 +22,10 @@ _CMP = {"eq": lib.LT_OP_EQ, "ne": lib.LT_OP_NE, "lt": lib.LT_OP_LT, "le": lib.LT
         "gt": lib.LT_OP_GT, "ge": lib.LT_OP_GE}
 _OP_CODES = {**_ARITH, **_CMP}
 _fast_binary = shim.binary
+_fast_inplace = shim.binary_inplace
+_fast_reduce = shim.reduce  # sum/mean/all/any in one crossing (kinds 0..3); None: the Python path below
+_note_write = shim.note_write
+_fast_equal = shim.equal
 _SCALARS = (bool, int, float, complex)
 _PLAIN_SCALARS = frozenset(_SCALARS)
 
@@ -219,7 +223,15 @@ def _can_cast(src, dst):
 
 
 def inplace(self, other, name):
-    """self <name>= other: computed in the promoted dtype, written into self's memory."""
+    """self <name>= other: computed in the promoted dtype, written into self's memory.
+
+    A dense, writable self with an operand of its own dtype (or a Python number
+    of its kind) takes one C call (the shim's ``binary_inplace``); it declines
+    the rest, which this function handles with the full rules."""
+    code = _ARITH.get(name)
+    if code is not None and _fast_inplace(self, other, code) is not None:
+        _note_write(self)
+        return self
     other = _coerce(other)
     np = sys.modules.get("numpy")
     if np is not None and isinstance(other, np.ndarray):
@@ -233,6 +245,7 @@ def inplace(self, other, name):
         raise RuntimeError(f"result type {dt.scalar_type_name} can't be cast to the desired "
                            f"output type {self._dtype.scalar_type_name}")
     self._check_write()
+    _check_partial_overlap(self, other)
     other_shape = getattr(other, "_shape", ())
     shape = self._shape if other_shape == self._shape else broadcast_shapes(self._shape, other_shape)
     if shape != self._shape:
@@ -245,17 +258,41 @@ def inplace(self, other, name):
     return self
 
 
+def _check_partial_overlap(self, other):
+    """torch's refusal of an in-place op whose operand shares some, not all, of
+    the written memory (``a += a.T``): the result would depend on the order
+    the elements are written in. The very same view (``a += a``) is fine."""
+    if not isinstance(other, TensorBase) or other._storage is not self._storage:
+        return
+    if (other._offset, other._shape, other._strides, other._dtype.itemsize) == \
+            (self._offset, self._shape, self._strides, self._dtype.itemsize):
+        return
+    (lo, hi), (olo, ohi) = self._byte_range(), other._byte_range()
+    if lo < ohi and olo < hi:
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                           "refer to a single memory location. Please clone() the tensor before performing the "
+                           "operation.")
+
+
 def reduced_dims(dim, n):
     """The set of dimensions a reduction over ``dim`` removes from an n-d tensor (None or (): all)."""
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return set(range(n))
     if isinstance(dim, (tuple, list)):
-        return {wrap_dim(d, n) for d in dim}
+        dims = [wrap_dim(d, n) for d in dim]
+        for d in dims:
+            if dims.count(d) > 1:  # torch refuses a repeated dim (it would count elements twice)
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return set(dims)
     return {wrap_dim(dim, n)}
 
 
 def reduce_sum(t, dim=None, keepdim=False, dtype=None):
     """Sum over ``dim`` (all dims when None); bool and integers sum to int64, as torch."""
+    if dtype is None:
+        r = _fast_reduce(t, 0, dim, keepdim)
+        if r is not None:
+            return r
     n = t.dim()
     dims = reduced_dims(dim, n)
     if t._dtype.kind in ("float8", "float4") and dtype is None:
@@ -278,7 +315,14 @@ def reduce_sum(t, dim=None, keepdim=False, dtype=None):
 
 
 def mean(t, dim=None, keepdim=False, dtype=None):
+    if dtype is None:
+        r = _fast_reduce(t, 1, dim, keepdim)
+        if r is not None:
+            return r
     dt = _dt.dtype_arg("mean", dtype) or t._dtype
+    if dt.kind in ("float8", "float4"):
+        reduced_dims(dim, t.dim())  # a bad dim is torch's first refusal
+        refuse_low_precision("mean", dt)
     if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {dt.scalar_type_name}")
@@ -302,7 +346,7 @@ def _truth(t, dim, keepdim, kind):
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     nonzero = binary(t, 0, "ne")
     if n == 0 or not dims:
-        out = nonzero
+        out = nonzero.contiguous()  # a reduction's result is row-major in torch, even one that reduces nothing
     else:
         zeros = reduce_sum(binary(nonzero, False, "eq") if kind == "all" else nonzero, dims, keepdim)
         out = binary(zeros, 0, "eq" if kind == "all" else "ne")
@@ -311,11 +355,17 @@ def _truth(t, dim, keepdim, kind):
 
 def all_(t: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False) -> Tensor:
     """True where every element (along ``dim``) is nonzero; a bool tensor (uint8 for uint8 input)."""
+    r = _fast_reduce(t, 2, dim, keepdim)
+    if r is not None:
+        return r
     return _truth(t, dim, keepdim, "all")
 
 
 def any_(t: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False) -> Tensor:
     """True where some element (along ``dim``) is nonzero; a bool tensor (uint8 for uint8 input)."""
+    r = _fast_reduce(t, 3, dim, keepdim)
+    if r is not None:
+        return r
     return _truth(t, dim, keepdim, "any")
 
 
@@ -345,7 +395,12 @@ def neg(t):
 def equal(a, b):
     """True when shapes and all values are equal (as torch.equal): compared in
     the promoted dtype by libtensor's lt_equal, which stops at the first
-    difference instead of comparing and counting everything."""
+    difference instead of comparing and counting everything. Two tensors of
+    one dtype take one C call (the shim's ``equal``)."""
+    if isinstance(a, TensorBase) and isinstance(b, TensorBase):
+        r = _fast_equal(a, b)
+        if r is not None:
+            return r
     if tuple(a.shape) != tuple(b.shape):
         return False
     dt = _dt.result_type_of((a, b))

@@ -16,6 +16,7 @@ from ._provenance import OP
 from .errors import DeviceError
 
 _is_contiguous = shim.is_contiguous
+_cast = shim.cast  # t converted into new memory laid out as preserve_format, in one crossing; None: declined
 _note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see _provenance.py)
 _P_CONTIGUOUS, _P_CLONE, _P_TO = OP["contiguous"], OP["clone"], OP["to"]
 
@@ -52,6 +53,17 @@ def _parse_to(args, kwargs):
     return dt, dev, copy
 
 
+def _convert(t, dt):
+    """t.to(dt) for the dtype shorthands: one C call unless a graph is recorded (then to(), which records it)."""
+    if t._dtype is dt:
+        return t
+    if not t._requires_grad:
+        r = _cast(t, dt.code, _P_TO, (t._dtype, dt, None))
+        if r is not None:
+            return r
+    return t.to(dt)
+
+
 class Copies:
     """contiguous, clone, to, type, float/double/half/..., cpu, new_tensor."""
 
@@ -75,11 +87,19 @@ class Copies:
         >>> pytensor.zeros(2, 3).T.clone().stride()
         (1, 3)
         """
-        return _note(copy_preserving_layout(self), _P_CLONE, None, self)
+        r = _cast(self, self._dtype.code, _P_CLONE, None)
+        return r if r is not None else _note(copy_preserving_layout(self), _P_CLONE, None, self)
 
     def to(self, *args: object, **kwargs: object) -> Self:
         """Self when nothing changes, otherwise a converted copy. Accepts a dtype
         (or its name), a device (a string that is not a dtype name is one) or a tensor."""
+        if not kwargs and len(args) == 1 and args[0].__class__ is _dt.dtype:  # to(dtype): the common case
+            dt = args[0]
+            if dt is self._dtype:
+                return self
+            r = _cast(self, dt.code, _P_TO, (self._dtype, dt, None))
+            if r is not None:
+                return r
         dt, dev, copy = _parse_to(args, kwargs)
         if dev is not None and dev != self.device:
             raise DeviceError(f"pytensor computes on the CPU only; cannot move a tensor to {dev}")
@@ -99,40 +119,40 @@ class Copies:
         return self.to(_dt.dtype_arg("type", dtype, required=True))
 
     def float(self):
-        return self.to(_dt.float32)
+        return _convert(self, _dt.float32)
 
     def double(self):
-        return self.to(_dt.float64)
+        return _convert(self, _dt.float64)
 
     def half(self):
-        return self.to(_dt.float16)
+        return _convert(self, _dt.float16)
 
     def bfloat16(self):
-        return self.to(_dt.bfloat16)
+        return _convert(self, _dt.bfloat16)
 
     def int(self):
-        return self.to(_dt.int32)
+        return _convert(self, _dt.int32)
 
     def long(self):
-        return self.to(_dt.int64)
+        return _convert(self, _dt.int64)
 
     def short(self):
-        return self.to(_dt.int16)
+        return _convert(self, _dt.int16)
 
     def char(self):
-        return self.to(_dt.int8)
+        return _convert(self, _dt.int8)
 
     def byte(self):
-        return self.to(_dt.uint8)
+        return _convert(self, _dt.uint8)
 
     def bool(self):
-        return self.to(_dt.bool)
+        return _convert(self, _dt.bool)
 
     def cfloat(self):
-        return self.to(_dt.complex64)
+        return _convert(self, _dt.complex64)
 
     def cdouble(self):
-        return self.to(_dt.complex128)
+        return _convert(self, _dt.complex128)
 
     def cpu(self):
         self._storage._check_host()

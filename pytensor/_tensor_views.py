@@ -23,6 +23,8 @@ from ._provenance import OP
 from .errors import check
 
 reshape_view = shim.reshape_view  # view/reshape's common case in C; None: the Python path decides
+permute_view = shim.permute_view  # permute/t/T in one C call; None: the Python path below (its refusals)
+expand_view = shim.expand_view  # expand's common case in one C call; None: the Python path below
 _note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see _provenance.py)
 (_P_VIEW, _P_RESHAPE, _P_VIEW_DTYPE, _P_T, _P_MT, _P_TRANSPOSE, _P_T_METHOD, _P_PERMUTE, _P_SQUEEZE, _P_UNSQUEEZE,
  _P_EXPAND, _P_NARROW, _P_SELECT, _P_UNFOLD, _P_AS_STRIDED, _P_DIAGONAL) = (OP[n] for n in (
@@ -130,7 +132,7 @@ class Views:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
         if self.dim() < 2:
             return self._view(self._shape, self._strides, None, _P_T_METHOD)
-        return _note(self.transpose(0, 1), _P_T_METHOD, None, self)
+        return permute_view(self, (1, 0), _P_T_METHOD)
 
     @property
     def T(self):
@@ -258,6 +260,9 @@ class Views:
 
     def permute(self, *dims: int) -> Self:
         """Reorder dimensions (a view)."""
+        r = permute_view(self, dims[0] if len(dims) == 1 and dims[0].__class__ is tuple else dims, _P_PERMUTE)
+        if r is not None:
+            return r
         dims = shape_args(dims)
         n = self.dim()
         if len(dims) != n:
@@ -274,7 +279,7 @@ class Views:
         n = self.dim()
         order = [d for d in range(n) if d != wrap_dim(source, n)]
         order.insert(wrap_dim(destination, n), wrap_dim(source, n))
-        return self.permute(order)
+        return self.permute(tuple(order))
 
     def squeeze(self, dim=None):
         """Drop dimensions of extent 1 (all, or those named); a view."""
@@ -294,6 +299,9 @@ class Views:
 
     def expand(self, *sizes):
         """Broadcast to ``sizes`` with zero strides: every new element aliases an old one."""
+        r = expand_view(self, sizes[0] if len(sizes) == 1 and isinstance(sizes[0], tuple) else sizes, _P_EXPAND)
+        if r is not None:
+            return r
         sizes = shape_args(sizes)
         n, m = self.dim(), len(sizes)
         if m < n:

@@ -18,6 +18,10 @@ from ._layout import contiguous_strides, numel as _numel
 from .errors import check
 
 
+_fill_inplace, _copy_inplace = shim.fill_inplace, shim.copy_inplace  # the common cases in one C call; None: below
+_note_write = shim.note_write
+
+
 class Writes:
     """fill_, zero_, copy_, resize_, resize_as_."""
 
@@ -25,6 +29,9 @@ class Writes:
 
     def fill_(self, value):
         """Set every element to ``value`` in place (writes through every alias)."""
+        if _fill_inplace(self, value) is not None:
+            _note_write(self)
+            return self
         if isinstance(value, TensorBase):
             if value.dim() != 0:
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
@@ -42,11 +49,17 @@ class Writes:
 
     def zero_(self):
         """Set every element to zero in place."""
+        if _fill_inplace(self, 0) is not None:  # the common case: one C call
+            _note_write(self)
+            return self
         return self.fill_(0)
 
     def copy_(self, src, non_blocking=False):
         """Copy ``src`` (broadcast to self's shape, converted to self's dtype) into self's memory."""
         # a tensor goes to lt_copy as it is: one pass converts the dtype (and handles overlap) in C
+        if _copy_inplace(self, src) is not None:
+            _note_write(self)
+            return self
         src = as_tensor_operand(src, None if isinstance(src, TensorBase) else self._dtype)
         self._check_write()
         try:

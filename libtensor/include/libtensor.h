@@ -732,6 +732,20 @@ lt_status lt_equal(int *out_equal, lt_dtype dtype, int32_t ndim, const int64_t *
 lt_status lt_sum(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
                  const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape);
 
+/* all() and any() (truth.c; owned by the per-call-cost work, issue 27):
+ * dst[j] = 1 when every (want_all) or some (!want_all) element of src
+ * reduced into j is nonzero, else 0. As lt_sum: dst has the same ndim as
+ * src, with stride 0 on every reduced dimension, and is overwritten.
+ * "Nonzero" is the cast to bool (NaN is true, -0.0 false, complex tests both
+ * parts). dst_dtype is LT_BOOL or LT_UINT8 (torch's result for uint8 input);
+ * an empty reduction gives want_all. A reduction to one element stops at the
+ * first element that decides it. Fails with LT_EDTYPE (float4_e2m1fn_x2, or
+ * another dst dtype), LT_EINVAL (bad views, or dst overlapping src).
+ * Borrows both buffers. */
+lt_status lt_all_any(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
+                     const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape,
+                     int want_all);
+
 /* ---------------------------------------------------------------- gather and scatter (gather.c) */
 
 /* Advanced indexing's kernels. They move elements of one dtype (the caller

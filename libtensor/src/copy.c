@@ -421,7 +421,9 @@ static int copy_transposed(lt__walk *w, lt__kernel kernel, int same_dtype, size_
     ptrdiff_t best = w->stride[q][1] < 0 ? -w->stride[q][1] : w->stride[q][1];
     for (int32_t d = 0; d < q; d++) {
         ptrdiff_t s = w->stride[d][1] < 0 ? -w->stride[d][1] : w->stride[d][1];
-        if (s < best && w->shape[d] >= 16)
+        /* a zero stride (a broadcast source) is no dense dimension: a row
+         * repeated down the rows is a run of contiguous copies, not a transpose */
+        if (s != 0 && s < best && w->shape[d] >= 16)
             best = s, p = d;
     }
     if (p < 0)

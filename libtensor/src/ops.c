@@ -327,37 +327,46 @@ lt_status lt_equal(int *out_equal, lt_dtype dtype, int32_t ndim, const int64_t *
 #define ACC_PUT_FLT(D, p, v) LT__STORE(LT__ST(D), p, LT__ENC(D)(v))
 #define ACC_PUT_CPLX(D, p, v) LT__STORE(LT__ST(D), p, v)
 #define ACC_PUT(D, p, v) LT__CAT(ACC_PUT_, LT__AK(D))(D, p, v)
+/* Bytes one ACC_PUT writes: int64 for bool and integers, the dtype's own otherwise. */
+#define ACC_PUT_SIZE_BOOL(D) ((ptrdiff_t)sizeof(uint64_t))
+#define ACC_PUT_SIZE_INT(D) ((ptrdiff_t)sizeof(uint64_t))
+#define ACC_PUT_SIZE_FLT(D) ((ptrdiff_t)sizeof(LT__ST(D)))
+#define ACC_PUT_SIZE_CPLX(D) ((ptrdiff_t)sizeof(LT__ST(D)))
+#define ACC_PUT_SIZE(D) LT__CAT(ACC_PUT_SIZE_, LT__AK(D))(D)
 #define SUM_DST_BOOL(D) LT_INT64
 #define SUM_DST_INT(D) LT_INT64
 #define SUM_DST_FLT(D) LT_##D
 #define SUM_DST_CPLX(D) LT_##D
 #define SUM_DST(D) LT__CAT(SUM_DST_, LT__AK(D))(D)
 
-/* Pairwise summation, as NumPy does it: runs of up to PW_BLOCK elements are
- * summed in PW_LANES interleaved partial sums, which the compiler keeps in
+/* Pairwise summation, as NumPy does it: runs of up to 32 * LANES elements
+ * are summed in LANES interleaved partial sums, which the compiler keeps in
  * vector registers as several independent add chains, and longer runs are
- * halved recursively. Rounding error grows as O(log n), not O(n). n >= 1. */
-#define PW_LANES 16
-#define PW_BLOCK (8 * PW_LANES)
+ * halved recursively. Rounding error grows as O(log n), not O(n). n >= 1.
+ * LANES is 256 bytes of accumulators (64 float32 sums, 32 double or int64
+ * ones): eight 256-bit chains, enough to hide the adds' latency, so a sum
+ * runs at the speed its memory streams in. */
 #define PW_FN(D, NAME, STEP)                                                              \
     LT__HOT static ACC_T(D) NAME##_##D(const char *p, ptrdiff_t s, int64_t n)             \
     {                                                                                     \
+        enum { L = 256 / sizeof(ACC_T(D)) };                                              \
         (void)s;                                                                          \
-        if (n > PW_BLOCK) {                                                               \
+        if (n > 32 * L) {                                                                 \
             int64_t h = n / 2;                                                            \
-            h -= h % PW_LANES;                                                            \
+            h -= h % L;                                                                   \
             return ACC_ADD(D, NAME##_##D(p, s, h), NAME##_##D(p + h * (STEP), s, n - h)); \
         }                                                                                 \
         ACC_T(D) t = ACC_LOAD(D, p);                                                      \
         int64_t i = 1;                                                                    \
-        if (n >= PW_LANES) {                                                              \
-            ACC_T(D) r[PW_LANES];                                                         \
-            for (int k = 0; k < PW_LANES; k++)                                            \
+        if (n >= L) {                                                                     \
+            ACC_T(D) r[L];                                                                \
+            for (int k = 0; k < L; k++)                                                   \
                 r[k] = ACC_LOAD(D, p + k * (STEP));                                       \
-            for (i = PW_LANES; i + PW_LANES <= n; i += PW_LANES)                          \
-                for (int k = 0; k < PW_LANES; k++)                                        \
+            _Pragma("GCC unroll 1") /* a loop, not unrolled runs that spill r */         \
+            for (i = L; i + L <= n; i += L)                                               \
+                for (int k = 0; k < L; k++)                                               \
                     r[k] = ACC_ADD(D, r[k], ACC_LOAD(D, p + (i + k) * (STEP)));           \
-            for (int w = PW_LANES / 2; w >= 1; w /= 2) /* fold the lanes pairwise */      \
+            for (int w = L / 2; w >= 1; w /= 2) /* fold the lanes pairwise */             \
                 for (int k = 0; k < w; k++)                                               \
                     r[k] = ACC_ADD(D, r[k], r[k + w]);                                    \
             t = r[0];                                                                     \
@@ -387,11 +396,16 @@ typedef struct sum_vt {
         ACC_T(D) *a = acc;                                                                        \
         *a = s == (ptrdiff_t)sizeof(LT__ST(D)) ? pw_dense_##D(p, s, n) : pw_strided_##D(p, s, n); \
     }                                                                                             \
-    static void first_##D(void *acc, const char *p, ptrdiff_t s, int64_t n)                       \
+    LT__HOT static void first_##D(void *acc, const char *p, ptrdiff_t s, int64_t n)               \
     {                                                                                             \
         ACC_T(D) *a = acc;                                                                        \
-        for (int64_t j = 0; j < n; j++)                                                           \
-            a[j] = ACC_LOAD(D, p + j * s);                                                        \
+        const ptrdiff_t sz = sizeof(LT__ST(D));                                                   \
+        if (s == sz) /* a constant stride: the loop vectorizes */                                 \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                a[j] = ACC_LOAD(D, p + j * sz);                                                   \
+        else                                                                                      \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                a[j] = ACC_LOAD(D, p + j * s);                                                    \
     }                                                                                             \
     LT__HOT static void add_##D(void *acc, const char *p, ptrdiff_t s, int64_t n)                 \
     {                                                                                             \
@@ -411,11 +425,16 @@ typedef struct sum_vt {
         for (int64_t j = 0; j < n; j++)                                                           \
             a[j] = ACC_ADD(D, a[j], b[j]);                                                        \
     }                                                                                             \
-    static void put_##D(char *dst, ptrdiff_t ds, const void *acc, int64_t n)                      \
+    LT__HOT static void put_##D(char *dst, ptrdiff_t ds, const void *acc, int64_t n)              \
     {                                                                                             \
         const ACC_T(D) *a = acc;                                                                  \
-        for (int64_t j = 0; j < n; j++)                                                           \
-            ACC_PUT(D, dst + j * ds, a[j]);                                                       \
+        const ptrdiff_t sz = ACC_PUT_SIZE(D);                                                     \
+        if (ds == sz)                                                                             \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                ACC_PUT(D, dst + j * sz, a[j]);                                                   \
+        else                                                                                      \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                ACC_PUT(D, dst + j * ds, a[j]);                                                   \
     }
 LT__EACH_ARITH_DTYPE(SUM_FNS)
 

@@ -60,6 +60,11 @@ static void run(lt_storage *storage, lt_dtype dtype, int64_t n, lt_dtype value_d
     size_t isz = lt_dtype_itemsize(dtype), vsz = lt_dtype_itemsize(value_dtype), wsz = lt_dtype_itemsize(via);
     lt__kernel to_via = lt__cast_kernel(via, value_dtype), to_dst = lt__cast_kernel(dtype, via);
     char *dst = lt_storage_data(storage);
+    if (dtype == value_dtype && via == value_dtype) { /* no conversion: generate in place */
+        generate(dst, 0, n, ctx);
+        lt_storage_bump_version(storage);
+        return;
+    }
     for (int64_t first = 0; first < n; first += CHUNK) {
         int64_t count = n - first < CHUNK ? n - first : CHUNK;
         generate(values, first, count, ctx);
@@ -89,10 +94,13 @@ typedef struct {
 static void arange_u64(void *chunk, int64_t first, int64_t count, const void *ctx)
 {
     const arange_ctx *a = ctx;
-    uint64_t *out = chunk;
+    char *out = chunk; /* may be the storage itself: stored bytewise, no alignment assumed */
+    /* a running sum (modulo 2^64, so the same bits as start + i * step) that the
+     * compiler vectorizes; a 64-bit multiply per element has no AVX2 instruction */
+    uint64_t v = a->start + (uint64_t)first * a->step;
     for (int64_t j = 0; j < count; j++) {
-        uint64_t offset = (uint64_t)(first + j) * a->step;
-        out[j] = a->start + offset;
+        LT__STORE(uint64_t, out + 8 * j, v);
+        v += a->step;
     }
 }
 
@@ -100,6 +108,14 @@ static void arange_f64(void *chunk, int64_t first, int64_t count, const void *ct
 {
     const arange_ctx *a = ctx;
     double *out = chunk;
+    if (first + count <= INT32_MAX) { /* int32 indices convert to double in vectors; int64 ones do not */
+        int32_t base = (int32_t)first;
+        for (int32_t j = 0; j < (int32_t)count; j++) {
+            double offset = (double)(base + j) * a->fstep;
+            out[j] = a->fstart + offset;
+        }
+        return;
+    }
     for (int64_t j = 0; j < count; j++) {
         double offset = (double)(first + j) * a->fstep;
         out[j] = a->fstart + offset;

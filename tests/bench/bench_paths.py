@@ -110,6 +110,25 @@ RECIPES = {
     "provenance": (lambda L, x: L.provenance(x.a.T) if L is pytensor else NOT_IN_TORCH, None),
     "live_storages": (lambda L, x: L.live_storages() if L is pytensor else NOT_IN_TORCH, None),
     "get_printoptions": (lambda L, x: L.get_printoptions() if L is pytensor else NOT_IN_TORCH, None),
+    "cat": (lambda L, x: L.cat([x.a, x.b]), lambda np_, x: np_.concatenate([x.a, x.b])),
+    "concat": (lambda L, x: L.concat([x.a, x.b]), None),
+    "concatenate": (lambda L, x: L.concatenate([x.a, x.b]), None),
+    "stack": (lambda L, x: L.stack([x.a, x.b]), lambda np_, x: np_.stack([x.a, x.b])),
+    "flip": (lambda L, x: L.flip(x.a, (0,)), lambda np_, x: np_.flip(x.a, 0).copy()),
+    "roll": (lambda L, x: L.roll(x.a, 1, 0), lambda np_, x: np_.roll(x.a, 1, 0)),
+    "where": (lambda L, x: L.where(x.m, x.a, x.b), lambda np_, x: np_.where(x.m, x.a, x.b)),
+    "gather": (lambda L, x: L.gather(x.a, 0, x.gidx), None),
+    "index_select": (lambda L, x: L.index_select(x.a, 0, x.idx), lambda np_, x: np_.take(x.a, x.idx, 0)),
+    "masked_select": (lambda L, x: L.masked_select(x.a, x.m), lambda np_, x: x.a[x.m]),
+    "nonzero": (lambda L, x: L.nonzero(x.m), lambda np_, x: np_.argwhere(x.m)),
+    "take": (lambda L, x: L.take(x.a, x.idx), lambda np_, x: np_.take(x.a, x.idx)),
+    "randint": (lambda L, x: L.randint(0, 100, (x.n,)), lambda np_, x: x.rng.integers(0, 100, x.n)),
+    "randint_like": (lambda L, x: L.randint_like(x.a, 100), None),
+    "randperm": (lambda L, x: L.randperm(x.n), lambda np_, x: x.rng.permutation(x.n)),
+    "seed": (lambda L, x: L.seed(), None),
+    "initial_seed": (lambda L, x: L.initial_seed(), None),
+    "get_rng_state": (lambda L, x: L.get_rng_state(), None),
+    "set_rng_state": (lambda L, x: L.set_rng_state(x.rng_state), None),
     # ---- Tensor methods (Tensor.<name>)
     "Tensor.add": (lambda L, x: x.a.add(x.b), None),
     "Tensor.sub": (lambda L, x: x.a.sub(x.b), None),
@@ -136,6 +155,29 @@ RECIPES = {
     "Tensor.all": (lambda L, x: x.m.all(), None),
     "Tensor.any": (lambda L, x: x.m.any(), None),
     "Tensor.equal": (lambda L, x: x.a.equal(x.c), None),
+    "Tensor.__copy__": (lambda L, x: x.a.__copy__() if L is pytensor else NOT_IN_TORCH, None),
+    "Tensor.__deepcopy__": (lambda L, x: x.a.__deepcopy__({}), None),
+    "Tensor.adjoint": (lambda L, x: x.cx.adjoint(), None),
+    "Tensor.conj": (lambda L, x: x.cx.conj(), None),
+    "Tensor.conj_physical": (lambda L, x: x.cx.conj_physical(), None),
+    "Tensor.resolve_conj": (lambda L, x: x.cx.conj().resolve_conj(), None),
+    "Tensor.resolve_neg": (lambda L, x: x.a.resolve_neg(), None),
+    "Tensor.is_conj": (lambda L, x: x.cx.is_conj(), None),
+    "Tensor.is_neg": (lambda L, x: x.a.is_neg(), None),
+    "Tensor.is_shared": (lambda L, x: x.a.is_shared(), None),
+    "Tensor.share_memory_": (lambda L, x: x.shm.share_memory_(), None),
+    "Tensor.flip": (lambda L, x: x.a.flip(0), None),
+    "Tensor.roll": (lambda L, x: x.a.roll(1, 0), None),
+    "Tensor.gather": (lambda L, x: x.a.gather(0, x.gidx), None),
+    "Tensor.index_select": (lambda L, x: x.a.index_select(0, x.idx), None),
+    "Tensor.masked_select": (lambda L, x: x.a.masked_select(x.m), None),
+    "Tensor.nonzero": (lambda L, x: x.m.nonzero(), None),
+    "Tensor.take": (lambda L, x: x.a.take(x.idx), None),
+    "Tensor.where": (lambda L, x: x.a.where(x.m, x.b), None),
+    "Tensor.index_put": (lambda L, x: x.a.index_put((x.idx,), x.row), None),
+    "Tensor.index_put_": (lambda L, x: x.w.index_put_((x.idx,), x.row), None),
+    "Tensor.uniform_": (lambda L, x: x.w.uniform_(), None),
+    "Tensor.normal_": (lambda L, x: x.w.normal_(), None),
     "Tensor.clone": (lambda L, x: x.a.clone(), lambda np_, x: x.a.copy()),
     "Tensor.clone of a.T": (lambda L, x: x.a.T.clone(), lambda np_, x: x.a.T.copy(order="K")),
     "Tensor.contiguous": (lambda L, x: x.a.contiguous(), lambda np_, x: np_.ascontiguousarray(x.a)),
@@ -284,7 +326,8 @@ class Inputs:
     """One library's inputs at n elements: a, b, c (== a), d (a with its first
     element changed), w (a scratch to write into), row (1 x C), m (a > 0),
     idx (R/2 row indices), s (0-d float), si (0-d int64), i (int32 like a),
-    g (requires grad), lst (n Python floats), np_a / buf / path / npy (shared
+    g (requires grad), gidx (zeros like a, int64), cx (complex64 ones), shm (to share),
+    rng_state, lst (n Python floats), np_a / buf / path / npy (shared
     sources for the constructors)."""
 
     def __init__(self, lib, n, shared):
@@ -312,6 +355,10 @@ class Inputs:
         self.si = None if lib is np else lib.tensor(3)
         self.i = self.a.astype(np.int32) if lib is np else self.a.int()
         self.g = None if lib is np else lib.ones(R, C, requires_grad=True)
+        self.gidx = None if lib is np else lib.from_numpy(np.zeros((R, C), dtype=np.int64)).clone()
+        self.cx = None if lib is np else lib.ones(R, C, dtype=lib.complex64)
+        self.shm = None if lib is np else lib.zeros(2)
+        self.rng_state = None if lib is np else lib.get_rng_state()
 
 
 def shared_sources(n, tmp):
