@@ -300,6 +300,10 @@ case("gathers", "Tensor.__getitem__ [idx]", "Tensor.__getitem__ [mask]", "index_
                   M.gather(v.c, 1, M.tensor([[2], [0]])), M.masked_select(v.c, v.m), M.where(v.m, v.c, v.n),
                   M.where(v.m, 0j, v.c), M.cat([v.c, v.z]), M.stack([v.n, v.r]), M.flip(v.c, (0,)), v.ct.flip(1),
                   M.roll(v.n, 1, 1)))
+case("gathers, as methods", "Tensor.index_select", "Tensor.take", "Tensor.gather", "Tensor.masked_select",
+     "Tensor.where", "Tensor.flip", "Tensor.roll")(
+    lambda M, v: (v.c.index_select(1, v.i), v.n.take(v.i), v.ct.gather(0, M.tensor([[1, 0]])), v.c.masked_select(v.m),
+                  v.c.where(v.m, v.n), v.n.flip(0), v.ct.roll(1, 0)))
 case("nonzero", "nonzero", "Tensor.nonzero")(lambda M, v: (M.nonzero(v.n), v.c.nonzero(), M.nonzero(v.n + 2)))
 case("concat", "concat", "concatenate")(lambda M, v: (M.concat([v.n, v.r], 1), M.concatenate([v.ct, v.ct])))
 case("share_memory_", "Tensor.share_memory_", "Tensor.is_shared")(
@@ -403,6 +407,10 @@ def test_bit_cases_cover_every_value_reading_path():
         "Tensor.detach_", "Tensor.resize_", "Tensor.resize_as_", "Tensor.__index__",  # __index__: integers only
         "Tensor.backward",  # test_gradients_through_bit_carrying_views
         "Tensor.describe",  # the layout and storage, no element values
+        "Tensor.is_conj", "Tensor.is_neg",  # the bits themselves: test_conj_is_a_view_with_the_conjugate_bit_as_torch
+        "Tensor.conj", "Tensor.adjoint",  # views that set the bit: ::test_conjugate_transposes_as_torch
+        "Tensor.__copy__", "Tensor.__deepcopy__",  # ::test_bit_carrying_views_pickle_copy_and_save_their_values
+        "randint", "randint_like", "randperm", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     }
     missing = set(bench_paths.RECIPES) - covered - no_values
     assert not missing, sorted(missing)
