@@ -3,8 +3,7 @@
 ``resolve`` reads each object's layout through the class's own getters (a
 subclass may describe memory it does not hold), finds the owner that keeps
 its bytes alive and the span of addresses that owner covers, and for a mapped
-file what ``_files`` says about its pages. One call per object per picture:
-everything after works on these dicts.
+file what ``_files`` says about its pages. One call per object per picture.
 """
 from __future__ import annotations
 
@@ -23,6 +22,7 @@ from ._schema import HOST
 __all__ = ["resolve", "read_memory", "tensor_base", "is_pytensor", "buffer_array", "exporter", "owner_of",
            "plain_array"]
 
+
 def read_memory(addr, n):
     """``n`` bytes at ``addr``. The caller guarantees the memory is alive (a live owner spans it)."""
     if n <= 0:
@@ -40,11 +40,8 @@ def is_pytensor(obj):
 
 
 def tensor_base(obj):
-    """The class whose own methods read ``obj``'s layout: pytensor's Tensor, or
-    torch's C tensor base for torch tensors (a subclass may override
-    ``untyped_storage``, ``stride`` or ``shape`` and describe memory it does
-    not hold, and the snapshot reads the bytes it is told about). None for
-    anything else, however tensor-like it looks."""
+    """The class whose own methods read ``obj``'s layout (pytensor's Tensor, torch's C tensor base: a subclass
+    may describe memory it does not hold), or None for anything else, however tensor-like it looks."""
     if is_pytensor(obj):
         return sys.modules["pytensor"].Tensor
     torch = sys.modules.get("torch")
@@ -61,16 +58,14 @@ def _device_str(dev):
 def resolve(obj, holds=None, work=None):
     """Describe one tensor, ndarray or buffer as a plain dict (the dict keeps no references).
 
-    The dict has the view's layout in bytes (``addr0``, ``bstrides``), its
-    ``source`` (the memory owner that keeps its bytes alive, with badges) and
-    the span ``[span_lo, span_hi)`` of absolute addresses that owner covers.
+    The dict has the view's layout in bytes (``addr0``, ``bstrides``), its ``source`` (the memory owner that
+    keeps its bytes alive, with badges) and the span ``[span_lo, span_hi)`` of addresses that owner covers.
 
     A buffer object's address is only valid while someone holds an export
     of it (a ``bytearray`` can be resized and an ``mmap`` closed the moment
     nobody does). ``holds``, a list, receives the exports made here: keep it
     until the bytes have been read, and they cannot move meanwhile.
-    ``work`` (a ``_pairs.Work``, one per picture) bounds and remembers the
-    residency questions asked of mapped files.
+    ``work`` (a ``_pairs.Work``, one per picture) bounds and remembers the residency questions.
     """
     if holds is None:
         holds = []
