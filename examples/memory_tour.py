@@ -325,11 +325,39 @@ answer(f"Two addresses, {first.data_ptr():#x} and {second.data_ptr():#x}, and on
 picture(first, second, mm, names=["first", "second", "mm"])
 
 # %%
-ask("10. What does a forked worker copy: my list, or my tensor?")
+ask("10. When does torch copy: `g.T.reshape(6)`, `g.T.contiguous()`, `g.view(3, 2)`?")
+from pytensor.widgets import record, why  # noqa: E402
+
+try:
+    import torch
+except ImportError:     # the tour runs without torch: this question then only says what it needs
+    torch = None
+    answer("This question needs torch (pip install torch).")
+if torch is not None:
+    g = torch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
+    with record():      # torch's own hooks say which operation made each result, view or copy, and why
+        g_flat = g.T.reshape(6)
+        g_dense = g.T.contiguous()
+        g_rows = g.view(3, 2)
+    gT = g.T.numpy()    # NumPy's view of the same bytes, for shares()
+    answer(f"Only when the strides cannot say it. g.T has strides {g.T.stride()}: read in index order it "
+           f"jumps back and forth in g's bytes, and no stride walks those 6 values as one row. So "
+           f"{relation(g_flat.numpy(), 'g_flat', gT, 'g.T')} (g_flat = g.T.reshape(6), which torch allows "
+           f"where view refuses), and {relation(g_dense.numpy(), 'g_dense', gT, 'g.T')} (g_dense = "
+           f"g.T.contiguous()). But {relation(g_rows.numpy(), 'g_rows', g.numpy(), 'g')}: g.view(3, 2) "
+           f"reads g's bytes in their own order, with strides {g_rows.stride()}.")
+    answer("Outside pytensor the inspector does not see an operation happen, so the cell ran inside "
+           "`with record():`, which asks torch's own hooks (a TorchFunctionMode sees each call as written, a "
+           "TorchDispatchMode the operators it ran) and reads view or copy from each operator's schema: "
+           f"{why(g_flat, {id(g): 'g'})}.")
+picture(g, g.T, g_rows, g_flat, g_dense, names=["g", "g.T", "g_rows", "g_flat", "g_dense"]) if torch else None
+
+# %%
+ask("11. What does a forked worker copy: my list, or my tensor?")
 import warnings  # noqa: E402  (only this question needs it)
 
-numbers = [float(i) for i in range(100_000)]                 # 100,000 Python float objects
-weights = pytensor.arange(100_000, dtype=pytensor.float64)   # the same values in one 800 kB buffer
+numbers = [float(i) for i in range(1 << 18)]                 # 262,144 Python float objects
+weights = pytensor.arange(1 << 18, dtype=pytensor.float64)   # the same values in one 2 MiB buffer, whole pages
 PAGE = os.sysconf("SC_PAGE_SIZE")
 float_size = sys.getsizeof(numbers[0])
 # the pages the floats lie on, listed before the fork (iterating the list later would write refcounts here)
@@ -380,34 +408,6 @@ answer(f"Your tensor {'was not copied' if tensor_shared == len(tensor_pages) els
 picture(weights, names=["weights"])
 
 # %%
-ask("11. When does torch copy: `g.T.reshape(6)`, `g.T.contiguous()`, `g.view(3, 2)`?")
-from pytensor.widgets import record, why  # noqa: E402
-
-try:
-    import torch
-except ImportError:     # the tour runs without torch: this question then only says what it needs
-    torch = None
-    answer("This question needs torch (pip install torch).")
-if torch is not None:
-    g = torch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
-    with record():      # torch's own hooks say which operation made each result, view or copy, and why
-        g_flat = g.T.reshape(6)
-        g_dense = g.T.contiguous()
-        g_rows = g.view(3, 2)
-    gT = g.T.numpy()    # NumPy's view of the same bytes, for shares()
-    answer(f"Only when the strides cannot say it. g.T has strides {g.T.stride()}: read in index order it "
-           f"jumps back and forth in g's bytes, and no stride walks those 6 values as one row. So "
-           f"{relation(g_flat.numpy(), 'g_flat', gT, 'g.T')} (g_flat = g.T.reshape(6), which torch allows "
-           f"where view refuses), and {relation(g_dense.numpy(), 'g_dense', gT, 'g.T')} (g_dense = "
-           f"g.T.contiguous()). But {relation(g_rows.numpy(), 'g_rows', g.numpy(), 'g')}: g.view(3, 2) "
-           f"reads g's bytes in their own order, with strides {g_rows.stride()}.")
-    answer("Outside pytensor the inspector does not see an operation happen, so the cell ran inside "
-           "`with record():`, which asks torch's own hooks (a TorchFunctionMode sees each call as written, a "
-           "TorchDispatchMode the operators it ran) and reads view or copy from each operator's schema: "
-           f"{why(g_flat, {id(g): 'g'})}.")
-picture(g, g.T, g_rows, g_flat, g_dense, names=["g", "g.T", "g_rows", "g_flat", "g_dense"]) if torch else None
-
-# %%
 ask("Cheat sheet: which constructors share, which copy?")
 
 
@@ -448,6 +448,6 @@ for q in questions:
         q["figure"]["text"] = "\n\n".join(q["answer"])
         figures.append(q["figure"])
 page = write_page(args.html, figures, title="pytensor memory tour: does it share, or copy?")
-os.write(release_w, b"x")     # question 9's worker may exit now
+os.write(release_w, b"x")     # question 11's worker may exit now
 os.waitpid(worker, 0)
 print(f"\n  wrote {page} ({page.stat().st_size} bytes): open it in a browser and hover a byte")

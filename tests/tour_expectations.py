@@ -72,12 +72,7 @@ QUESTIONS = [
      "lanes": [("first", "A"), ("second", "A"), ("mm", "A")],
      "says": ["and one file", "`second` shares `first`'s bytes", "second[5] is -5", "mm[1] is -5",
               "`mm` shares `first`'s bytes", "starts at file byte offset 16"]},
-    {"heading": "10. What does a forked worker copy: my list, or my tensor?",
-     "lanes": [("weights", "A")],
-     "says": ["summed both and got the same total", "Your list was copied", "Reading a Python object writes its "
-              "reference count", "Your tensor was not copied", "`weights` is shared with 1 other process (the "
-              "worker) and has 0 pages copied by this process"]},
-    {"heading": "11. When does torch copy: `g.T.reshape(6)`, `g.T.contiguous()`, `g.view(3, 2)`?",
+    {"heading": "10. When does torch copy: `g.T.reshape(6)`, `g.T.contiguous()`, `g.view(3, 2)`?",
      "lanes": [("g", "A"), ("g.T", "A"), ("g_rows", "A"), ("g_flat", "B"), ("g_dense", "C")],
      "says": ["strides (1, 3)", "`g_flat` has its own bytes", "`g_dense` has its own bytes",
               "`g_rows` shares `g`'s bytes", "`g.T` shares `g`'s bytes",
@@ -85,6 +80,11 @@ QUESTIONS = [
               "express shape (6,)",
               "`g_dense` was copied from `g.T`, because it was not contiguous"],
      "temporary": ["g.T"]},
+    {"heading": "11. What does a forked worker copy: my list, or my tensor?",
+     "lanes": [("weights", "A")],
+     "says": ["summed both and got the same total", "Your list was copied", "Reading a Python object writes its "
+              "reference count", "Your tensor was not copied", "`weights` is shared with 1 other process (the "
+              "worker) and has 0 pages copied by this process"]},
 ]
 
 # The lanes each output must draw, in picture order, as (heading, lanes) pairs: the page draws

@@ -1197,10 +1197,12 @@ export function processesSvg(r, z0, z1, sx, sw, y, width) {
   if (p.copied_since) lines.push(`${p.copied_since} page${p.copied_since === 1 ? "" : "s"} copied since the last picture`);
   if (p.note) lines.push(`note: ${p.note}`);
   const cols = Math.floor((width - sx - PAD) / CHAR_W);
-  lines.forEach((line, k) => {
+  lines.forEach((line, k) => {   // a long line wraps onto the rows below it, never cut
     const pid = k < p.pids.length && k < PROC_LINES ? ` data-pid="${p.pids[k].pid}"` : "";
-    parts.push(`<text class="pti-proc" x="${sx}" y="${y + 10}"${pid}><title>${esc(line)}</title>${esc(clip(line, cols))}</text>`);
-    y += 14;
+    const rows = wrapText(line, cols);
+    parts.push(`<text class="pti-proc" x="${sx}" y="${y + 10}"${pid}><title>${esc(line)}</title>` +
+      rows.map((row, i) => `<tspan x="${sx}" dy="${i ? 14 : 0}">${esc(row)}</tspan>`).join("") + `</text>`);
+    y += 14 * rows.length;
   });
   parts.push(`</g>`);
   return [parts.join(""), y + 4];
@@ -1357,9 +1359,10 @@ function regionHeader(g, k) {
   const [buttons, bx0] = headerButtons(r, ui, detail, width, g.y);
   const title = `buffer ${k + 1} \u00b7 ${fmtBytes(r.nbytes)} ${r.identity ? fileWhere(r) : `at ${r.addr}`}` +
     `${r.host ? "" : ` on ${r.device} (no host access)`}`;
-  parts.push(`<text class="pti-title" x="${PAD}" y="${g.y + 13}">${esc(clip(title, Math.floor((bx0 - PAD) / 7.4)))}</text>`);
+  const titleLines = wrapText(title, Math.floor((bx0 - PAD) / 7.4));   // wraps beside the buttons, never cut
+  parts.push(`<text class="pti-title" x="${PAD}" y="${g.y + 13}">${wrappedText(titleLines, PAD, 15)}</text>`);
   parts.push(buttons);
-  g.y += 20;
+  g.y += 20 + 15 * (titleLines.length - 1);
   let bx = PAD;
   for (const b of r.badges || []) {
     const w = badgeSvg(b, 0, 0)[1];

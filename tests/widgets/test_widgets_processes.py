@@ -264,7 +264,8 @@ def test_the_strip_in_a_real_browser_names_the_child_and_marks_its_copied_pages(
         runs = [[int(c.get_attribute("data-lo")), int(c.get_attribute("data-hi"))] for c in copied.all()]
         assert whole_pages(runs, first, st.nbytes()) == [[first, first + 3 * P]]
         assert strip.locator(".pti-proc-shared").count() >= 1
-        lines = strip.locator("text.pti-proc").evaluate_all("(ts) => ts.map((t) => t.lastChild.textContent)")
+        lines = strip.locator("text.pti-proc").evaluate_all(  # a line's rows are tspans (it wraps, never cut)
+            "(ts) => ts.map((t) => Array.from(t.querySelectorAll('tspan'), (s) => s.textContent).join(' '))")
         assert lines[0].startswith(f"this process (pid {os.getpid()}): PSS ")
         assert lines[1].startswith(f"pid {child.pid} (") and "child): PSS" in lines[1]
         assert 3 <= int(re.search(r"(\d+) copied by it", lines[1]).group(1)) <= 5     # its three, and edge pages

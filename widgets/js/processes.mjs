@@ -2,6 +2,7 @@
 // (PSS), and which pages are still shared or were copied (widgets/_processes.py makes the data).
 import { CHAR_W, PAD, pixelRuns } from "./geometry.mjs";
 import { clip, esc, fmtBytes } from "./state.mjs";
+import { wrapText } from "./values.mjs";
 
 const PROC_LINES = 8;       // processes named one line each; the rest are counted
 
@@ -49,10 +50,12 @@ export function processesSvg(r, z0, z1, sx, sw, y, width) {
   if (p.copied_since) lines.push(`${p.copied_since} page${p.copied_since === 1 ? "" : "s"} copied since the last picture`);
   if (p.note) lines.push(`note: ${p.note}`);
   const cols = Math.floor((width - sx - PAD) / CHAR_W);
-  lines.forEach((line, k) => {
+  lines.forEach((line, k) => {   // a long line wraps onto the rows below it, never cut
     const pid = k < p.pids.length && k < PROC_LINES ? ` data-pid="${p.pids[k].pid}"` : "";
-    parts.push(`<text class="pti-proc" x="${sx}" y="${y + 10}"${pid}><title>${esc(line)}</title>${esc(clip(line, cols))}</text>`);
-    y += 14;
+    const rows = wrapText(line, cols);
+    parts.push(`<text class="pti-proc" x="${sx}" y="${y + 10}"${pid}><title>${esc(line)}</title>` +
+      rows.map((row, i) => `<tspan x="${sx}" dy="${i ? 14 : 0}">${esc(row)}</tspan>`).join("") + `</text>`);
+    y += 14 * rows.length;
   });
   parts.push(`</g>`);
   return [parts.join(""), y + 4];

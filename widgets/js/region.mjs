@@ -3,7 +3,7 @@ import {
   CHAR_W, LABEL_W, LANE_H, LIMITS, ORDER_BELOW, ORDER_ROW, PAD, elementsInWindow, pixelRuns
 } from "./geometry.mjs";
 import {
-  byteAt, clip, esc, fmtBytes, orderShown, regionViews, tableShown, tickLabels, visibleRange
+  byteAt, esc, fmtBytes, orderShown, regionViews, tableShown, tickLabels, visibleRange
 } from "./state.mjs";
 import { SPENT, lockSvg } from "./marks.mjs";
 import { labelLayout, laneSvg } from "./lane.mjs";
@@ -161,9 +161,10 @@ function regionHeader(g, k) {
   const [buttons, bx0] = headerButtons(r, ui, detail, width, g.y);
   const title = `buffer ${k + 1} \u00b7 ${fmtBytes(r.nbytes)} ${r.identity ? fileWhere(r) : `at ${r.addr}`}` +
     `${r.host ? "" : ` on ${r.device} (no host access)`}`;
-  parts.push(`<text class="pti-title" x="${PAD}" y="${g.y + 13}">${esc(clip(title, Math.floor((bx0 - PAD) / 7.4)))}</text>`);
+  const titleLines = wrapText(title, Math.floor((bx0 - PAD) / 7.4));   // wraps beside the buttons, never cut
+  parts.push(`<text class="pti-title" x="${PAD}" y="${g.y + 13}">${wrappedText(titleLines, PAD, 15)}</text>`);
   parts.push(buttons);
-  g.y += 20;
+  g.y += 20 + 15 * (titleLines.length - 1);
   let bx = PAD;
   for (const b of r.badges || []) {
     const w = badgeSvg(b, 0, 0)[1];
