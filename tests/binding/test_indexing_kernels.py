@@ -477,8 +477,9 @@ def _view(lib_t, layout, ndim):
 def test_property_indexing_matches_numpy_and_torch(torch):
     seen = set()
 
+    # derandomized: the same 400 cases every run, so the coverage check below holds on every run, not on most
     @given(case=index_cases())
-    @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
     def check(case):
         arr, layout, index, write, tags = case
         base_p = pytensor.tensor(arr.copy())  # pytensor, as torch, refuses negative strides: the user copies
