@@ -36,7 +36,10 @@ def refcount(obj):
 
 
 def _launches_chromium(item):
-    """Whether a fixture the test uses starts Chromium (browser_support.chromium_context)."""
+    """Whether the test, or a fixture it uses, starts Chromium (browser_support.chromium_context)."""
+    own = getattr(getattr(item, "function", None), "__code__", None)
+    if own is not None and "chromium_context" in own.co_names:
+        return True
     defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
     for name in getattr(item, "fixturenames", ()):
         for fixturedef in defs.get(name, ()):

@@ -130,11 +130,13 @@ def test_inspecting_changes_no_refcount_and_the_tensor_can_die():
     w.check()
     gc.collect()
     assert (sys.getrefcount(t), sys.getrefcount(st), st.refcount) == before
-    ref = weakref.ref(t)
+    ref, sref = weakref.ref(t), weakref.ref(st)
     del t, st
     gc.collect()
-    assert ref() is None                           # the inspector did not keep it alive
-    assert pytensor.live_storages() == live - 1
+    assert ref() is None and sref() is None        # the inspector did not keep them alive
+    # the count is process-wide: a storage an earlier test sent to another process may be released by
+    # pytensor.multiprocessing's server thread meanwhile, so it falls by at least this one, never less
+    assert pytensor.live_storages() <= live - 1
     assert w.check() is True
     assert [v["status"] for v in w.snapshot["views"]] == ["freed", "freed"]          # drawn as they were
     assert [g["name"] for g in w.snapshot["gone"]] == ["t", "evens"]
