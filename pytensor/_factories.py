@@ -64,6 +64,16 @@ def _check_size(size):
     return size
 
 
+def _size_of(name, size, kwargs):
+    """A factory's shape arguments: its positional sizes, else torch's ``size=`` keyword (taken out of
+    ``kwargs``); neither is torch's TypeError, not a 0-d tensor (``zeros(())`` is the 0-d one)."""
+    if size:
+        return size
+    if "size" in kwargs:
+        return (kwargs.pop("size"),)
+    raise TypeError(f'{name}() missing 1 required positional argument: "size"')
+
+
 def empty(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device | None = None, requires_grad: bool = False,
           **_ignored) -> Tensor:
     """A tensor in new memory, left uninitialised.
@@ -72,6 +82,7 @@ def empty(*size: int, dtype: _dt.dtype | str | None = None, device: str | _devic
     >>> pytensor.empty(2, 3).shape
     pytensor.Size([2, 3])
     """
+    size = _size_of("empty", size, _ignored)
     if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype):
         r = _filled(size, dtype or _default_dtype(), None, ("empty", size))
         if r is not None:
@@ -89,6 +100,7 @@ def zeros(*size: int, dtype: _dt.dtype | str | None = None, device: str | _devic
     >>> pytensor.zeros(2, dtype=pytensor.int32)
     tensor([0, 0], dtype=pytensor.int32)
     """
+    size = _size_of("zeros", size, _ignored)
     if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype):
         r = _filled(size, dtype or _default_dtype(), 0, ("zeros", size))
         if r is not None:
@@ -106,6 +118,7 @@ def ones(*size: int, dtype: _dt.dtype | str | None = None, device: str | _device
     >>> pytensor.ones(3)
     tensor([1., 1., 1.])
     """
+    size = _size_of("ones", size, _ignored)
     if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype):
         r = _filled(size, dtype or _default_dtype(), 1, ("ones", size))
         if r is not None:
@@ -246,6 +259,7 @@ def rand(*size: int, generator: Generator | None = None, dtype: _dt.dtype | str 
     >>> pytensor.rand(3)
     tensor([0.4963, 0.7682, 0.0885])
     """
+    size = _size_of("rand", size, _ignored)
     require_cpu(device, "rand")  # before any memory is filled
     t = _random_tensor(size, dtype, "check_uniform_bounds")
     fill_uniform(t, 0.0, 1.0, generator, "rand")
@@ -261,6 +275,7 @@ def randn(*size: int, generator: Generator | None = None, dtype: _dt.dtype | str
     >>> pytensor.randn(2, dtype=pytensor.float64)
     tensor([ 1.5410, -0.2934], dtype=pytensor.float64)
     """
+    size = _size_of("randn", size, _ignored)
     require_cpu(device, "randn")  # before any memory is filled
     t = _random_tensor(size, dtype, "normal_kernel_cpu")
     fill_normal(t, 0.0, 1.0, generator, "randn")

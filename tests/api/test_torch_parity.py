@@ -1092,3 +1092,16 @@ def test_size_numel_counts_shapes_and_refuses_what_is_not_one(torch):
     for bad in [(-1, 3), (2**32, 2**32)]:
         with pytest.raises((ValueError, RuntimeError, PytensorError)):
             pytensor.Size(bad).numel()
+
+
+@pytest.mark.parametrize("name", ["empty", "zeros", "ones", "rand", "randn"])
+def test_factories_take_size_as_torch_does(torch, name):
+    """No size at all is torch's TypeError (not a 0-d tensor); ``size=`` as a keyword is a shape; ``()`` is 0-d."""
+    import pytensor
+    for M in (torch, pytensor):
+        with pytest.raises(TypeError, match="size"):
+            getattr(M, name)()
+    for size in [(2, 3), [4], ()]:
+        assert tuple(getattr(pytensor, name)(size=size).shape) == tuple(getattr(torch, name)(size=size).shape)
+        assert tuple(getattr(pytensor, name)(size).shape) == tuple(getattr(torch, name)(size).shape)
+    assert getattr(pytensor, name)(size=(2,), dtype=pytensor.float64).dtype is pytensor.float64
