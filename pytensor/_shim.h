@@ -112,6 +112,7 @@ PyObject *pyt_storage_object(lt_storage *s);
 /* A new Tensor over storage; steals all five references (any may be NULL
  * after a failed constructor call, and then the others are dropped). */
 PyObject *pyt_tensor_steal(PyObject *storage, PyObject *dtype, PyObject *shape, PyObject *strides, PyObject *offset);
+PyObject *pyt_view_steal(TensorObject *t, PyObject *shape, PyObject *strides, PyObject *offset);
 
 /* A new Tensor of dtype code over the storage reference s (stolen), with
  * shape and strides (elements) of nd dims and an offset in elements: how

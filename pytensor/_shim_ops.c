@@ -21,8 +21,8 @@
  * fill_inplace and copy_inplace, equal, permute_view and expand_view. Every
  * one that reads tensor data goes through read_view (or element0), which
  * declines a tensor with a lazy conjugate or negative bit to the Python path;
- * the two view makers build their views as _shim_view.c's reshape_view does,
- * and carry the bits as it does. */
+ * the two view makers build their views with pyt_view_steal, as
+ * _shim_view.c's do, which carries the bits. */
 #include <limits.h>
 #include <string.h>
 
@@ -680,13 +680,8 @@ static PyObject *permute_view(PyObject *self, PyObject *const *args, Py_ssize_t 
     PyObject *arg = NULL;
     if (op == PROV_PERMUTE && !(arg = pyt_int_tuple(dims, nd)))
         return NULL;
-    Py_INCREF(t->storage);
-    Py_INCREF(t->dtype);
     Py_INCREF(t->offset);
-    PyObject *out = pyt_tensor_steal(t->storage, t->dtype, pyt_int_tuple(out_shape, nd),
-                                     pyt_int_tuple(out_strides, nd), t->offset);
-    if (out)
-        ((TensorObject *)out)->bits = t->bits; /* a view keeps the conjugate/negative bits */
+    PyObject *out = pyt_view_steal(t, pyt_int_tuple(out_shape, nd), pyt_int_tuple(out_strides, nd), t->offset);
     out = pyt_prov_fresh(out, (int)op, arg, args[0]);
     Py_XDECREF(arg);
     return out;
@@ -863,13 +858,8 @@ static PyObject *expand_view(PyObject *self, PyObject *const *args, Py_ssize_t n
             break;
         }
     }
-    Py_INCREF(t->storage);
-    Py_INCREF(t->dtype);
     Py_INCREF(t->offset);
-    PyObject *out = pyt_tensor_steal(t->storage, t->dtype, pyt_int_tuple(sizes, m), pyt_int_tuple(out_strides, m),
-                                     t->offset);
-    if (out)
-        ((TensorObject *)out)->bits = t->bits; /* a view keeps the conjugate/negative bits */
+    PyObject *out = pyt_view_steal(t, pyt_int_tuple(sizes, m), pyt_int_tuple(out_strides, m), t->offset);
     out = pyt_prov_fresh(out, (int)op, arg, args[0]);
     Py_DECREF(arg);
     return out;

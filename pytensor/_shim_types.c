@@ -167,6 +167,20 @@ static PyType_Spec storage_spec = {
 
 /* ------------------------------------------------------------ tensor */
 
+/* A view of t's bytes in a new layout: t's storage and dtype, its lazy
+ * conjugate/negative bits (a view reads its bytes as t does), and the given
+ * shape, strides and offset, whose references it steals (any may be NULL).
+ * The one home of "a view keeps the bits" for the shim's view makers. */
+PyObject *pyt_view_steal(TensorObject *t, PyObject *shape, PyObject *strides, PyObject *offset)
+{
+    Py_INCREF(t->storage);
+    Py_INCREF(t->dtype);
+    PyObject *out = pyt_tensor_steal(t->storage, t->dtype, shape, strides, offset);
+    if (out)
+        ((TensorObject *)out)->bits = t->bits;
+    return out;
+}
+
 /* A new Tensor over storage; steals all five references (any may be NULL
  * after a failed constructor call, and then the others are dropped). */
 PyObject *pyt_tensor_steal(PyObject *storage, PyObject *dtype, PyObject *shape, PyObject *strides,

@@ -98,13 +98,8 @@ static PyObject *reshape_view(PyObject *self, PyObject *const *args, Py_ssize_t 
         Py_XDECREF(copy);
         return out;
     }
-    Py_INCREF(t->storage);
-    Py_INCREF(t->dtype);
     Py_INCREF(t->offset);
-    PyObject *out = pyt_tensor_steal(t->storage, t->dtype, pyt_int_tuple(shape, nd), pyt_int_tuple(strides, nd),
-                                     t->offset);
-    if (out)
-        ((TensorObject *)out)->bits = t->bits; /* a view keeps the conjugate/negative bits */
+    PyObject *out = pyt_view_steal(t, pyt_int_tuple(shape, nd), pyt_int_tuple(strides, nd), t->offset);
     return pyt_prov_fresh(out, (int)op, args[1], args[0]);
 }
 
@@ -197,11 +192,7 @@ PyObject *pyt_tensor_subscript(PyObject *self, PyObject *index)
             shape = tuple_head(t->shape, PyLong_FromLongLong(len));
             strides = tuple_head(t->strides, PyLong_FromLongLong(new_s0));
         }
-        Py_INCREF(t->storage);
-        Py_INCREF(t->dtype);
-        PyObject *out = pyt_tensor_steal(t->storage, t->dtype, shape, strides, PyLong_FromLongLong(new_off));
-        if (out)
-            ((TensorObject *)out)->bits = t->bits; /* a view keeps the conjugate/negative bits */
+        PyObject *out = pyt_view_steal(t, shape, strides, PyLong_FromLongLong(new_off));
         return pyt_prov_fresh(out, PROV_INDEX, prov_index_key(index), self);
     }
     if (!slow_name && !(slow_name = PyUnicode_InternFromString("_getitem")))
