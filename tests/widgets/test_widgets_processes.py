@@ -132,7 +132,9 @@ def test_pages_a_forked_child_writes_are_copied_and_no_longer_shared():
         flat = " ".join(text.split())
         assert f"{me['copied_pages']} pages copied by this process, {kid['copied_pages']} by pid {child.pid}" in flat
         assert f"{p['copied_since']} pages copied since the last picture" in flat
-        assert procs(t)[0]["copied_since"] == 0  # and not again at the next
+        # not again at the next: at most the two partial pages at the ends, which this process's other heap
+        # objects may have written since (CI saw one)
+        assert procs(t)[0]["copied_since"] <= 2
     finally:
         child.close()
 
