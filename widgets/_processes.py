@@ -28,6 +28,7 @@ import os
 
 from ._files import _merged, page_runs
 from ._procfs import PAGE, Scan
+from ._written import written_since
 
 __all__ = ["region_processes", "annotate", "moved", "MAX_LISTED"]
 
@@ -125,6 +126,9 @@ def region_processes(lo, hi, scan=None):
     page0 = lo - lo % PAGE
     shared = _runs(shared_bits, page0, lo, hi, notes) if shared_bits is not None else None
     copied = _runs(copied_bits, page0, lo, hi, notes) if copied_bits is not None else None
+    # in a shared mapping another process's write copies nothing: the bytes say which pages changed (_written.py)
+    written_bits, written_count = written_since(scan, tuple(identity or (me, lo)) + (hi - lo,), lo, hi, bits) \
+        if first[2][3] == "s" and bits is not None else (None, None)
     return {
         "mapping": "shared" if first[2][3] == "s" else "private",
         "identity": identity,
@@ -133,6 +137,8 @@ def region_processes(lo, hi, scan=None):
         "shared": shared,
         "copied": copied,
         "copied_since": _since(me, lo, hi, shared_bits, copied_bits) if shared_bits is not None else None,
+        "written": _runs(written_bits, page0, lo, hi, notes) if written_bits is not None else None,
+        "written_since": written_count,
         "pids": [me_row] + [_row(scan, pid, rel, spans) for pid, rel, spans in listed],
         "note": "; ".join(sorted(scan.left_out) + notes),
     }
@@ -198,16 +204,16 @@ def _joined(parts):
     out = dict(out, pids=[dict(o) for o in out["pids"]])
     if out["identity"] is not None:
         out["identity"] = out["identity"][:2] + [out["identity"][2] - a0]     # the file offset of region byte 0
-    for key in ("shared", "copied"):
+    for key in ("shared", "copied", "written"):
         out[key] = None if out[key] is None else [[lo + a0, hi + a0] for lo, hi in out[key]]
     rows = {o["pid"]: o for o in out["pids"]}
     notes = [out["note"]]
     for a, p in rest:
         out["pages"] += p["pages"]
-        for key in ("shared", "copied"):
+        for key in ("shared", "copied", "written"):
             out[key] = None if out[key] is None or p[key] is None else out[key] + [[lo + a, hi + a] for lo, hi in p[key]]
-        out["copied_since"] = None if None in (out["copied_since"], p["copied_since"]) else \
-            out["copied_since"] + p["copied_since"]
+        for key in ("copied_since", "written_since"):
+            out[key] = None if None in (out[key], p[key]) else out[key] + p[key]
         for o in p["pids"]:
             if o["pid"] not in rows:
                 rows[o["pid"]] = dict(o)

@@ -37,6 +37,7 @@ class Scan:
         self.pages_read = 0      # pagemap entries read, over every process
         self.smaps_read = 0      # smaps files read
         self.stats_read = 0      # stat files read to find the family
+        self.bytes_digested = 0  # bytes of shared mappings read to say which pages were written (_written.py)
         self.left_out = set()    # what the bounds left out, in words
         self._maps = {}
         self._family = None

@@ -70,6 +70,13 @@ PROCESSES_KEYS = {
     "copied": "[lo, hi) ranges of this process's own copies of pages another process maps (None: none can be)",
     "copied_since": "pages shared at this process's last picture of these bytes and copies now (0 at the first; "
     "None: pagemap unreadable)",
+    "written": "[lo, hi) ranges of the pages of a shared mapping whose bytes differ from this process's last "
+    "picture of them: written since, by any process, this one included (a per-page digest of the bytes, "
+    "_written.py). Only pages this process's page tables map at both pictures are compared; a write that "
+    "leaves the bytes as they were is not seen. [] at the first picture; None: a private mapping (there "
+    "another process's writes are its own copies: copied), pagemap unreadable, or past the bytes a picture "
+    "compares (the note says so)",
+    "written_since": "how many pages ``written`` lists (None where it is None)",
     "pids": "PROCESS_KEYS dicts: this process first, then each other process that maps the bytes",
     "note": "what the picture's bounds on reading /proc left out ('' when nothing)",
 }

@@ -17,7 +17,7 @@ function draw(processes, nbytes = 4 * P) {
 }
 
 const strip = (pids, extra = {}) => ({ mapping: "private", identity: null, page_size: P, pages: 4,
-  shared: [[P, 4 * P]], copied: [[0, P]], copied_since: 0, pids, note: "", ...extra });
+  shared: [[P, 4 * P]], copied: [[0, P]], copied_since: 0, written: null, written_since: null, pids, note: "", ...extra });
 
 test("no other process: no strip; another process: the strip, its pages and a line each", () => {
   assert.ok(!draw(strip([me], { shared: [], copied: [] })).includes("pti-procs"));
@@ -41,4 +41,16 @@ test("copies since the last picture alone draw the strip; its rects and lines ar
   assert.ok((svg.match(/class="pti-proc-shared"/g) || []).length <= 2000);
   assert.equal((svg.match(/class="pti-proc"/g) || []).length, 8 + 1);     // 8 named, then "and 33 more"
   assert.match(svg, />and 33 more processes</);
+});
+
+test("pages of a shared mapping written since the last picture: crimson marks and a line, alone or not", () => {
+  const shared = { ...me, copied_pages: null };
+  const svg = draw(strip([shared], { mapping: "shared", shared: [], copied: null, written: [[P, 3 * P]], written_since: 2 }));
+  assert.match(svg, /<g class="pti-procs" [^>]*data-written-pages="2"/);
+  assert.match(svg, /class="pti-proc-written" data-lo="4096" data-hi="12288"/);
+  assert.match(svg, />2 pages written since the last picture</);
+  assert.ok(!svg.includes("pti-proc-copied"));
+  const none = draw(strip([shared], { mapping: "shared", shared: [], copied: null, written: [], written_since: 0 }));
+  assert.ok(!none.includes("pti-procs"));           // alone and nothing written: nothing to say
+  assert.ok(!draw(strip([me, { ...me, pid: 11 }], { written: null, written_since: null })).includes("pages written since"));   // a private mapping: no count
 });

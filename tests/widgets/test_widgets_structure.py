@@ -11,7 +11,7 @@ LAYERS = [
     {"_calls", "_alone"},
     {"_recording"},
     {"_tracked", "_schema", "_pairs", "_badges", "_names", "_files", "_identity", "_geometry", "_lineage", "_deltas",
-     "_bundle", "_procfs", "_processes_text"},
+     "_bundle", "_procfs", "_processes_text", "_written"},
     {"_accounting", "_objects", "_text", "_processes"},
     {"_lifetime", "_snapshot", "_sync", "_export"},
     {"_display"},
