@@ -54,7 +54,7 @@ def written_since(scan, key, lo, hi, flags):
     cost = int(present.sum()) * PAGE
     if scan.bytes_digested + cost > DIGEST_BYTES:
         _last.pop(key, None)       # the next picture that compares starts afresh
-        scan.left_out.add(f"pages written since the last picture not checked: past the {DIGEST_BYTES >> 20} MiB "
+        scan.left_out.add(f"pages written since the last picture not checked: past the {DIGEST_BYTES / 2**20:g} MiB "
                           "of shared memory a picture compares")
         return None, None
     scan.bytes_digested += cost

@@ -1,0 +1,174 @@
+"""The processes strip in a shared mapping: which pages were written since this process's last picture.
+
+In a shared mapping another process's write copies nothing, so what the strip
+says there comes from the bytes (widgets/_written.py). Real processes: a
+forked child that writes pages of shared memory on command, and a separate
+Python process that maps the same file with ``from_file(shared=True)``,
+writes pages and exits. The parent's next picture must name exactly those
+pages, and the picture after none; the parent's own writes count too; a
+private mapping keeps "copied" and says nothing of writes.
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+import pytensor
+from pytensor.widgets import _procfs, _processes, _written, snapshot, to_text
+from pytensor.widgets._schema import PROCESSES_KEYS
+from test_widgets_processes import Child, procs
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+P = os.sysconf("SC_PAGE_SIZE")
+
+WRITER = """
+import sys
+import pytensor
+path, nbytes, pages = sys.argv[1], int(sys.argv[2]), [int(k) for k in sys.argv[3].split(",")]
+m = pytensor.from_file(path, shared=True, size=nbytes, dtype=pytensor.uint8)
+for k in pages:
+    m[k * 4096 + 7] = 200                       # one byte of each page, where the file holds 7
+"""
+
+
+def flat(text):
+    return " ".join(text.split())
+
+
+def test_pages_a_forked_child_writes_in_shared_memory_are_written_since_the_last_picture():
+    t = pytensor.ones(1 << 20, dtype=pytensor.float32).share_memory_()   # 4 MiB: a region of its own
+    st = t.untyped_storage()
+    child = Child(st.data_ptr(), st.nbytes())
+    try:
+        child.do("r")
+        p, _ = procs(t)
+        assert set(p) == set(PROCESSES_KEYS)
+        assert p["mapping"] == "shared" and p["written"] == [] and p["written_since"] == 0     # a first picture
+        first = child.first - st.data_ptr()
+        child.do("w3")                           # one byte of each of three pages: the same pages as the parent's
+        p, text = procs(t)
+        assert p["written"] == [[first, first + 3 * P]] and p["written_since"] == 3
+        assert p["copied"] is None and p["pids"][0]["shared_pages"] == p["pages"]      # nothing was copied
+        assert "3 pages written since the last picture" in flat(text)
+        p, text = procs(t)                       # the picture after: nothing written since that one
+        assert p["written"] == [] and p["written_since"] == 0 and "written since" not in flat(text)
+        # the parent's own write counts too: element 5000 lies on page 4 of the storage
+        t[5000] = 3.0
+        p, text = procs(t)
+        page = 5000 * 4 // P * P
+        assert p["written"] == [[page, page + P]] and p["written_since"] == 1
+        assert "1 page written since the last picture" in flat(text)
+    finally:
+        child.close()
+
+
+def test_a_separate_process_writing_the_same_file_shows_in_this_ones_next_picture(tmp_path):
+    """A process that maps the file with from_file(shared=True), writes three pages and exits: no
+    process but this one maps the file any more, and the strip still says which pages were written."""
+    path = tmp_path / "weights.bin"
+    path.write_bytes(bytes([7]) * (16 * P))
+    m = pytensor.from_file(str(path), shared=True, size=16 * P, dtype=pytensor.uint8)
+    assert int(m.sum()) == 7 * 16 * P            # read: every page is mapped here
+    p, text = procs(m)
+    assert p["written_since"] == 0 and "processes:" not in text          # alone, nothing written: no strip
+    subprocess.run([sys.executable, "-c", WRITER, str(path), str(16 * P), "2,5,6"], check=True, timeout=120,
+                   cwd=tempfile.gettempdir())
+    p, text = procs(m)
+    assert [o["pid"] for o in p["pids"]] == [os.getpid()]                 # the writer has exited
+    assert p["written"] == [[2 * P, 3 * P], [5 * P, 7 * P]] and p["written_since"] == 3
+    assert int(m[5 * P + 7]) == 200
+    assert "processes: shared with no other process" in flat(text)
+    assert "3 pages written since the last picture" in flat(text)
+    assert procs(m)[0]["written_since"] == 0
+
+
+def test_a_private_mapping_keeps_copied_and_says_nothing_of_writes():
+    t = pytensor.ones(1 << 18, dtype=pytensor.float32)           # 1 MiB of private heap memory
+    st = t.untyped_storage()
+    child = Child(st.data_ptr(), st.nbytes())
+    try:
+        procs(t)
+        child.do("w5")
+        p, text = procs(t)
+        assert p["mapping"] == "private" and p["written"] is None and p["written_since"] is None
+        assert p["pids"][0]["copied_pages"] >= 5 and p["copied_since"] >= 5      # copy-on-write, as before
+        assert "written since" not in flat(text)
+    finally:
+        child.close()
+
+
+def test_only_pages_mapped_here_are_read_and_looking_maps_none(tmp_path):
+    """A 16 MiB file of which this process has read one page: the picture reads the few pages its page
+    tables map (fault-around maps a few neighbours), not 4,096, and maps no page it did not map before."""
+    path = tmp_path / "big.bin"
+    with open(path, "wb") as f:
+        f.truncate(4096 * P)
+    m = pytensor.from_file(str(path), shared=True, size=4096 * P, dtype=pytensor.uint8)
+    int(m[2000 * P])
+    lo, hi = m.data_ptr(), m.data_ptr() + m.nbytes
+    present = _procfs.Scan().flags(os.getpid(), lo, hi).translate(bytes(int(b >= 0x80) for b in range(256)))
+    scan = _procfs.Scan()
+    p = _processes.region_processes(lo, hi, scan)
+    assert 1 <= present.count(1) <= 64 and scan.bytes_digested == present.count(1) * P
+    after = _procfs.Scan().flags(os.getpid(), lo, hi).translate(bytes(int(b >= 0x80) for b in range(256)))
+    assert after == present and p["written_since"] == 0
+
+
+def test_past_the_bytes_a_picture_compares_the_note_says_not_checked(monkeypatch):
+    t = pytensor.ones(1 << 18, dtype=pytensor.float32).share_memory_()   # 1 MiB, 256 pages
+    procs(t)
+    monkeypatch.setattr(_written, "DIGEST_BYTES", 16 * P)
+    t[0] = 2.0
+    p, text = procs(t)
+    assert p["written"] is None and p["written_since"] is None
+    assert f"pages written since the last picture not checked: past the {16 * P / 2**20:g} MiB" in p["note"]
+    monkeypatch.setattr(_written, "DIGEST_BYTES", 256 << 20)
+    p, _ = procs(t)                              # compared afresh: a first picture, nothing said written
+    assert p["written"] == [] and p["written_since"] == 0
+
+
+def test_the_marks_are_drawn_in_a_real_browser(tmp_path):
+    """The product's own saved page, opened in Chromium: the strip of shared memory a forked child wrote
+    three pages of since the last picture marks exactly those pages and says so."""
+    from browser_support import chromium_context
+    from pytensor.widgets import figure, write_page
+    t = pytensor.ones(1 << 20, dtype=pytensor.float32).share_memory_()
+    st = t.untyped_storage()
+    child = Child(st.data_ptr(), st.nbytes())
+    try:
+        child.do("r")
+        snapshot(t, names=["t"])                 # the last picture
+        child.do("w3")
+        fig = figure("a forked child wrote three pages of shared memory", t, names=["t"])
+        path = write_page(tmp_path / "written.html", [fig], title="written")
+    finally:
+        child.close()
+    first = child.first - st.data_ptr()
+    artifacts = pathlib.Path(os.environ.get("PYTENSOR_ARTIFACTS") or tmp_path)
+    artifacts.mkdir(parents=True, exist_ok=True)
+    contexts = chromium_context()
+    context = next(contexts)
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(path.as_uri())
+        strip = page.locator("svg.pti-svg .pti-procs")
+        strip.wait_for(timeout=10_000)
+        assert strip.get_attribute("data-written-pages") == "3" and strip.get_attribute("data-mapping") == "shared"
+        marks = strip.locator(".pti-proc-written")
+        assert [[int(c.get_attribute("data-lo")), int(c.get_attribute("data-hi"))] for c in marks.all()] == \
+            [[first, first + 3 * P]]
+        box = marks.first.bounding_box()
+        assert box["width"] >= 1 and box["height"] >= 2                       # drawn, not merely present
+        assert marks.first.evaluate("(r) => getComputedStyle(r).fill") == "rgb(194, 37, 92)"
+        lines = strip.locator("text.pti-proc").evaluate_all(
+            "(ts) => ts.map((t) => Array.from(t.querySelectorAll('tspan'), (s) => s.textContent).join(' '))")
+        assert "3 pages written since the last picture" in lines
+        page.screenshot(path=str(artifacts / "processes_written.png"), full_page=True)
+        assert not errors, errors
+    finally:
+        next(contexts, None)
