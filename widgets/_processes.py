@@ -28,7 +28,7 @@ import os
 
 from ._files import _merged, page_runs
 from ._procfs import PAGE, Scan
-from ._written import written_since
+from ._written import differs, written_since
 
 __all__ = ["region_processes", "annotate", "moved", "MAX_LISTED"]
 
@@ -127,7 +127,7 @@ def region_processes(lo, hi, scan=None):
     shared = _runs(shared_bits, page0, lo, hi, notes) if shared_bits is not None else None
     copied = _runs(copied_bits, page0, lo, hi, notes) if copied_bits is not None else None
     # in a shared mapping another process's write copies nothing: the bytes say which pages changed (_written.py)
-    written_bits, written_count = written_since(scan, tuple(identity or (me, lo)) + (hi - lo,), lo, hi, bits) \
+    written_bits, written_count = written_since(scan, _key(first, lo, hi), lo, hi, bits) \
         if first[2][3] == "s" and bits is not None else (None, None)
     return {
         "mapping": "shared" if first[2][3] == "s" else "private",
@@ -142,6 +142,12 @@ def region_processes(lo, hi, scan=None):
         "pids": [me_row] + [_row(scan, pid, rel, spans) for pid, rel, spans in listed],
         "note": "; ".join(sorted(scan.left_out) + notes),
     }
+
+
+def _key(vma, lo, hi):
+    """Names the bytes ``[lo, hi)`` of this process for the pages-written digests: where they are, and
+    which file's bytes (so that another file mapped there later is not compared with them)."""
+    return lo, hi, vma[4], vma[5], vma[3] + lo - vma[0]
 
 
 def _row(scan, pid, relation, spans):
@@ -229,12 +235,16 @@ def _joined(parts):
 
 def moved(snap):
     """Whether a picture's processes strips are out of date: a process it lists has gone, or this process
-    shares another number of a buffer's pages (a child copied some, or exited). Cheap enough for every
-    poll: one pagemap read of each buffer that has a strip, and none for the others."""
+    shares another number of a buffer's pages (a child copied some, or exited), or a shared mapping's
+    bytes differ from the last picture's (``_written.differs``: any process wrote). Cheap enough for every
+    poll: one pagemap read of each buffer that has a strip, a bounded digest of its shared mappings,
+    and none for the others."""
     scan = Scan()
     try:
         for r in snap["regions"]:
             p = r.get("processes")
+            if p and p["written"] is not None and _rewritten(scan, r):
+                return True
             if not p or len(p["pids"]) < 2:
                 continue
             if any(not os.path.exists(f"/proc/{o['pid']}") for o in p["pids"][1:]):
@@ -258,3 +268,13 @@ def moved(snap):
         return False
     finally:
         scan.close()
+
+
+def _rewritten(scan, r):
+    """Whether a process wrote region ``r``'s shared bytes since the last picture (read, not remembered)."""
+    me = os.getpid()
+    for a, b, addr in _pieces(r):
+        vmas, bits = scan.maps_over(me, addr, addr + b - a), scan.flags(me, addr, addr + b - a)
+        if vmas and bits is not None and differs(scan, _key(vmas[0], addr, addr + b - a), addr, addr + b - a, bits):
+            return True
+    return False

@@ -33,10 +33,11 @@ import mmap
 
 import numpy as np
 
-__all__ = ["written_since", "DIGEST_BYTES", "KEPT"]
+__all__ = ["written_since", "differs", "DIGEST_BYTES", "POLL_BYTES", "KEPT"]
 
 DIGEST_BYTES = 256 << 20   # bytes one picture reads to compare (about 35 ms here); past it: not checked
 PAGE = mmap.PAGESIZE       # as _procfs.PAGE: the pages of the pagemap entries passed in
+POLL_BYTES = 16 << 20     # bytes one poll of a live widget reads to ask whether to redraw (about 2 ms here)
 KEPT = 64                  # byte ranges whose digests are kept (the least recently pictured go first)
 _CHUNK = 256               # whole pages digested per NumPy call (1 MiB: the product stays in cache)
 _WORDS = PAGE // 8
@@ -67,6 +68,22 @@ def written_since(scan, key, lo, hi, flags):
         return bytes(len(now)), 0
     written = before[1] & present & (before[0] != now)
     return written.astype(np.uint8).tobytes(), int(written.sum())
+
+
+def differs(scan, key, lo, hi, flags):
+    """Whether a page of ``[lo, hi)`` mapped here now and at the last picture of ``key`` has other bytes
+    now: a live widget's poll asks, to redraw when another process wrote. It keeps nothing (the picture
+    it leads to compares and keeps) and reads at most ``POLL_BYTES`` a poll (past them it answers False)."""
+    before = _last.get(key)
+    present = np.frombuffer(flags, np.uint8) & 0x80 != 0
+    if before is None or len(before[0]) != len(present):
+        return False
+    both = before[1] & present
+    cost = int(both.sum()) * PAGE
+    if scan.bytes_digested + cost > POLL_BYTES:
+        return False
+    scan.bytes_digested += cost
+    return bool((before[0] != _digests(lo, hi, both))[both].any())
 
 
 def _digests(lo, hi, present):

@@ -130,6 +130,30 @@ def test_past_the_bytes_a_picture_compares_the_note_says_not_checked(monkeypatch
     assert p["written"] == [] and p["written_since"] == 0
 
 
+def test_the_live_widget_redraws_when_another_process_writes_shared_pages(tmp_path):
+    """A process that wrote the file and exited: no write counter moved, no process but this one maps the
+    file, the preview window (the first 4 KiB) is unchanged. The poll sees the pages from their digests,
+    redraws once, and the picture after it has nothing new to say."""
+    from support import require_module
+    require_module("anywidget")
+    from pytensor.widgets import Inspector
+    path = tmp_path / "weights.bin"
+    path.write_bytes(bytes([7]) * (16 * P))
+    m = pytensor.from_file(str(path), shared=True, size=16 * P, dtype=pytensor.uint8)
+    m.sum()
+    w = Inspector(m, names=["m"])
+    try:
+        assert w.check() is False
+        subprocess.run([sys.executable, "-c", WRITER, str(path), str(16 * P), "3,4,9"], check=True, timeout=120,
+                       cwd=tempfile.gettempdir())
+        assert w.check() is True
+        p = w.snapshot["regions"][0]["processes"]
+        assert p["written"] == [[3 * P, 5 * P], [9 * P, 10 * P]] and p["written_since"] == 3
+        assert w.check() is False
+    finally:
+        w.close()
+
+
 def test_the_marks_are_drawn_in_a_real_browser(tmp_path):
     """The product's own saved page, opened in Chromium: the strip of shared memory a forked child wrote
     three pages of since the last picture marks exactly those pages and says so."""
