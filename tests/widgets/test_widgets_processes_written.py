@@ -125,7 +125,7 @@ def test_past_the_bytes_a_picture_compares_the_note_says_not_checked(monkeypatch
     p, text = procs(t)
     assert p["written"] is None and p["written_since"] is None
     assert f"pages written since the last picture not checked: past the {16 * P / 2**20:g} MiB" in p["note"]
-    monkeypatch.setattr(_written, "DIGEST_BYTES", 256 << 20)
+    monkeypatch.setattr(_written, "DIGEST_BYTES", 128 << 20)
     p, _ = procs(t)                              # compared afresh: a first picture, nothing said written
     assert p["written"] == [] and p["written_since"] == 0
 
