@@ -33,12 +33,13 @@ import mmap
 
 import numpy as np
 
-__all__ = ["written_since", "differs", "DIGEST_BYTES", "POLL_BYTES", "KEPT"]
+__all__ = ["written_since", "differs", "DIGEST_BYTES", "POLL_BYTES", "KEPT", "KEPT_PAGES"]
 
 DIGEST_BYTES = 128 << 20   # bytes one picture reads to compare (32 ms measured here); past it: not checked
 PAGE = mmap.PAGESIZE       # as _procfs.PAGE: the pages of the pagemap entries passed in
 POLL_BYTES = 16 << 20     # bytes one poll of a live widget reads to ask whether to redraw (about 2 ms here)
-KEPT = 64                  # byte ranges whose digests are kept (the least recently pictured go first)
+KEPT = 64                  # byte ranges whose digests are kept (the least recently pictured go first) ...
+KEPT_PAGES = 1 << 20       # ... and at most this many page digests among them (9 MiB with their masks)
 _CHUNK = 256               # whole pages digested per NumPy call (1 MiB: the product stays in cache)
 _WORDS = PAGE // 8
 _WEIGHTS = np.random.default_rng(0x9E3779B97F4A7C15).integers(0, 1 << 63, _WORDS, dtype=np.uint64) * 2 + 1
@@ -62,7 +63,7 @@ def written_since(scan, key, lo, hi, flags):
     now = _digests(lo, hi, present)
     before = _last.pop(key, None)
     _last[key] = (now, present)
-    while len(_last) > KEPT:
+    while len(_last) > KEPT or (len(_last) > 1 and sum(len(d) for d, _ in _last.values()) > KEPT_PAGES):
         _last.popitem(last=False)
     if before is None or len(before[0]) != len(now):
         return bytes(len(now)), 0

@@ -130,6 +130,26 @@ def test_past_the_bytes_a_picture_compares_the_note_says_not_checked(monkeypatch
     assert p["written"] == [] and p["written_since"] == 0
 
 
+def test_a_region_of_two_mappings_of_one_file_says_the_written_pages_at_region_positions(tmp_path):
+    """One file read through two mappings of this process (the region's ``mappings`` pieces): a write
+    through either is one written page of the region, wherever in the region it lies."""
+    path = tmp_path / "two.bin"
+    path.write_bytes(bytes(4 * P))
+    a = pytensor.from_file(str(path), shared=True, size=4 * P, dtype=pytensor.uint8)
+    b = pytensor.from_file(str(path), shared=True, size=4 * P, dtype=pytensor.uint8)
+    a.fill_(1)
+    b.fill_(2)                                   # both mappings now map all four pages
+    region = {"addr": hex(a.data_ptr()), "nbytes": 4 * P, "host": True,
+              "mappings": [[0, 2 * P, a.data_ptr()], [2 * P, 4 * P, b.data_ptr() + 2 * P]]}
+    _processes.annotate([region])
+    assert region["processes"]["written"] == [] and region["processes"]["written_since"] == 0
+    a[3 * P] = 5                                 # through the mapping that is not the region's piece there
+    b[P + 1] = 6
+    _processes.annotate([region])
+    p = region["processes"]
+    assert p["written"] == [[P, 2 * P], [3 * P, 4 * P]] and p["written_since"] == 2
+
+
 def test_the_live_widget_redraws_when_another_process_writes_shared_pages(tmp_path):
     """A process that wrote the file and exited: no write counter moved, no process but this one maps the
     file, the preview window (the first 4 KiB) is unchanged. The poll sees the pages from their digests,
