@@ -85,6 +85,27 @@ def test_a_separate_process_writing_the_same_file_shows_in_this_ones_next_pictur
     assert procs(m)[0]["written_since"] == 0
 
 
+def test_a_storage_a_spawned_worker_received_through_pytensor_multiprocessing_and_wrote():
+    """The worker gets the tensor as a Process argument (its pages, not a copy: pytensor.multiprocessing
+    passes the shared memory's descriptor), fills it and exits: every page of it was written."""
+    import pytensor.multiprocessing as pmp
+    from mp_children import TIMEOUT_S, child_arg
+    t = pytensor.zeros(1 << 16, dtype=pytensor.float32).share_memory_()     # 256 KiB: 64 pages
+    t.sum()
+    assert procs(t)[0]["written_since"] == 0
+    ctx = pmp.get_context("spawn")
+    done = ctx.Event()
+    worker = ctx.Process(target=child_arg, args=(t, done))
+    worker.start()
+    assert done.wait(TIMEOUT_S)
+    worker.join(TIMEOUT_S)
+    assert worker.exitcode == 0 and float(t[0]) == 5.0
+    p, text = procs(t)
+    npages = p["pages"]
+    assert p["written"] == [[0, t.nbytes]] and p["written_since"] == npages >= 64
+    assert f"{npages} pages written since the last picture" in flat(text)
+
+
 def test_a_private_mapping_keeps_copied_and_says_nothing_of_writes():
     t = pytensor.ones(1 << 18, dtype=pytensor.float32)           # 1 MiB of private heap memory
     st = t.untyped_storage()
