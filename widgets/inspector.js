@@ -1179,7 +1179,7 @@ export function processLine(o) {
 /**
  * The processes strip of region r over the byte axis [z0, z1): pages this process maps that another maps
  * too (blue), this process's own copies (orange), pages of a shared mapping written since the last picture
- * (crimson, top half), then one line per process. Returns [svg, next y].
+ * (crimson, drawn over the blue), then one line per process. Returns [svg, next y].
  */
 export function processesSvg(r, z0, z1, sx, sw, y, width) {
   const p = r.processes;
@@ -1196,7 +1196,7 @@ export function processesSvg(r, z0, z1, sx, sw, y, width) {
       "blue where another process maps them too, orange where this process has its own copy, crimson where " +
       "written since the last picture" : "page states unknown")}</title></rect>`);
   const page = (cls, what) => ([p0, p1, lo, hi]) => `<rect class="${cls}" data-lo="${lo}" data-hi="${hi}" x="${p0.toFixed(2)}" ` +
-    `y="${cls === "pti-proc-copied" ? y + 4 : y}" width="${(p1 - p0).toFixed(2)}" height="${cls === "pti-proc-shared" ? 8 : 4}">` +
+    `y="${cls === "pti-proc-copied" ? y + 4 : y}" width="${(p1 - p0).toFixed(2)}" height="${cls === "pti-proc-copied" ? 4 : 8}">` +
     `<title>${what}: bytes [${lo}, ${hi})</title></rect>`;
   parts.push(...pixelRuns(p.shared, z0, z1, x).map(page("pti-proc-shared", "shared with another process")));
   parts.push(...pixelRuns(p.copied, z0, z1, x).map(page("pti-proc-copied", "this process's own copy: no longer shared")));
