@@ -15,8 +15,10 @@ and from /proc/PID/pagemap which of the pages are mapped by another process
 too (bit 56, "exclusively mapped", clear) and which are its own copies (a
 private mapping's page exclusively mapped again, or anonymous where the file
 was). Frame numbers are zeroed for unprivileged readers, so nothing here
-reads them. Only processes of this user can be read; the others are not
-looked at.
+reads them. In a shared mapping a write copies nothing; there the pages
+written since this process's last picture of the bytes, by any process,
+come from per-page digests of the bytes (``_written.py``). Only processes
+of this user can be read; the others are not looked at.
 
 The reading of /proc (and why it is Python, not libtensor) is ``_procfs.py``;
 its ``Scan`` bounds one picture's work and the note says what was left out.
