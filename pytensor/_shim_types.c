@@ -427,6 +427,29 @@ static PyObject *storage_new(PyObject *self, PyObject *args)
     return pyt_storage_object(s);
 }
 
+/* storage_copy(buffer) -> UntypedStorage owning a copy of a C-contiguous
+ * buffer's bytes (the in-band bytes of an unpickle, copy.copy of a storage):
+ * lt_storage_new_copy, whose block skips the huge-page advice because the
+ * copy overwrites it whole at once (storage.c, "Huge-page advice"). A large
+ * copy runs without the GIL; the held export keeps the source alive and
+ * unresizable meanwhile. A buffer that is not C-contiguous raises BufferError. */
+static PyObject *storage_copy(PyObject *self, PyObject *src)
+{
+    Py_buffer view;
+    (void)self;
+    if (PyObject_GetBuffer(src, &view, PyBUF_SIMPLE) != 0)
+        return NULL;
+    lt_storage *s = NULL;
+    PyThreadState *ts = view.len >= (1 << 16) ? PyEval_SaveThread() : NULL;
+    lt_status rc = lt_storage_new_copy(&s, view.buf, (size_t)view.len);
+    if (ts)
+        PyEval_RestoreThread(ts);
+    PyBuffer_Release(&view);
+    if (rc != LT_OK)
+        return pyt_raise_last(rc);
+    return pyt_storage_object(s);
+}
+
 /* map_file(path: bytes, mode, nbytes) -> UntypedStorage over the mapped
  * file, or the failing lt_status as an int (lt_last_error() keeps the
  * message), so that from_file can retry read-only before it raises. The
@@ -501,6 +524,7 @@ PyMethodDef pyt_types_methods[] = {
     {"register", register_types, METH_VARARGS, "Hand the shim the Python classes it instantiates."},
     {"make_tensor", (PyCFunction)(void (*)(void))make_tensor, METH_FASTCALL, "Tensor._make."},
     {"storage_new", storage_new, METH_VARARGS, "A storage of new bytes."},
+    {"storage_copy", storage_copy, METH_O, "A storage of new bytes copied from a buffer."},
     {"map_file", map_file, METH_VARARGS, "Map a file into a new storage."},
     {"grow_storage", grow_storage, METH_VARARGS, "Tensor.resize_'s growth of its storage."},
     {"buffer_exports", pyt_buffer_exports, METH_NOARGS, "Buffer exports alive in this process."},

@@ -183,6 +183,19 @@ typedef enum lt_provenance {
  * Returns a new reference in *out: release it with lt_storage_release. */
 lt_status lt_storage_new(lt_storage **out, size_t nbytes, int zero);
 
+/* A new storage of libtensor's own (LT_PROV_OWNED, resizable as any) holding
+ * a copy of the nbytes at src (src may be NULL only when nbytes is 0; the
+ * ranges must not overlap). Unlike lt_storage_new, a block of 2 MiB and more
+ * is not advised to use transparent huge pages: it is populated in 4 KiB
+ * pages in one call and then written whole. Huge pages would need free 2 MiB
+ * blocks at the first touch, which the kernel may first have to compact (THP
+ * defrag=madvise) or, in a VM with free page reporting, fault back in from
+ * the host: seconds per GiB, against one predictable copy (storage.c,
+ * "Huge-page advice", has the numbers). A reused cached block loses the
+ * advice. Thread-safe; fails with LT_EINVAL, LT_ENOMEM or LT_EOVERFLOW.
+ * Borrows src; returns a new reference in *out. */
+lt_status lt_storage_new_copy(lt_storage **out, const void *src, size_t nbytes);
+
 /* Wraps memory libtensor does not own. deleter(ctx) runs exactly once when
  * the last reference goes, and also when this call fails (so the caller
  * never has to clean up twice); deleter may be NULL. data may be NULL only

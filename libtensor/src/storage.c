@@ -25,6 +25,7 @@ struct lt_storage {
     int32_t device_id;
     free_kind free_kind;
     size_t map_nbytes; /* FREE_MMAP: length of the mapping starting at data */
+    int map_huge;      /* FREE_MMAP: the mapping carries MADV_HUGEPAGE (see "Huge-page advice") */
     lt_deleter deleter;
     void *ctx;
     char label[256];
@@ -49,6 +50,36 @@ static lt_storage *storage_alloc(void)
  * Large blocks come from mmap: the kernel hands out zeroed pages lazily, so
  * zeros() costs nothing up front, and a 2 MiB-aligned range can be advised to
  * use huge pages (about 4x faster first touch here).
+ *
+ * Huge-page advice: which blocks get it, and why.
+ *
+ * A block whose bytes are written later, piecemeal or never (lt_storage_new:
+ * zeros, empty, a kernel's output, a resize) is advised MADV_HUGEPAGE, so
+ * that whatever is touched costs one fault per 2 MiB instead of 512.
+ *
+ * A block that one copy overwrites whole the moment it is made
+ * (lt_storage_new_copy: the in-band bytes of an unpickle, copy.copy of a
+ * storage) is not advised, and is populated in one call instead
+ * (MADV_POPULATE_WRITE, Linux 5.14; older kernels refuse it and the copy
+ * faults the pages in). Every page will be written at once, so there is no
+ * laziness to keep, and one populate call does away with the per-page fault
+ * entries that huge pages would otherwise save; 4 KiB pages come from any
+ * free memory. An advised first touch needs free 2 MiB blocks, and when it
+ * finds none the kernel compacts memory before returning (THP defrag=madvise,
+ * the usual default); in a VM with free page reporting the free 2 MiB blocks
+ * are also those the host has taken back, which it must fault in again. On
+ * the shared 2-CPU VM of tests/bench/RESULTS.md (page_reporting_order=11) a
+ * fresh 1 GiB mapping plus memcpy took 1.1-5.7 s advised, with
+ * compact_stall unchanged, against 0.6-1.1 s unadvised and populated (glibc
+ * malloc, what torch gets: 0.8-1.4 s); the advised copy made the 1 GiB
+ * protocol-4 unpickle 1.86x torch's. The copy's mapping stays in 4 KiB
+ * pages, as torch's and NumPy's memory does; it is never advised later
+ * (khugepaged would copy every 2 MiB again).
+ *
+ * A cached mapping (below) keeps the advice it was last given, and a
+ * request that wants the other one changes it when taking it (one madvise,
+ * microseconds): MADV_NOHUGEPAGE leaves pages already huge as they are, so a
+ * copy into a reused block still faults nothing.
  *
  * First touch still costs: the kernel zeroes every fresh 2 MiB page before
  * we overwrite it, about 2 ms per 64 MiB on top of a 3-5 ms copy. NumPy
@@ -84,6 +115,7 @@ typedef struct cached_map {
     void *data;     /* 2 MiB-aligned start of the mapping; NULL: slot empty */
     size_t nbytes;  /* mapping length, a multiple of HUGE_BYTES */
     uint64_t stamp; /* release order, to evict the oldest first */
+    int huge;       /* the mapping carries MADV_HUGEPAGE */
 } cached_map;
 
 /* All guarded by cache_lock. */
@@ -115,8 +147,8 @@ __attribute__((constructor)) static void cache_register_fork_handlers(void)
 /* Takes the smallest cached mapping of at least map_nbytes that wastes at
  * most a quarter of the request (a 256 MiB block should not serve 4 MiB),
  * the most recently freed among equals (its lines may still be in cache).
- * Returns 1 and fills *data and *len, or returns 0. */
-static int cache_take(void **data, size_t *len, size_t map_nbytes)
+ * Returns 1 and fills *data, *len and *huge (its advice), or returns 0. */
+static int cache_take(void **data, size_t *len, int *huge, size_t map_nbytes)
 {
     if (!cache_try_lock())
         return 0;
@@ -132,6 +164,7 @@ static int cache_take(void **data, size_t *len, size_t map_nbytes)
     if (best >= 0) {
         *data = cache[best].data;
         *len = cache[best].nbytes;
+        *huge = cache[best].huge;
         cache_bytes -= cache[best].nbytes;
         cache[best].data = NULL;
     }
@@ -141,7 +174,7 @@ static int cache_take(void **data, size_t *len, size_t map_nbytes)
 
 /* Caches a mapping the last storage using it has let go of, or unmaps it.
  * Evicted mappings are unmapped after the lock is dropped. */
-static void cache_put(void *data, size_t len)
+static void cache_put(void *data, size_t len, int huge)
 {
     cached_map evicted[CACHE_SLOTS];
     int nevicted = 0;
@@ -165,7 +198,7 @@ static void cache_put(void *data, size_t len)
                 oldest = i;
         }
         if (empty >= 0 && cache_bytes + len <= CACHE_MAX_BYTES) {
-            cache[empty] = (cached_map){data, len, ++cache_clock};
+            cache[empty] = (cached_map){data, len, ++cache_clock, huge};
             cache_bytes += len;
             break;
         }
@@ -196,10 +229,23 @@ size_t lt_storage_trim(void)
     return released;
 }
 
+/* Gives a mapping the huge-page advice or takes it away (see "Huge-page
+ * advice"). A kernel without transparent huge pages refuses both, which
+ * changes nothing here. */
+static void set_huge_advice(void *data, size_t len, int huge)
+{
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    madvise(data, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+#else
+    (void)data, (void)len, (void)huge;
+#endif
+}
+
 /* A fresh mapping of len bytes (a multiple of HUGE_BYTES) starting on a
  * 2 MiB boundary: map HUGE_BYTES more than needed and unmap the unaligned
- * head and the tail, so a whole mapping can later be cached and reused. */
-static void *map_aligned(size_t len)
+ * head and the tail, so a whole mapping can later be cached and reused.
+ * Advised to use huge pages when huge is set. */
+static void *map_aligned(size_t len, int huge)
 {
     size_t total = len + HUGE_BYTES;
     char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -211,25 +257,47 @@ static void *map_aligned(size_t len)
         munmap(base, head);
     if (tail)
         munmap(data + len, tail);
-#ifdef MADV_HUGEPAGE
-    madvise(data, len, MADV_HUGEPAGE);
-#endif
+    if (huge)
+        set_huge_advice(data, len, 1);
     return data;
 }
 
-static int alloc_large(lt_storage *s, size_t nbytes, int zero)
+/* Linux's value (uapi asm-generic/mman-common.h), for C libraries older
+ * than the kernel feature. */
+#if defined(__linux__) && !defined(MADV_POPULATE_WRITE)
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* How a large block will be written (see "Huge-page advice"). */
+typedef enum { FILL_LATER, FILL_ZERO, FILL_COPY } fill_kind;
+
+static int alloc_large(lt_storage *s, size_t nbytes, fill_kind fill)
 {
     /* Whole huge pages: the last, partial one is faulted whole anyway. */
     size_t len = (nbytes + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
     if (len < nbytes || len + HUGE_BYTES < len)
         return 0;
+    int huge = fill != FILL_COPY, cached_huge = 0;
     void *data = NULL;
-    if (zero || !cache_take(&data, &len, len))
-        data = map_aligned(len);
-    if (!data)
-        return 0;
+    if (fill != FILL_ZERO && cache_take(&data, &len, &cached_huge, len)) {
+        if (cached_huge != huge)
+            set_huge_advice(data, len, huge);
+    } else {
+        data = map_aligned(len, huge);
+        if (!data)
+            return 0;
+#ifdef MADV_POPULATE_WRITE
+        /* Only the pages the copy writes (the kernel rounds nbytes up to a
+         * page): the tail of the last 2 MiB stays lazy. A refusal (an older
+         * kernel, or no memory: the copy then faults, as any first touch
+         * would) changes nothing. */
+        if (fill == FILL_COPY)
+            madvise(data, nbytes, MADV_POPULATE_WRITE);
+#endif
+    }
     s->data = data;
     s->map_nbytes = len;
+    s->map_huge = huge;
     s->free_kind = FREE_MMAP;
     return 1;
 }
@@ -251,14 +319,14 @@ static int alloc_small(lt_storage *s, size_t nbytes, int zero)
     return 1;
 }
 
-lt_status lt_storage_new(lt_storage **out, size_t nbytes, int zero)
+static lt_status storage_new_block(lt_storage **out, size_t nbytes, fill_kind fill)
 {
     if (nbytes > (size_t)INT64_MAX)
         return lt__fail(LT_EOVERFLOW, "storage of %zu bytes exceeds the int64 byte range", nbytes);
     lt_storage *s = storage_alloc();
     if (!s)
         return lt__fail(LT_ENOMEM, "could not allocate a storage header");
-    int ok = nbytes >= HUGE_BYTES ? alloc_large(s, nbytes, zero) : alloc_small(s, nbytes, zero);
+    int ok = nbytes >= HUGE_BYTES ? alloc_large(s, nbytes, fill) : alloc_small(s, nbytes, fill == FILL_ZERO);
     if (!ok) {
         atomic_fetch_sub(&live_count, 1);
         free(s);
@@ -268,6 +336,21 @@ lt_status lt_storage_new(lt_storage **out, size_t nbytes, int zero)
     s->provenance = LT_PROV_OWNED;
     *out = s;
     return LT_OK;
+}
+
+lt_status lt_storage_new(lt_storage **out, size_t nbytes, int zero)
+{
+    return storage_new_block(out, nbytes, zero ? FILL_ZERO : FILL_LATER);
+}
+
+lt_status lt_storage_new_copy(lt_storage **out, const void *src, size_t nbytes)
+{
+    if (!src && nbytes)
+        return lt__fail(LT_EINVAL, "cannot copy %zu bytes from a NULL pointer", nbytes);
+    lt_status rc = storage_new_block(out, nbytes, FILL_COPY);
+    if (rc == LT_OK && nbytes)
+        memcpy((*out)->data, src, nbytes);
+    return rc;
 }
 
 lt_status lt_storage_wrap(lt_storage **out, void *data, size_t nbytes, unsigned flags,
@@ -321,19 +404,20 @@ lt_status lt_storage_resize(lt_storage *s, size_t nbytes)
                         nbytes, refs - 1);
     if (nbytes > (size_t)INT64_MAX)
         return lt__fail(LT_EOVERFLOW, "storage of %zu bytes exceeds the int64 byte range", nbytes);
-    lt_storage fresh; /* only the block fields are used: data, free_kind, map_nbytes */
+    lt_storage fresh; /* only the block fields are used: data, free_kind, map_nbytes, map_huge */
     memset(&fresh, 0, sizeof fresh);
-    int ok = nbytes >= HUGE_BYTES ? alloc_large(&fresh, nbytes, 0) : alloc_small(&fresh, nbytes, 0);
+    int ok = nbytes >= HUGE_BYTES ? alloc_large(&fresh, nbytes, FILL_LATER) : alloc_small(&fresh, nbytes, 0);
     if (!ok)
         return lt__fail(LT_ENOMEM, "could not allocate %zu bytes to grow a storage of %zu", nbytes, have);
     memcpy(fresh.data, s->data, have);
     if (s->free_kind == FREE_HEAP)
         free(s->data);
     else
-        cache_put(s->data, s->map_nbytes);
+        cache_put(s->data, s->map_nbytes, s->map_huge);
     s->data = fresh.data;
     s->free_kind = fresh.free_kind;
     s->map_nbytes = fresh.map_nbytes;
+    s->map_huge = fresh.map_huge;
     s->nbytes = nbytes;
     atomic_fetch_add_explicit(&s->version, 1, memory_order_relaxed);
     return LT_OK;
@@ -358,7 +442,7 @@ static void storage_destroy(lt_storage *s)
     if (s->free_kind == FREE_HEAP)
         free(s->data);
     else if (s->free_kind == FREE_MMAP)
-        cache_put(s->data, s->map_nbytes);
+        cache_put(s->data, s->map_nbytes, s->map_huge);
     atomic_fetch_sub(&live_count, 1);
     free(s);
 }
