@@ -58,6 +58,27 @@ def read(path):
     return nbformat.read(path, as_version=4)
 
 
+def open_notebook(context, server, path, kernel=True):
+    """``path`` opened in the server's front end (trusted there, as its author's own notebook is);
+    ``kernel=False``: the kernel the front end starts is shut down (Kernel > Shut Down Kernel) before
+    anything runs, so no kernel is running while the pictures are looked at."""
+    from playwright.sync_api import expect
+    app, root, route, token, env = server
+    save(read(path), root, path.name, env=env)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(f"{route}/{path.name}?reset&token={token}")
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    if not kernel:
+        name = panel.locator(".jp-Toolbar-kernelName, .jp-NotebookKernelName").first
+        expect(name).to_contain_text("Python 3", timeout=90_000)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Shut Down Kernel").first.click()
+        expect(name).to_contain_text("No Kernel", timeout=30_000)
+    return page, panel
+
+
 def outputs(nb):
     """Every display output's data, in order."""
     return [o["data"] for c in nb.cells for o in c.get("outputs", []) if "data" in o]

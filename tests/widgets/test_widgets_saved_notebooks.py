@@ -30,7 +30,8 @@ import pytest
 
 from browser_support import chromium_context, jupyter_env, jupyter_server, run_all_cells
 from notebook_support import (LANES_JS, MAX_BYTES, PICTURES, SETUP, THIRTEEN, WIDGET_VIEW, carrier_cells,
-                              carrier_last, carriers, execute, expected_lanes, outputs, save, static_copies, tour_cells)
+                              carrier_last, carriers, execute, expected_lanes, open_notebook, outputs, save,
+                              static_copies, tour_cells)
 from notebook_support import read as nbformat_read
 from support import require_module
 from tour_expectations import QUESTIONS, check_lanes
@@ -89,27 +90,6 @@ def server(request, tmp_path):
     env = jupyter_env(tmp_path)
     for base, token in jupyter_server(module, root, env, tmp_path / "server.log"):
         yield request.param, root, f"{base}/{route}", token, env
-
-
-def open_notebook(context, server, path, kernel=True):
-    """``path`` opened in the server's front end (trusted there, as its author's own notebook is);
-    ``kernel=False``: the kernel the front end starts is shut down (Kernel > Shut Down Kernel) before
-    anything runs, so no kernel is running while the pictures are looked at."""
-    from playwright.sync_api import expect
-    app, root, route, token, env = server
-    save(nbformat_read(path), root, path.name, env=env)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(f"{route}/{path.name}?reset&token={token}")
-    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-    if not kernel:
-        name = panel.locator(".jp-Toolbar-kernelName, .jp-NotebookKernelName").first
-        expect(name).to_contain_text("Python 3", timeout=90_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Shut Down Kernel").first.click()
-        expect(name).to_contain_text("No Kernel", timeout=30_000)
-    return page, panel
 
 
 def test_jupyter_without_a_kernel_shows_one_clean_picture_per_inspector(context, server, saved):
