@@ -6,11 +6,12 @@ A mixin of ``Inspector``: it reads the widget's current picture (``snapshot``,
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
-from ._export import fallback_html, to_html, to_text
+from ._export import fallback_html, live_loader, renderer_packed, to_html, to_text
 
-__all__ = ["Outputs", "MAX_FALLBACKS"]
+__all__ = ["Outputs", "MAX_FALLBACKS", "renderer_model"]
 
 MAX_FALLBACKS = 4              # displays of one widget whose static picture follows its changes
 
@@ -68,6 +69,39 @@ def _running_cell():
 
 
 _CARRIER = _Carrier()
+
+
+@functools.lru_cache(maxsize=1)
+def _renderer_class():
+    import ipywidgets
+    import traitlets
+
+    class InspectorRenderer(ipywidgets.Widget):
+        """What the live views of this kernel load their renderer with: a plain widget model, no view."""
+        loader = traitlets.Unicode(live_loader()).tag(sync=True)      # loader_live.js
+        packed = traitlets.Unicode("").tag(sync=True)                 # the renderer, once a view asked
+
+        def send_renderer(self):
+            self.packed = renderer_packed()
+
+    return InspectorRenderer
+
+
+_RENDERER = []
+
+
+def renderer_model():
+    """The one widget model of this kernel through which the live views load the renderer.
+
+    Each widget's ``_esm`` is saved with the notebook's widget state, once per inspector: the whole
+    renderer there made 13 pictures 2 MB. So ``_esm`` only finds this model; the code that loads the
+    renderer is stored here once, and the renderer itself comes from the static copy that stores it
+    (``loader_live.js``), or, where none is on the page, from here once a view asks
+    (``send_renderer``). A new one replaces it if it was closed (``Widget.close_all()``).
+    """
+    if not _RENDERER or _RENDERER[0].comm is None:
+        _RENDERER[:] = [_renderer_class()()]
+    return _RENDERER[0]
 
 
 class Outputs:

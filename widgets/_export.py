@@ -17,7 +17,8 @@ from pathlib import Path
 
 from ._text import BAR, TEXT_VIEWS, to_text  # noqa: F401 (to_text is public here too, as before)
 
-__all__ = ["to_html", "to_html_page", "to_text", "asset", "script_json", "fallback_html", "renderer_hash"]
+__all__ = ["to_html", "to_html_page", "to_text", "asset", "script_json", "fallback_html", "renderer_hash",
+           "renderer_packed", "live_module", "live_loader", "compact_script"]
 
 _HERE = Path(__file__).resolve().parent
 _PROSE = "font-family: system-ui, sans-serif; color: #212529"
@@ -49,6 +50,30 @@ def renderer_hash():
     return _renderer_block()[0]                 # the id static copies store and look up the renderer by
 
 
+def renderer_packed():
+    """The renderer as a notebook stores it, once: base64 of gzipped ``{js, css}`` (``unpack.js`` reads it)."""
+    return _renderer_block()[1]
+
+
+def compact_script(*names):
+    """The loaders ``names`` as a notebook stores them, once per picture: their full-line comments, blank
+    lines and indentation left out (they hold no multi-line string, which a test checks), joined."""
+    lines = (line.strip() for name in names for line in asset(name).splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
+@functools.lru_cache(maxsize=1)
+def live_module():
+    """The live widget's ``_esm`` (``live_esm.js``): it loads ``live_loader()`` from the renderer model."""
+    return compact_script("live_esm.js")
+
+
+@functools.lru_cache(maxsize=1)
+def live_loader():
+    """What loads the renderer for the live views (``loader_live.js``), stored once in the renderer model."""
+    return compact_script("unpack.js", "loader_live.js")
+
+
 def fallback_html(snap, previews, carry=True):
     """The static copy of a widget's picture that a saved notebook keeps: an HTML fragment that loads the
     renderer from the one copy on the page made with ``carry`` (``loader.js``: stored once per notebook),
@@ -58,8 +83,13 @@ def fallback_html(snap, previews, carry=True):
     block = f'<script type="application/gzip" data-pti-renderer="{h}">{packed}</script>\n' if carry else ""
     b64 = base64.b64encode(previews).decode("ascii")
     return (f'<section class="pti-figure pti-fallback"><div class="pti-static" id="pti-{uid}"></div></section>\n'
-            f'{block}<script type="module">\n{asset("loader.js")}\n'
+            f'{block}<script type="module">\n{_static_loader()}\n'
             f'ptiDraw("{h}", "pti-{uid}", {script_json(snap)}, "{b64}");\n</script>\n')
+
+
+@functools.lru_cache(maxsize=1)
+def _static_loader():
+    return compact_script("unpack.js", "loader.js")
 
 
 def to_html_page(figures, title="pytensor memory inspector", fragment=False):

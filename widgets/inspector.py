@@ -27,13 +27,11 @@ that one to now, each keyed by view, region and overlap id, field by field
 (``_delta``). An update sends ``delta`` and the previews (a few KiB per
 buffer), not the snapshot; ``_send_snapshot`` says when the others move.
 
-History: the last ``HISTORY_STEPS`` pictures (each a snapshot, which shares
-its unchanged dicts with its neighbours, and its preview bytes) stay in
-Python, within ``HISTORY_BYTES`` of previews. ``steps`` lists them for the
-front end's slider (generation and time only, so an update stays small);
-the front end asks for one step's picture with a ``{"op": "step"}``
-message, and the answer carries the byte ranges that changed and who wrote
-them.
+History: the last ``HISTORY_STEPS`` pictures (each a snapshot, which shares its unchanged
+dicts with its neighbours, and its preview bytes) stay in Python, within ``HISTORY_BYTES`` of
+previews. ``steps`` lists them for the front end's slider (generation and time only, so an
+update stays small); the front end asks for one step's picture with a ``{"op": "step"}``
+message, and the answer carries the byte ranges that changed and who wrote them.
 """
 from __future__ import annotations
 
@@ -44,8 +42,8 @@ from . import _processes, _sync
 from ._deltas import Channel
 from ._deltas import apply as _apply  # noqa: F401  (tests reach _apply, _writer, HISTORY_STEPS here)
 from ._deltas import delta as _delta
-from ._display import Outputs
-from ._export import asset, renderer_hash
+from ._display import Outputs, renderer_model
+from ._export import live_module, renderer_hash
 from ._lifetime import module_of
 from ._names import guess_names
 from ._objects import resolve
@@ -60,6 +58,7 @@ from ._tracker import Tracker
 try:
     import anywidget
     import traitlets
+    from ipywidgets import Widget, widget_serialization
 except ImportError as _e:  # the package imports without the extra; using the widget says what to install
     anywidget = traitlets = None
     _MISSING = _e
@@ -115,8 +114,8 @@ class Inspector(Outputs, _Base):
     """
 
     if anywidget is not None:
-        _esm = asset("inspector.js")
-        _css = asset("inspector.css")
+        _esm = live_module()       # small: loads the renderer through renderer_model() (_display)
+        _renderer = traitlets.Instance(Widget, allow_none=True).tag(sync=True, **widget_serialization)
         base = traitlets.Dict().tag(sync=True)        # a whole snapshot, resent only when delta outgrows it
         checkpoint = traitlets.Dict().tag(sync=True)  # base -> a recent snapshot (see _delta)
         delta = traitlets.Dict().tag(sync=True)       # checkpoint -> the current snapshot
@@ -137,7 +136,7 @@ class Inspector(Outputs, _Base):
         # resolved once, before a widget (and its comm) exists: what we cannot draw is refused here
         holds, work = [], Work()
         descs, names = self._describe(objs, names, holds, work)
-        super().__init__(poll_ms=poll_ms, **kwargs)
+        super().__init__(poll_ms=poll_ms, _renderer=renderer_model(), **kwargs)
         self._tracker = Tracker()
         self._channel = Channel()
         self._history = History()
@@ -278,8 +277,8 @@ class Inspector(Outputs, _Base):
                 self.refresh(_record=False)          # a moved window is not a change in memory
         elif op == "step":
             self._send_step(content.get("generation"))
-        elif op == "carry":
-            self._carry_again()
+        elif op in ("carry", "renderer"):         # a view found no stored renderer on its page (loader_live.js)
+            (self._carry_again if op == "carry" else self._renderer.send_renderer)()
 
     def _send_step(self, generation):
         """One history step's picture, as a delta from the current base and its previews as a buffer."""

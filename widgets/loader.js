@@ -4,8 +4,8 @@
 // inspector.css, about 100 KB) is stored once, gzipped, in a data block of one of them
 // (<script type="application/gzip" data-pti-renderer="HASH">, inert: no browser runs it); every
 // copy, that one included, finds the block by its hash anywhere on the page, so cells may be
-// reordered. The first copy to look unpacks it (DecompressionStream), loads it as a module from a
-// Blob URL (what anywidget does with a widget's code) and shares the promise with the others.
+// reordered. The first copy to look unpacks it (unpack.js, embedded before this file) and shares
+// the promise with the others.
 // The block may arrive after a copy's script runs (outputs render in any order, JupyterLab may
 // attach far cells late), so a copy waits for it, and after a few seconds says why it waits.
 // Prefixed names: each copy's <script type="module"> defines them in its own module scope.
@@ -23,21 +23,6 @@ function ptiRenderer(hash) {
     });
   }
   return all[hash];
-}
-
-async function ptiUnpack(base64) {
-  const packed = Uint8Array.from(atob(base64.trim()), (c) => c.charCodeAt(0));
-  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
-  const { js, css } = JSON.parse(await new Response(stream).text());
-  const style = document.createElement("style");
-  style.textContent = css;
-  document.head.appendChild(style);
-  const url = URL.createObjectURL(new Blob([js], { type: "text/javascript" }));
-  try {
-    return await import(url);
-  } finally {
-    URL.revokeObjectURL(url);
-  }
 }
 
 // JupyterLab and Notebook 7 draw a widget output whose model is gone (a saved notebook opened

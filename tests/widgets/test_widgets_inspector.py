@@ -45,7 +45,9 @@ def test_state_is_synced_and_previews_travel_as_bytes():
     w = inspect(base, grid[:, 1])
     assert [v["name"] for v in w.snapshot["views"]] == ["base", "grid[:, 1]"]   # names as typed at the call
     state = w.get_state()
-    assert "_esm" in state and "export function renderSvg" in w._esm
+    # the widget's code only finds the loader, stored in the one model every inspector names
+    assert "_esm" in state and "ptiLoader" in w._esm and len(w._esm) < 1500
+    assert state["_renderer"] == f"IPY_MODEL_{w._renderer.model_id}" and "ptiLiveRenderer" in w._renderer.loader
     assert isinstance(w.previews, bytes) and w.previews[:8] == b"\x00\x00\x00\x00\x01\x00\x00\x00"
     assert isinstance(state["previews"], (bytes, memoryview))
     assert w.poll_ms == 300 and w.snapshot["generation"] == 1

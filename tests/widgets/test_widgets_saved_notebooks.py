@@ -29,22 +29,14 @@ from pathlib import Path
 import pytest
 
 from browser_support import chromium_context, jupyter_env, jupyter_server, run_all_cells
+from notebook_support import (LANES_JS, MAX_BYTES, PICTURES, SETUP, THIRTEEN, WIDGET_VIEW, carrier_cells,
+                              carrier_last, carriers, execute, expected_lanes, open_notebook, outputs, save,
+                              static_copies, tour_cells)
+from notebook_support import read as nbformat_read
 from support import require_module
 from tour_expectations import QUESTIONS, check_lanes
 
-ROOT = Path(__file__).resolve().parents[2]
-TOUR = ROOT / "examples" / "memory_tour.ipynb"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ARTIFACTS = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tempfile.gettempdir())
-MAX_BYTES = 300_000
-SETUP = "import numpy as np\nimport pytensor\nfrom pytensor.widgets import inspect"
-# three pictures, one of an inline temporary (drawn as it was at the call)
-PICTURES = [
-    ("t = pytensor.arange(8, dtype=pytensor.int32)\ninspect(t, t[::2])", ["t", "t[::2]"]),
-    ("inspect(np.broadcast_to(np.arange(3), (4, 3)), names=[\"wide\"])", ["wide"]),
-    ("g = pytensor.arange(12, dtype=pytensor.int16).view(3, 4)\ninspect(g, g.T)", ["g", "g.T"]),
-]
-LANES_JS = "(svg) => [...svg.querySelectorAll('g.pti-lane')].map((l) => [l.dataset.name, l.dataset.region])"
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -53,65 +45,9 @@ def _tools():
         require_module(name)
 
 
-def execute(cells, folder, name):
-    """A notebook of ``cells`` (sources) executed by nbclient, saved as JupyterLab saves it (no widget
-    state) and trusted as its author's would be; returns ``(path, notebook)``."""
-    import nbclient
-    import nbformat
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbclient.NotebookClient(nb, kernel_name="python3", timeout=300, store_widget_state=False,
-                            resources={"metadata": {"path": str(folder)}}).execute()
-    return save(nb, folder, name), nb
-
-
-def save(nb, folder, name, env=None):
-    import nbformat
-    path = Path(folder) / name
-    nbformat.write(nb, path)
-    trust = subprocess.run([sys.executable, "-m", "jupyter", "trust", str(path)], env=env, capture_output=True,
-                           text=True, timeout=60)
-    assert trust.returncode == 0, trust.stderr
-    return path
-
-
-def outputs(nb):
-    """Every display output's data, in order."""
-    return [o["data"] for c in nb.cells for o in c.get("outputs", []) if "data" in o]
-
-
-def carriers(nb):
-    from pytensor.widgets._export import renderer_hash
-    mark = f'data-pti-renderer="{renderer_hash()}">'
-    return [k for k, d in enumerate(outputs(nb)) if mark in d.get("text/html", "")]
-
-
-def static_copies(nb):
-    return [d for d in outputs(nb) if "pti-fallback" in d.get("text/html", "")]
-
-
-def carrier_cells(nb):
-    """The indices of the cells whose outputs store the renderer."""
-    from pytensor.widgets._export import renderer_hash
-    mark = f'data-pti-renderer="{renderer_hash()}">'
-    return [k for k, c in enumerate(nb.cells) if any(mark in o.get("data", {}).get("text/html", "")
-                                                      for o in c.get("outputs", []))]
-
-
-def carrier_last(nb):
-    """The same notebook with the cell whose output stores the renderer moved to the end."""
-    (k,) = carrier_cells(nb)
-    nb.cells.append(nb.cells.pop(k))
-    return nb
-
-
 # ---------------------------------------------------------------------- 1. size and mimetypes
 def test_the_executed_tour_stores_the_renderer_once_and_stays_small(tmp_path):
-    import nbformat
-    nb = nbformat.read(TOUR, as_version=4)
-    cells = [c["source"] for c in nb.cells if c["cell_type"] == "code"]
-    path, done = execute(cells, tmp_path, "tour.ipynb")
+    path, done = execute(tour_cells(), tmp_path, "tour.ipynb")
     copies = static_copies(done)
     assert len(copies) == len(QUESTIONS) and len(carriers(done)) == 1
     assert path.stat().st_size < MAX_BYTES, path.stat().st_size
@@ -122,9 +58,7 @@ def test_the_executed_tour_stores_the_renderer_once_and_stays_small(tmp_path):
 
 
 def test_thirteen_pictures_stay_under_300_kb(tmp_path):
-    cells = [SETUP] + [f"x{k} = pytensor.arange({8 + k}, dtype=pytensor.float32)\ninspect(x{k}, x{k}[::2], x{k}[1:])"
-                       for k in range(13)]
-    path, done = execute(cells, tmp_path, "thirteen.ipynb")
+    path, done = execute(THIRTEEN, tmp_path, "thirteen.ipynb")
     assert len(static_copies(done)) == 13 and len(carriers(done)) == 1
     assert path.stat().st_size < MAX_BYTES, path.stat().st_size
 
@@ -144,11 +78,6 @@ def saved(tmp_path_factory):
     return save(carrier_last(nb), folder, "pictures.ipynb")
 
 
-def expected_lanes():
-    """The lanes of each picture of the reordered notebook, in page order."""
-    return [lanes for _, lanes in PICTURES[1:] + PICTURES[:1]]
-
-
 FRONT_ENDS = {"jupyterlab": ("jupyterlab", "lab/tree"), "notebook7": ("notebook", "notebooks")}
 
 
@@ -161,32 +90,6 @@ def server(request, tmp_path):
     env = jupyter_env(tmp_path)
     for base, token in jupyter_server(module, root, env, tmp_path / "server.log"):
         yield request.param, root, f"{base}/{route}", token, env
-
-
-def open_notebook(context, server, path, kernel=True):
-    """``path`` opened in the server's front end (trusted there, as its author's own notebook is);
-    ``kernel=False``: the kernel the front end starts is shut down (Kernel > Shut Down Kernel) before
-    anything runs, so no kernel is running while the pictures are looked at."""
-    from playwright.sync_api import expect
-    app, root, route, token, env = server
-    save(nbformat_read(path), root, path.name, env=env)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(f"{route}/{path.name}?reset&token={token}")
-    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-    if not kernel:
-        name = panel.locator(".jp-Toolbar-kernelName, .jp-NotebookKernelName").first
-        expect(name).to_contain_text("Python 3", timeout=90_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Shut Down Kernel").first.click()
-        expect(name).to_contain_text("No Kernel", timeout=30_000)
-    return page, panel
-
-
-def nbformat_read(path):
-    import nbformat
-    return nbformat.read(path, as_version=4)
 
 
 def test_jupyter_without_a_kernel_shows_one_clean_picture_per_inspector(context, server, saved):
@@ -263,9 +166,7 @@ def lab(tmp_path):
 
 
 def test_the_executed_tour_shows_every_point_saved_and_after_run_all(context, lab, tmp_path):
-    import nbformat
-    nb = nbformat.read(TOUR, as_version=4)
-    path, _ = execute([c["source"] for c in nb.cells if c["cell_type"] == "code"], tmp_path, "memory_tour.ipynb")
+    path, _ = execute(tour_cells(), tmp_path, "memory_tour.ipynb")
     page, panel = open_notebook(context, lab, path)
     # as saved: the static copies, each kept up to date after every cell (question 7 freed by the next)
     check_tour_pictures(panel, ".jp-OutputArea .pti-fallback svg.pti-svg", freed_shown=True)
