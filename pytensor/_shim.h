@@ -94,6 +94,24 @@ extern PyObject *pyt_dtype_by_code[LT_DTYPE_COUNT];
 /* The lt_dtype code of a registered dtype object, or -1. */
 int pyt_dtype_code_of(PyObject *dtype);
 
+/* The address of t's element 0 (itemsize bytes each), or NULL without an
+ * exception when its storage is not host memory or its bytes do not read as
+ * its values (a lazy conjugate or negative bit: the Python path resolves
+ * those, pytensor/_conj.py). Every C path that reads or writes element bytes
+ * goes through here, so each declines such a tensor. */
+static inline char *pyt_element0(TensorObject *t, size_t itemsize)
+{
+    StorageObject *st = (StorageObject *)t->storage;
+    if (st->host != Py_True || t->bits)
+        return NULL;
+    long long offset = PyLong_AsLongLong(t->offset);
+    if (offset == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return (char *)lt_storage_data(st->s) + (size_t)offset * itemsize;
+}
+
 /* 1 when obj is a pytensor Tensor (the registered class or a subclass). */
 static inline int pyt_is_tensor(PyObject *obj)
 {

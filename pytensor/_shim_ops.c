@@ -102,22 +102,8 @@ static int fast_dtype(int code)
 
 static int is_float_code(int code) { return code >= LT_FLOAT16 && code <= LT_FLOAT64; }
 
-/* The data pointer of t's element 0, or NULL when its storage is not host
- * memory or its bytes do not read as its values (a lazy conjugate or negative
- * bit: the Python path resolves those, pytensor/_conj.py), so every fast path
- * that reads or writes through here declines such a tensor. */
-static char *element0(TensorObject *t, size_t itemsize)
-{
-    StorageObject *st = (StorageObject *)t->storage;
-    if (st->host != Py_True || t->bits)
-        return NULL;
-    long long offset = PyLong_AsLongLong(t->offset);
-    if (offset == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return NULL;
-    }
-    return (char *)lt_storage_data(st->s) + (size_t)offset * itemsize;
-}
+/* The data pointer of t's element 0, or NULL to decline (pyt_element0). */
+static char *element0(TensorObject *t, size_t itemsize) { return pyt_element0(t, itemsize); }
 
 /* A Python number as one element of tensor dtype code in buf, when it is of
  * the tensor's kind and converts exactly as the Python path converts it
