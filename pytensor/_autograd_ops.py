@@ -25,6 +25,7 @@ from ._tensor_views import Views
 from ._tensor_writes import Writes
 from .autograd import (as_input_grad, backward, conj, is_grad_enabled, needs_graph, no_grad, record,
                        scatter_backward)
+from .autograd import _mode as grad_mode  # .enabled: is_grad_enabled() without the call
 
 
 class _Meta:
@@ -240,14 +241,14 @@ def _contiguous_method(orig):
 def _inplace_guard(orig):
     @functools.wraps(orig)
     def method(self, *args, **kwargs):
-        if is_grad_enabled():
+        # on every in-place call: the common case (no tensor requires grad) reads two flags and calls nothing
+        if grad_mode.enabled and (self._requires_grad or args and needs_graph(*args)):
             if self._requires_grad and self._grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-            if needs_graph(self, *args):
-                raise RuntimeError(
-                    "pytensor's autograd does not record in-place operations on tensors that are part of a "
-                    "graph; compute the result out of place, or write inside pytensor.no_grad() / into "
-                    "a detach()ed tensor")
+            raise RuntimeError(
+                "pytensor's autograd does not record in-place operations on tensors that are part of a "
+                "graph; compute the result out of place, or write inside pytensor.no_grad() / into "
+                "a detach()ed tensor")
         return orig(self, *args, **kwargs)
     return method
 

@@ -11,7 +11,7 @@
  *   _shim_buffer.c     their buffer protocol: memoryview(t), bytes(t), PickleBuffer
  *   _shim_prov.c       provenance: how each tensor was made, the last writer
  *   _shim_share.c      from_numpy and frombuffer: tensors over Python memory
- *   _shim_view.c       view()/reshape() and t[i], t[a:b:c] on dim 0
+ *   _shim_view.c       view()/reshape() and t[index] for basic indices (ints, slices, None, ...)
  *   _shim_list.c       tensor(nested list of Python numbers)
  *   _shim_dlpack.c     DLPack capsules and from_dlpack's import ladder
  *   _shim_exchange.c   pytensor's own DLPack C exchange API table

@@ -1,5 +1,5 @@
-/* _shim_view.c: view()/reshape()'s common case, and t[i] / t[a:b:c] on dim 0
- * (the Tensor's subscript slot).
+/* _shim_view.c: view()/reshape()'s common case, and t[index] for basic
+ * indices: ints, slices, None, ... (the Tensor's subscript slot).
  *
  * The shape and stride rules are libtensor's (lt_layout_*): this file reads
  * the arguments, asks libtensor, raises its refusals and builds the view in
@@ -103,26 +103,6 @@ static PyObject *reshape_view(PyObject *self, PyObject *const *args, Py_ssize_t 
     return pyt_prov_fresh(out, (int)op, args[1], args[0]);
 }
 
-/* A copy of tuple tup with item 0 replaced by first (stolen) or, when first
- * is NULL, dropped. */
-static PyObject *tuple_head(PyObject *tup, PyObject *first)
-{
-    Py_ssize_t n = PyTuple_Size(tup), skip = first ? 0 : 1;
-    PyObject *out = PyTuple_New(n - skip);
-    if (!out) {
-        Py_XDECREF(first);
-        return NULL;
-    }
-    if (first)
-        PyTuple_SetItem(out, 0, first);
-    for (Py_ssize_t i = 1; i < n; i++) {
-        PyObject *x = PyTuple_GetItem(tup, i);
-        Py_INCREF(x);
-        PyTuple_SetItem(out, i - skip, x);
-    }
-    return out;
-}
-
 /* The fields of a slice object: the layout CPython has always had (the
  * limited API hides it; reading it is the only way to check a slice's
  * members without three attribute lookups). */
@@ -133,67 +113,117 @@ typedef struct {
 
 static int plain_slice_member(PyObject *x) { return x == Py_None || PyLong_CheckExact(x); }
 
-/* The index key to record for t[index] (borrowed; NULL records none): the
- * fast path's ints, and its slices when they hold ints and None only. A
- * slice holding anything else (an object with __index__, say a 0-d tensor,
- * which would keep its storage alive) is recorded without its key. */
-static PyObject *prov_index_key(PyObject *index)
+/* The view t[index] for a basic index whose every item is a plain int, a
+ * slice of plain ints and None with a positive step, None or one Ellipsis
+ * (t[i], t[a:b], t[:, a:b], t[..., i], t[None]): NULL without an exception
+ * to decline anything else (the Python path has the general indexer and
+ * torch's errors, an index out of range among them). The steps are the
+ * Python path's (_indexing._apply): items applied left to right, an int a
+ * select, a slice a narrowed and strided dim, None libtensor's unsqueeze. */
+static PyObject *basic_view(TensorObject *t, PyObject *index)
 {
-    if (PyLong_CheckExact(index))
-        return index;
-    slice_fields *sl = (slice_fields *)index;
-    if (plain_slice_member(sl->start) && plain_slice_member(sl->stop) && plain_slice_member(sl->step))
-        return index;
-    return NULL;
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], out_shape[LT_MAX_NDIM + 1], out_strides[LT_MAX_NDIM + 1];
+    Py_ssize_t nd = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM);
+    if (nd < 0 || pyt_int64_tuple(t->strides, strides, LT_MAX_NDIM) != nd)
+        return NULL;
+    int is_tuple = PyTuple_CheckExact(index);
+    Py_ssize_t count = is_tuple ? PyTuple_Size(index) : 1, used = 0, ellipses = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *item = is_tuple ? PyTuple_GetItem(index, k) : index;
+        if (PyLong_CheckExact(item))
+            used++;
+        else if (PySlice_Check(item)) {
+            slice_fields *sl = (slice_fields *)item;
+            if (!(plain_slice_member(sl->start) && plain_slice_member(sl->stop) && plain_slice_member(sl->step)))
+                return NULL;
+            used++;
+        } else if (item == Py_Ellipsis)
+            ellipses++;
+        else if (item != Py_None)
+            return NULL;
+    }
+    if (ellipses > 1 || used > nd)
+        return NULL;
+    int64_t off = PyLong_AsLongLong(t->offset);
+    if (off == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t src = 0, out = 0; /* the next dim of t to index; dims of the result so far */
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *item = is_tuple ? PyTuple_GetItem(index, k) : index;
+        if (item == Py_Ellipsis) {
+            for (Py_ssize_t e = 0; e < nd - used; e++, src++, out++) {
+                out_shape[out] = shape[src];
+                out_strides[out] = strides[src];
+            }
+        } else if (item == Py_None) {
+            /* unsqueeze(out) of the view as it stands: the result so far, then t's dims not yet indexed */
+            int64_t cur_shape[LT_MAX_NDIM], cur_strides[LT_MAX_NDIM + 1];
+            Py_ssize_t cur = out + (nd - src);
+            if (cur >= LT_MAX_NDIM)
+                return NULL;
+            memcpy(cur_shape, out_shape, sizeof(int64_t) * (size_t)out);
+            memcpy(cur_strides, out_strides, sizeof(int64_t) * (size_t)out);
+            memcpy(cur_shape + out, shape + src, sizeof(int64_t) * (size_t)(nd - src));
+            memcpy(cur_strides + out, strides + src, sizeof(int64_t) * (size_t)(nd - src));
+            if (lt_layout_unsqueeze_strides(cur_strides, (int32_t)cur, cur_shape, cur_strides, (int32_t)out) != LT_OK)
+                return NULL;
+            out_shape[out] = 1;
+            out_strides[out] = cur_strides[out];
+            out++;
+        } else if (PyLong_CheckExact(item)) {
+            int overflow = 0;
+            long long i = PyLong_AsLongLongAndOverflow(item, &overflow);
+            int64_t step;
+            if (overflow || i < -shape[src] || i >= shape[src])
+                return NULL;
+            if (i < 0)
+                i += shape[src];
+            if (__builtin_mul_overflow((int64_t)i, strides[src], &step) || __builtin_add_overflow(off, step, &off))
+                return NULL;
+            src++;
+        } else { /* a slice */
+            Py_ssize_t a, b, c;
+            int64_t len, step, new_stride;
+            if (PySlice_Unpack(item, &a, &b, &c) != 0 || c <= 0)
+                return NULL;
+            len = PySlice_AdjustIndices((Py_ssize_t)shape[src], &a, &b, c);
+            if (__builtin_mul_overflow((int64_t)a, strides[src], &step) || __builtin_add_overflow(off, step, &off) ||
+                __builtin_mul_overflow(strides[src], (int64_t)c, &new_stride))
+                return NULL;
+            out_shape[out] = len;
+            out_strides[out] = new_stride;
+            out++;
+            src++;
+        }
+        if (out > LT_MAX_NDIM)
+            return NULL;
+    }
+    for (; src < nd; src++, out++) {
+        if (out >= LT_MAX_NDIM)
+            return NULL;
+        out_shape[out] = shape[src];
+        out_strides[out] = strides[src];
+    }
+    PyObject *view = pyt_view_steal(t, pyt_int_tuple(out_shape, out), pyt_int_tuple(out_strides, out),
+                                    PyLong_FromLongLong(off));
+    return pyt_prov_fresh(view, PROV_INDEX, index, (PyObject *)t);
 }
 
-/* t[index] (the Tensor's subscript slot). t[i] and t[a:b:c] with step > 0,
- * on dim 0 of a tensor that does not require grad, are views built here
- * (torch: about 0.7-1 us; here a fifth of that). Every other index, an index
- * out of range and a tensor in an autograd graph go to the Python method
- * Tensor._getitem (wrapped by autograd), which has the general indexer and
- * torch's errors. */
+/* t[index] (the Tensor's subscript slot). Basic indices (ints, slices with
+ * a positive step, None, one Ellipsis; basic_view) on a tensor that does
+ * not require grad are views built here (torch: about 0.7-1.3 us; here a
+ * fifth to a third of that). Every other index, an index out of range and
+ * a tensor in an autograd graph go to the Python method Tensor._getitem
+ * (wrapped by autograd), which has the general indexer and torch's errors. */
 PyObject *pyt_tensor_subscript(PyObject *self, PyObject *index)
 {
     static PyObject *slow_name;
     TensorObject *t = (TensorObject *)self;
-    int64_t n = 0, s0 = 0, off = 0, start = -1, step = 1, len = 0;
-    int fast = t->requires_grad == Py_False && PyTuple_Check(t->shape) && PyTuple_Size(t->shape) > 0;
-    if (fast) {
-        n = PyLong_AsLongLong(PyTuple_GetItem(t->shape, 0));
-        s0 = PyLong_AsLongLong(PyTuple_GetItem(t->strides, 0));
-        off = PyLong_AsLongLong(t->offset);
-        fast = !PyErr_Occurred();
-    }
-    if (fast && PyLong_CheckExact(index)) {
-        int overflow = 0;
-        long long i = PyLong_AsLongLongAndOverflow(index, &overflow);
-        if (!overflow && i >= -n && i < n) {
-            start = i < 0 ? i + n : i;
-            len = -1; /* select: drop dim 0 */
-        }
-    } else if (fast && PySlice_Check(index)) {
-        Py_ssize_t a, b, c;
-        if (PySlice_Unpack(index, &a, &b, &c) == 0 && c > 0) {
-            len = PySlice_AdjustIndices((Py_ssize_t)n, &a, &b, c);
-            start = a;
-            step = c;
-        }
-    }
-    PyErr_Clear(); /* whatever the fast path could not read, the Python path reports */
-    int64_t new_off, new_s0;
-    if (start >= 0 && !__builtin_mul_overflow(start, s0, &new_off) && !__builtin_add_overflow(new_off, off, &new_off) &&
-        !__builtin_mul_overflow(s0, step, &new_s0)) {
-        PyObject *shape, *strides;
-        if (len < 0) {
-            shape = tuple_head(t->shape, NULL);
-            strides = tuple_head(t->strides, NULL);
-        } else {
-            shape = tuple_head(t->shape, PyLong_FromLongLong(len));
-            strides = tuple_head(t->strides, PyLong_FromLongLong(new_s0));
-        }
-        PyObject *out = pyt_view_steal(t, shape, strides, PyLong_FromLongLong(new_off));
-        return pyt_prov_fresh(out, PROV_INDEX, prov_index_key(index), self);
+    if (t->requires_grad == Py_False) {
+        PyObject *out = basic_view(t, index);
+        if (out)
+            return out;
+        PyErr_Clear(); /* whatever the fast path could not read, the Python path reports */
     }
     if (!slow_name && !(slow_name = PyUnicode_InternFromString("_getitem")))
         return NULL;
