@@ -230,7 +230,149 @@ PyObject *pyt_tensor_subscript(PyObject *self, PyObject *index)
     return PyObject_CallMethodObjArgs(self, slow_name, index, NULL);
 }
 
+/* ------------------------------------------------------------ many views in one call: unbind, split, chunk, iteration */
+
+/* The shape and strides of t as arrays, and its offset: 1, or 0 with an exception. */
+static int read_layout(TensorObject *t, int64_t *shape, int64_t *strides, Py_ssize_t *nd, int64_t *off)
+{
+    *nd = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM);
+    if (*nd < 0 || pyt_int64_tuple(t->strides, strides, LT_MAX_NDIM) != *nd) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "the tensor's shape and strides differ in length");
+        return 0;
+    }
+    *off = PyLong_AsLongLong(t->offset);
+    return !(*off == -1 && PyErr_Occurred());
+}
+
+/* select_views(t, d, dim_arg) -> tuple: t.select(d, i) for every i along
+ * dim d (already wrapped: 0 <= d < t.dim()), each recorded as a select with
+ * (dim_arg, i), as Views.select records it: unbind() and iteration, whose
+ * Python path makes one select per element. The views share one shape and
+ * one strides tuple (tuples are immutable; resize_ replaces them). */
+static PyObject *select_views(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3 || !pyt_is_tensor(args[0]) || !PyLong_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "select_views(t: Tensor, d: int, dim_arg)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], off;
+    Py_ssize_t nd;
+    if (!read_layout(t, shape, strides, &nd, &off))
+        return NULL;
+    long d = PyLong_AsLong(args[1]);
+    if (d < 0 || d >= nd) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "select_views: dim %ld is not one of the tensor's %zd", d, nd);
+        return NULL;
+    }
+    int64_t count = shape[d], step = strides[d];
+    for (Py_ssize_t k = d; k + 1 < nd; k++) { /* drop dim d */
+        shape[k] = shape[k + 1];
+        strides[k] = strides[k + 1];
+    }
+    PyObject *out = PyTuple_New((Py_ssize_t)count);
+    PyObject *shape_t = pyt_int_tuple(shape, nd - 1), *strides_t = pyt_int_tuple(strides, nd - 1);
+    if (!out || !shape_t || !strides_t)
+        goto fail;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t at;
+        if (__builtin_mul_overflow(i, step, &at) || __builtin_add_overflow(at, off, &at)) {
+            PyErr_SetString(PyExc_OverflowError, "select_views: an offset beyond int64");
+            goto fail;
+        }
+        PyObject *index = PyLong_FromLongLong(i);
+        PyObject *arg = index ? PyTuple_Pack(2, args[2], index) : NULL;
+        Py_XDECREF(index);
+        if (!arg)
+            goto fail;
+        Py_INCREF(shape_t);
+        Py_INCREF(strides_t);
+        PyObject *view = pyt_prov_fresh(pyt_view_steal(t, shape_t, strides_t, PyLong_FromLongLong(at)), PROV_SELECT,
+                                        arg, args[0]);
+        Py_DECREF(arg);
+        if (!view || PyTuple_SetItem(out, (Py_ssize_t)i, view) != 0)
+            goto fail;
+    }
+    Py_DECREF(shape_t);
+    Py_DECREF(strides_t);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(shape_t);
+    Py_XDECREF(strides_t);
+    return NULL;
+}
+
+/* narrow_views(t, d, lengths) -> tuple: t.narrow(d, start, n) for each n in
+ * lengths (a tuple of ints >= 0 that sum to at most t.shape[d]; d wrapped),
+ * the starts running on from 0, each recorded as a narrow with (d, start, n)
+ * as Views.split records it: split() and chunk() in one call. The caller has
+ * checked the lengths (Python raises torch's messages). */
+static PyObject *narrow_views(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3 || !pyt_is_tensor(args[0]) || !PyLong_CheckExact(args[1]) || !PyTuple_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "narrow_views(t: Tensor, d: int, lengths: tuple)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], off;
+    Py_ssize_t nd;
+    if (!read_layout(t, shape, strides, &nd, &off))
+        return NULL;
+    long d = PyLong_AsLong(args[1]);
+    if (d < 0 || d >= nd) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "narrow_views: dim %ld is not one of the tensor's %zd", d, nd);
+        return NULL;
+    }
+    Py_ssize_t count = PyTuple_Size(args[2]);
+    int64_t extent = shape[d], start = 0;
+    PyObject *out = PyTuple_New(count), *strides_t = pyt_int_tuple(strides, nd);
+    if (!out || !strides_t)
+        goto fail;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *n_obj = PyTuple_GetItem(args[2], k);
+        long long n = n_obj && PyLong_CheckExact(n_obj) ? PyLong_AsLongLong(n_obj) : -1;
+        int64_t at;
+        if (n < 0 || n > extent - start) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "narrow_views: lengths must be ints >= 0 within the extent %lld",
+                             (long long)extent);
+            goto fail;
+        }
+        if (__builtin_mul_overflow(start, strides[d], &at) || __builtin_add_overflow(at, off, &at)) {
+            PyErr_SetString(PyExc_OverflowError, "narrow_views: an offset beyond int64");
+            goto fail;
+        }
+        shape[d] = (int64_t)n;
+        PyObject *arg = Py_BuildValue("(lLO)", d, (long long)start, n_obj);
+        if (!arg)
+            goto fail;
+        Py_INCREF(strides_t);
+        PyObject *view = pyt_prov_fresh(pyt_view_steal(t, pyt_int_tuple(shape, nd), strides_t, PyLong_FromLongLong(at)),
+                                        PROV_NARROW, arg, args[0]);
+        Py_DECREF(arg);
+        if (!view || PyTuple_SetItem(out, k, view) != 0)
+            goto fail;
+        start += (int64_t)n;
+    }
+    Py_DECREF(strides_t);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(strides_t);
+    return NULL;
+}
+
 PyMethodDef pyt_view_methods[] = {
     {"reshape_view", (PyCFunction)(void (*)(void))reshape_view, METH_FASTCALL, "view/reshape's common case."},
+    {"select_views", (PyCFunction)(void (*)(void))select_views, METH_FASTCALL,
+     "select_views(t, d, dim_arg): t.select(d, i) for every i, in one call (unbind, iteration)."},
+    {"narrow_views", (PyCFunction)(void (*)(void))narrow_views, METH_FASTCALL,
+     "narrow_views(t, d, lengths): consecutive narrows along d, in one call (split, chunk)."},
     {NULL, NULL, 0, NULL},
 };

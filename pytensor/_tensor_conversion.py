@@ -13,6 +13,7 @@ from ._convert_out import array_interface, to_numpy, to_pylist
 from ._ffi import shim
 
 _fast_item = shim.item  # element 0 in one C call; it calls Conversion._item for what is rare
+_select_views = shim.select_views  # t.select(0, i) for every i, in one C call
 
 
 class Conversion:
@@ -85,7 +86,9 @@ class Conversion:
     def __iter__(self):
         if not self._shape:
             raise TypeError("iteration over a 0-d tensor")
-        return (self.select(0, i) for i in range(self._shape[0]))
+        if self._requires_grad:  # each row recorded by select's autograd wrapper, as it is made
+            return (self.select(0, i) for i in range(self._shape[0]))
+        return iter(_select_views(self, 0, 0))  # every row's view in one C call
 
     @property
     def __array_interface__(self):

@@ -8,7 +8,6 @@ follows, and the Python path's, are libtensor's (pytensor._layout).
 """
 from __future__ import annotations
 
-import itertools
 import operator
 import warnings
 from typing import Self
@@ -25,6 +24,8 @@ from .errors import check
 reshape_view = shim.reshape_view  # view/reshape's common case in C; None: the Python path decides
 permute_view = shim.permute_view  # permute/t/T in one C call; None: the Python path below (its refusals)
 expand_view = shim.expand_view  # expand's common case in one C call; None: the Python path below
+select_views = shim.select_views  # unbind's selects, all in one C call
+narrow_views = shim.narrow_views  # split's narrows, all in one C call (the lengths checked here first)
 _note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see _provenance.py)
 (_P_VIEW, _P_RESHAPE, _P_VIEW_DTYPE, _P_T, _P_MT, _P_TRANSPOSE, _P_T_METHOD, _P_PERMUTE, _P_SQUEEZE, _P_UNSQUEEZE,
  _P_EXPAND, _P_NARROW, _P_SELECT, _P_UNFOLD, _P_AS_STRIDED, _P_DIAGONAL) = (OP[n] for n in (
@@ -457,8 +458,8 @@ class Views:
             if split_size == 0 and size != 0:
                 raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of "
                                    f"{size}")
-            bounds = list(range(0, size, split_size)) if split_size else []
-            return tuple(self.narrow(d, b, min(split_size, size - b)) for b in bounds or [0])
+            bounds = range(0, size, split_size) if split_size else ()
+            return narrow_views(self, d, tuple([min(split_size, size - b) for b in bounds]) if bounds else (0,))
         try:
             sizes = [operator.index(n) for n in split_size]
         except TypeError:
@@ -472,8 +473,7 @@ class Views:
         if sum(sizes) != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
                                f"at dimension {d}), but got split_sizes={sizes}")
-        starts = itertools.accumulate([0] + sizes[:-1])
-        return tuple(self.narrow(d, b, n) for b, n in zip(starts, sizes))
+        return narrow_views(self, d, tuple(sizes))
 
     def chunk(self, chunks, dim=0):
         """At most ``chunks`` views along ``dim``, each ``ceil(extent / chunks)``
@@ -483,13 +483,18 @@ class Views:
         chunks = int64_arg("chunk", "chunks", chunks)
         if chunks <= 0:
             raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-        size = self.size(dim)
+        d = wrap_dim(dim, len(self._shape))
+        size = self._shape[d]
         if size == 0:
-            return self.split([0] * chunks, dim)
-        return self.split(-(-size // chunks), dim)
+            return narrow_views(self, d, (0,) * chunks)
+        step = -(-size // chunks)  # split(step, dim)'s views: chunks of step, the last shorter
+        return narrow_views(self, d, tuple([min(step, size - b) for b in range(0, size, step)]))
 
     def unbind(self, dim=0):
-        return tuple(self.select(dim, i) for i in range(self.size(dim)))
+        """Every select along ``dim`` (views), as a tuple."""
+        if not self._shape:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        return select_views(self, wrap_dim(dim, len(self._shape)), dim)
 
 
 def _part_value(value):
