@@ -469,6 +469,124 @@ static PyObject *scalar_as(PyObject *self, int kind)
     return out;
 }
 
+/* ------------------------------------------------------------ tolist()
+ *
+ * t.tolist() for the dtypes whose elements are C types (bool, the integers,
+ * float32/float64, complex64/complex128): nested lists built in one pass over
+ * the strided elements. The Python path (_convert_out.to_pylist) converts
+ * to a contiguous copy, reads it through a memoryview and slices it into
+ * nested lists; it stays the path for the 16- and 8-bit floats, conjugate
+ * and negative views and memory off the host. */
+
+/* The element at p of dtype code as a Python object (a new reference). */
+static PyObject *element_object(int code, const char *p)
+{
+    union {
+        uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
+        int8_t i8; int16_t i16; int32_t i32; int64_t i64;
+        float f32; double f64; float c64[2]; double c128[2];
+    } v;
+    memcpy(&v, p, lt_dtype_itemsize((lt_dtype)code));
+    switch (code) {
+    case LT_BOOL: return PyBool_FromLong(v.u8 != 0);
+    case LT_UINT8: return PyLong_FromUnsignedLong(v.u8);
+    case LT_UINT16: return PyLong_FromUnsignedLong(v.u16);
+    case LT_UINT32: return PyLong_FromUnsignedLong(v.u32);
+    case LT_UINT64: return PyLong_FromUnsignedLongLong(v.u64);
+    case LT_INT8: return PyLong_FromLong(v.i8);
+    case LT_INT16: return PyLong_FromLong(v.i16);
+    case LT_INT32: return PyLong_FromLong(v.i32);
+    case LT_INT64: return PyLong_FromLongLong(v.i64);
+    case LT_FLOAT32: return PyFloat_FromDouble(v.f32);
+    case LT_FLOAT64: return PyFloat_FromDouble(v.f64);
+    case LT_COMPLEX64: return PyComplex_FromDoubles(v.c64[0], v.c64[1]);
+    default: return PyComplex_FromDoubles(v.c128[0], v.c128[1]); /* LT_COMPLEX128: the callers' last kind */
+    }
+}
+
+static int listable_code(int code) { return code <= LT_INT64 || (code >= LT_FLOAT32 && code <= LT_COMPLEX128); }
+
+/* One row of n elements every step bytes from p, into list (items 0..n). The
+ * loop is written per type: this is where tolist() spends its time. 0, or -1
+ * with an exception. */
+#define ROW_LOOP(T, MAKE)                                                     \
+    for (int64_t i = 0; i < n; i++) {                                        \
+        T x_;                                                                \
+        memcpy(&x_, p + i * step, sizeof x_);                                \
+        PyObject *item = MAKE;                                               \
+        if (!item)                                                           \
+            return -1;                                                       \
+        PyList_SetItem(list, (Py_ssize_t)i, item); /* steals; cannot fail */ \
+    }                                                                        \
+    return 0
+static int fill_row(PyObject *list, int code, const char *p, int64_t n, int64_t step)
+{
+    switch (code) {
+    case LT_FLOAT32: ROW_LOOP(float, PyFloat_FromDouble(x_));
+    case LT_FLOAT64: ROW_LOOP(double, PyFloat_FromDouble(x_));
+    case LT_INT64: ROW_LOOP(int64_t, PyLong_FromLongLong(x_));
+    case LT_INT32: ROW_LOOP(int32_t, PyLong_FromLong(x_));
+    case LT_BOOL: ROW_LOOP(uint8_t, PyBool_FromLong(x_ != 0));
+    default:
+        for (int64_t i = 0; i < n; i++) {
+            PyObject *item = element_object(code, p + i * step);
+            if (!item)
+                return -1;
+            PyList_SetItem(list, (Py_ssize_t)i, item);
+        }
+        return 0;
+    }
+}
+#undef ROW_LOOP
+
+/* Dims d.. of the view at p (strides in bytes) as nested lists. */
+static PyObject *nested(int code, const char *p, int32_t nd, const int64_t *shape, const int64_t *byte_strides,
+                        int32_t d)
+{
+    if (d == nd)
+        return element_object(code, p);
+    PyObject *list = PyList_New((Py_ssize_t)shape[d]);
+    if (list && d == nd - 1) {
+        if (fill_row(list, code, p, shape[d], byte_strides[d]) != 0)
+            Py_CLEAR(list);
+        return list;
+    }
+    for (int64_t i = 0; list && i < shape[d]; i++) {
+        PyObject *item = nested(code, p + i * byte_strides[d], nd, shape, byte_strides, d + 1);
+        if (!item || PyList_SetItem(list, (Py_ssize_t)i, item) != 0) {
+            Py_CLEAR(list);
+        }
+    }
+    return list;
+}
+
+/* tolist(t) -> nested lists (a number for a 0-d t), or None (declined). */
+static PyObject *tensor_tolist(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!pyt_is_tensor(arg)) {
+        PyErr_SetString(PyExc_TypeError, "tolist(t: Tensor)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)arg;
+    int code = pyt_dtype_code_of(t->dtype);
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
+    if (code < 0 || !listable_code(code))
+        Py_RETURN_NONE;
+    size_t itemsize = lt_dtype_itemsize((lt_dtype)code);
+    Py_ssize_t nd = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM);
+    if (nd < 0 || pyt_int64_tuple(t->strides, strides, LT_MAX_NDIM) != nd) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    const char *p = pyt_element0(t, itemsize);
+    if (!p)
+        Py_RETURN_NONE;
+    for (Py_ssize_t d = 0; d < nd; d++)
+        strides[d] *= (int64_t)itemsize; /* within the storage's extent: no overflow */
+    return nested(code, p, (int32_t)nd, shape, strides, 0);
+}
+
 /* item(t): Conversion.item calls it (a Python method, for its type hints). */
 static PyObject *tensor_item(PyObject *self, PyObject *t)
 {
@@ -662,6 +780,7 @@ PyMethodDef pyt_types_methods[] = {
     {"grow_storage", grow_storage, METH_VARARGS, "Tensor.resize_'s growth of its storage."},
     {"buffer_exports", pyt_buffer_exports, METH_NOARGS, "Buffer exports alive in this process."},
     {"item", tensor_item, METH_O, "item(t): t.item() in one call (Python's Tensor._item for what is rare)."},
+    {"tolist", tensor_tolist, METH_O, "tolist(t): t.tolist() in one pass; None when declined (Python's path)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,6 +13,7 @@ from ._convert_out import array_interface, to_numpy, to_pylist
 from ._ffi import shim
 
 _fast_item = shim.item  # element 0 in one C call; it calls Conversion._item for what is rare
+_fast_tolist = shim.tolist
 _select_views = shim.select_views  # t.select(0, i) for every i, in one C call
 
 
@@ -31,7 +32,8 @@ class Conversion:
 
     def tolist(self) -> Any:
         """Nested Python lists of Python numbers (a copy); a scalar for 0-d tensors."""
-        return to_pylist(self)
+        out = _fast_tolist(self)  # one C pass for the common dtypes; None: the Python path
+        return to_pylist(self) if out is None else out
 
     def item(self) -> bool | int | float | complex:
         """The single element as a Python number."""
