@@ -253,6 +253,23 @@ def _inplace_guard(orig):
     return method
 
 
+def _setitem_method(orig):
+    """t[index] = value: a basic index with a number or a tensor is written in one C call
+    (shim.setitem_basic), which declines whenever the guard could refuse (self or value requires
+    grad) and whatever else the Python indexer decides; the rest goes to the guarded ``orig``."""
+    guarded = _inplace_guard(orig)
+    fast, note_write = shim.setitem_basic, shim.note_write
+
+    @functools.wraps(orig)
+    def __setitem__(self, index, value):
+        view = fast(self, index, value)
+        if view is None:
+            guarded(self, index, value)
+        else:
+            note_write(view)  # the writer the storage records is t[index], as the Python path's
+    return __setitem__
+
+
 # ============================================================================ the part
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate the gradient of this tensor into every leaf's ``.grad``.
@@ -341,6 +358,6 @@ class Differentiable:
     __imul__, mul_ = _inplace_guard(Arithmetic.__imul__), _inplace_guard(Arithmetic.mul_)
     __itruediv__, div_ = _inplace_guard(Arithmetic.__itruediv__), _inplace_guard(Arithmetic.div_)
     fill_, zero_, copy_ = _inplace_guard(Writes.fill_), _inplace_guard(Writes.zero_), _inplace_guard(Writes.copy_)
-    __setitem__ = _inplace_guard(Indexing.__setitem__)
+    __setitem__ = _setitem_method(Indexing.__setitem__)
 
     backward = _tensor_backward

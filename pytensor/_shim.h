@@ -233,6 +233,12 @@ static inline PyObject *pyt_prov_fresh(PyObject *obj, int op, PyObject *arg, PyO
 /* t[index], the Tensor's subscript slot (_shim_view.c). */
 PyObject *pyt_tensor_subscript(PyObject *self, PyObject *index);
 
+/* t.fill_(value) and dst.copy_(src)'s common cases (_shim_ops.c): t, or None
+ * when declined (the Python path decides), or NULL with an exception. The
+ * caller records the write. */
+PyObject *pyt_fill_inplace(PyObject *t, PyObject *value);
+PyObject *pyt_copy_inplace(PyObject *dst, PyObject *src);
+
 /* The managed tensor of t's view (lt_dlpack_export with flags) into *out:
  * 0, or -1 with libtensor's error raised (_shim_dlpack.c). */
 int pyt_export_managed(void **out, TensorObject *t, unsigned flags);

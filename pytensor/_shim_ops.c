@@ -739,6 +739,19 @@ static PyObject *copy_inplace(PyObject *self, PyObject *const *args, Py_ssize_t 
     return args[0];
 }
 
+/* The two writes above for another shim file (t[index] = value, _shim_view.c). */
+PyObject *pyt_fill_inplace(PyObject *t, PyObject *value)
+{
+    PyObject *args[2] = {t, value};
+    return fill_inplace(NULL, args, 2);
+}
+
+PyObject *pyt_copy_inplace(PyObject *dst, PyObject *src)
+{
+    PyObject *args[2] = {dst, src};
+    return copy_inplace(NULL, args, 2);
+}
+
 /* arange_int(start, end, step, prov_arg) -> Tensor or None: arange of plain
  * ints within +-2^31 as int64 (its dtype when none is given), recorded as a
  * factory step with prov_arg. Within that range the exact ceiling of

@@ -368,7 +368,68 @@ fail:
     return NULL;
 }
 
+/* setitem_basic(t, index, value) -> the written view t[index], or None
+ * (declined): t[index] = value for a basic index (basic_view) that is not
+ * t itself, a Python number filled in or a tensor copied in, as
+ * _indexing.setitem writes them (view._check_write(), then fill_ or copy_).
+ * Declines a tensor or value that requires grad (the in-place guard's
+ * refusals), a read-only storage or an expanded target (their errors), a
+ * value with more dims than the target (its leading ones are dropped in
+ * Python), and whatever fill_/copy_'s C paths decline. The view carries the
+ * index step's provenance; the caller records the write (note_write). */
+static PyObject *setitem_basic(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3 || !pyt_is_tensor(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "setitem_basic(t: Tensor, index, value)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    PyObject *index = args[1], *value = args[2];
+    int is_tensor = pyt_is_tensor(value);
+    if (t->requires_grad != Py_False || ((StorageObject *)t->storage)->readonly != Py_False ||
+        index == Py_Ellipsis || (PyTuple_CheckExact(index) && PyTuple_Size(index) == 0) ||
+        (is_tensor ? ((TensorObject *)value)->requires_grad != Py_False
+                   : !(PyFloat_CheckExact(value) || PyLong_CheckExact(value) || PyBool_Check(value) ||
+                       PyComplex_CheckExact(value))))
+        Py_RETURN_NONE;
+    if (PyTuple_CheckExact(index)) { /* t[..., ...]-like keys of Ellipsis alone write t itself: Python records that */
+        int only_ellipsis = 1;
+        for (Py_ssize_t k = 0; k < PyTuple_Size(index); k++)
+            only_ellipsis &= PyTuple_GetItem(index, k) == Py_Ellipsis;
+        if (only_ellipsis)
+            Py_RETURN_NONE;
+    }
+    PyObject *view = basic_view(t, index);
+    if (!view) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    TensorObject *v = (TensorObject *)view;
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
+    Py_ssize_t nd = pyt_int64_tuple(v->shape, shape, LT_MAX_NDIM);
+    PyObject *done = NULL;
+    if (nd >= 0 && pyt_int64_tuple(v->strides, strides, LT_MAX_NDIM) == nd &&
+        !lt_layout_has_internal_overlap((int32_t)nd, shape, strides) &&
+        (!is_tensor || PyTuple_Size(((TensorObject *)value)->shape) <= nd))
+        done = is_tensor ? pyt_copy_inplace(view, value) : pyt_fill_inplace(view, value);
+    PyErr_Clear(); /* a failed read of the layout: declined */
+    if (!done) {
+        Py_DECREF(view);
+        Py_RETURN_NONE;
+    }
+    int declined = done == Py_None;
+    Py_DECREF(done);
+    if (declined) {
+        Py_DECREF(view);
+        Py_RETURN_NONE;
+    }
+    return view;
+}
+
 PyMethodDef pyt_view_methods[] = {
+    {"setitem_basic", (PyCFunction)(void (*)(void))setitem_basic, METH_FASTCALL,
+     "setitem_basic(t, index, value): t[index] = value for a basic index, in one call; the view, or None."},
     {"reshape_view", (PyCFunction)(void (*)(void))reshape_view, METH_FASTCALL, "view/reshape's common case."},
     {"select_views", (PyCFunction)(void (*)(void))select_views, METH_FASTCALL,
      "select_views(t, d, dim_arg): t.select(d, i) for every i, in one call (unbind, iteration)."},
