@@ -587,6 +587,23 @@ static PyObject *tensor_tolist(PyObject *self, PyObject *arg)
     return nested(code, p, (int32_t)nd, shape, strides, 0);
 }
 
+/* numel(t): the element count of t's shape (lt_layout_numel), for
+ * Tensor.numel() in one call. */
+static PyObject *tensor_numel(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!pyt_is_tensor(arg)) {
+        PyErr_SetString(PyExc_TypeError, "numel(t: Tensor)");
+        return NULL;
+    }
+    int64_t shape[LT_MAX_NDIM], n = 0;
+    Py_ssize_t nd = pyt_int64_tuple(((TensorObject *)arg)->shape, shape, LT_MAX_NDIM);
+    if (nd < 0)
+        return NULL;
+    lt_status rc = lt_layout_numel(&n, (int32_t)nd, shape);
+    return rc == LT_OK ? PyLong_FromLongLong(n) : pyt_raise_last(rc);
+}
+
 /* item(t): Conversion.item calls it (a Python method, for its type hints). */
 static PyObject *tensor_item(PyObject *self, PyObject *t)
 {
@@ -780,6 +797,7 @@ PyMethodDef pyt_types_methods[] = {
     {"grow_storage", grow_storage, METH_VARARGS, "Tensor.resize_'s growth of its storage."},
     {"buffer_exports", pyt_buffer_exports, METH_NOARGS, "Buffer exports alive in this process."},
     {"item", tensor_item, METH_O, "item(t): t.item() in one call (Python's Tensor._item for what is rare)."},
+    {"numel", tensor_numel, METH_O, "numel(t): t.numel() in one call."},
     {"tolist", tensor_tolist, METH_O, "tolist(t): t.tolist() in one pass; None when declined (Python's path)."},
     {NULL, NULL, 0, NULL},
 };

@@ -368,6 +368,144 @@ fail:
     return NULL;
 }
 
+/* A tuple or list of plain ints within int64 into out: the count, or -1
+ * (declined, no exception) for anything else or more than LT_MAX_NDIM. */
+static Py_ssize_t plain_ints(PyObject *seq, int64_t *out)
+{
+    if (!PyTuple_CheckExact(seq) && !PyList_CheckExact(seq))
+        return -1;
+    Py_ssize_t n = PySequence_Size(seq);
+    if (n < 0 || n > LT_MAX_NDIM) {
+        PyErr_Clear();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyTuple_CheckExact(seq) ? PyTuple_GetItem(seq, i) : PyList_GetItem(seq, i);
+        int overflow = 0;
+        if (!x || !PyLong_CheckExact(x))
+            return -1;
+        out[i] = PyLong_AsLongLongAndOverflow(x, &overflow);
+        if (overflow || (out[i] == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return -1;
+        }
+    }
+    return n;
+}
+
+/* as_strided_view(t, size, stride, storage_offset) -> Tensor or None:
+ * t.as_strided(size, stride, storage_offset) when size and stride are
+ * tuples or lists of plain ints of one length, the strides are not negative,
+ * the offset is None (t's own) or a plain int >= 0, and the view lies inside
+ * the storage (lt_layout_check); recorded as Views.as_strided records it,
+ * (size, stride, offset or None). None for everything else: the Python path
+ * raises torch's errors. */
+static PyObject *as_strided_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4 || !pyt_is_tensor(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "as_strided_view(t: Tensor, size, stride, storage_offset)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t size[LT_MAX_NDIM], stride[LT_MAX_NDIM], off;
+    Py_ssize_t n = plain_ints(args[1], size);
+    if (n < 0 || plain_ints(args[2], stride) != n)
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (stride[i] < 0)
+            Py_RETURN_NONE;
+    PyObject *off_obj = args[3] == Py_None ? t->offset : args[3];
+    int overflow = 0;
+    if (!PyLong_CheckExact(off_obj) || (off = PyLong_AsLongLongAndOverflow(off_obj, &overflow)) < 0 || overflow) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int code = pyt_dtype_code_of(t->dtype);
+    StorageObject *st = (StorageObject *)t->storage;
+    if (code < 0 || lt_layout_check((int32_t)n, size, stride, off, lt_dtype_itemsize((lt_dtype)code),
+                                    lt_storage_nbytes(st->s)) != LT_OK)
+        Py_RETURN_NONE;
+    PyObject *size_t_ = pyt_int_tuple(size, n), *stride_t = pyt_int_tuple(stride, n);
+    PyObject *arg = size_t_ && stride_t ? PyTuple_Pack(3, size_t_, stride_t, args[3] == Py_None ? Py_None : off_obj)
+                                        : NULL;
+    if (!arg) {
+        Py_XDECREF(size_t_);
+        Py_XDECREF(stride_t);
+        return NULL;
+    }
+    Py_INCREF(off_obj);
+    PyObject *out = pyt_prov_fresh(pyt_view_steal(t, size_t_, stride_t, off_obj), PROV_AS_STRIDED, arg, args[0]);
+    Py_DECREF(arg);
+    return out;
+}
+
+/* diagonal_view(t, offset, dim1, dim2) -> Tensor or None: t.diagonal(offset,
+ * dim1, dim2) for plain ints, dims in range and distinct; recorded with
+ * (offset, dim1, dim2) as given. The diagonal goes last, its stride the sum
+ * of the two; the rule is Views.diagonal's. None for the rest (Python's
+ * errors). */
+static PyObject *diagonal_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4 || !pyt_is_tensor(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "diagonal_view(t: Tensor, offset, dim1, dim2)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], out_shape[LT_MAX_NDIM], out_strides[LT_MAX_NDIM], off;
+    Py_ssize_t nd;
+    long long v[3];
+    for (int k = 0; k < 3; k++) {
+        int overflow = 0;
+        if (!PyLong_CheckExact(args[k + 1]))
+            Py_RETURN_NONE;
+        v[k] = PyLong_AsLongLongAndOverflow(args[k + 1], &overflow);
+        if (overflow || v[k] < -(1LL << 40) || v[k] > (1LL << 40)) { /* no product below can overflow */
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+    }
+    if (!read_layout(t, shape, strides, &nd, &off)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    long long n = nd > 0 ? nd : 1, d1 = v[1], d2 = v[2], offset = v[0];
+    if (d1 < -n || d1 >= n || d2 < -n || d2 >= n || nd < 2)
+        Py_RETURN_NONE;
+    d1 = d1 < 0 ? d1 + n : d1;
+    d2 = d2 < 0 ? d2 + n : d2;
+    if (d1 == d2)
+        Py_RETURN_NONE;
+    int64_t s1 = shape[d1], s2 = shape[d2], len, start, at;
+    if (offset >= 0) {
+        len = s1 < s2 - offset ? s1 : s2 - offset;
+        start = offset * strides[d2];
+    } else {
+        len = s1 + offset < s2 ? s1 + offset : s2;
+        start = -offset * strides[d1];
+    }
+    len = len > 0 ? len : 0;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < nd; i++)
+        if (i != d1 && i != d2) {
+            out_shape[k] = shape[i];
+            out_strides[k++] = strides[i];
+        }
+    out_shape[k] = len;
+    if (__builtin_add_overflow(strides[d1], strides[d2], &out_strides[k]) ||
+        __builtin_add_overflow(off, len ? start : 0, &at))
+        Py_RETURN_NONE;
+    PyObject *arg = PyTuple_Pack(3, args[1], args[2], args[3]);
+    if (!arg)
+        return NULL;
+    PyObject *out = pyt_prov_fresh(pyt_view_steal(t, pyt_int_tuple(out_shape, k + 1), pyt_int_tuple(out_strides, k + 1),
+                                                  PyLong_FromLongLong(at)),
+                                   PROV_DIAGONAL, arg, args[0]);
+    Py_DECREF(arg);
+    return out;
+}
+
 /* setitem_basic(t, index, value) -> the written view t[index], or None
  * (declined): t[index] = value for a basic index (basic_view) that is not
  * t itself, a Python number filled in or a tensor copied in, as
@@ -428,6 +566,10 @@ static PyObject *setitem_basic(PyObject *self, PyObject *const *args, Py_ssize_t
 }
 
 PyMethodDef pyt_view_methods[] = {
+    {"as_strided_view", (PyCFunction)(void (*)(void))as_strided_view, METH_FASTCALL,
+     "as_strided_view(t, size, stride, storage_offset): as_strided's common case; None when declined."},
+    {"diagonal_view", (PyCFunction)(void (*)(void))diagonal_view, METH_FASTCALL,
+     "diagonal_view(t, offset, dim1, dim2): diagonal's common case; None when declined."},
     {"setitem_basic", (PyCFunction)(void (*)(void))setitem_basic, METH_FASTCALL,
      "setitem_basic(t, index, value): t[index] = value for a basic index, in one call; the view, or None."},
     {"reshape_view", (PyCFunction)(void (*)(void))reshape_view, METH_FASTCALL, "view/reshape's common case."},

@@ -24,6 +24,8 @@ from .errors import check
 reshape_view = shim.reshape_view  # view/reshape's common case in C; None: the Python path decides
 permute_view = shim.permute_view  # permute/t/T in one C call; None: the Python path below (its refusals)
 expand_view = shim.expand_view  # expand's common case in one C call; None: the Python path below
+as_strided_view = shim.as_strided_view  # as_strided's common case in one C call; None: the Python path
+diagonal_view = shim.diagonal_view  # diagonal's common case in one C call; None: the Python path
 select_views = shim.select_views  # unbind's selects, all in one C call
 narrow_views = shim.narrow_views  # split's narrows, all in one C call (the lengths checked here first)
 _note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see _provenance.py)
@@ -414,6 +416,9 @@ class Views:
 
     def as_strided(self, size, stride, storage_offset=None):
         """Any view of the same storage; checked to lie inside it."""
+        t = as_strided_view(self, size, stride, storage_offset)
+        if t is not None:
+            return t
         size = check_int64("size", tuple(map(operator.index, size)))
         stride = check_int64("stride", tuple(map(operator.index, stride)))
         if len(size) != len(stride):
@@ -430,6 +435,9 @@ class Views:
         return self._view(size, stride, off, _P_AS_STRIDED, (size, stride, None if storage_offset is None else off))
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
+        t = diagonal_view(self, offset, dim1, dim2)
+        if t is not None:
+            return t
         n = self.dim()
         d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
         if d1 == d2:

@@ -1,0 +1,90 @@
+"""as_strided(), diagonal(), numel() and resize_as_()'s common cases in one call: where the C path
+answers, it answers as the Python path (the same method with the C path out of the way) and as
+torch; every case it declines gets the Python path's answer or error."""
+import itertools
+
+import numpy as np
+import pytest
+
+import pytensor
+from pytensor import _provenance, _tensor_views
+from support import require_module
+
+
+def _outcome(fn):
+    try:
+        v = fn()
+    except Exception as e:  # noqa: BLE001  the refusal is the answer
+        return ("raises", type(e).__name__, str(e))
+    return (tuple(v.shape), v.stride(), v.storage_offset(), v._bits, v.tolist(), _provenance.provenance(v)[0])
+
+
+def _python_path(monkeypatch, name, fn):
+    with monkeypatch.context() as m:
+        m.setattr(_tensor_views, name, lambda *args: None)
+        return _outcome(fn)
+
+
+def _sources():
+    yield pytensor.arange(24.0).view(4, 6)
+    yield pytensor.arange(30.0)[5:].view(5, 5).T
+    yield pytensor.arange(24.0).view(2, 3, 4)
+    yield pytensor.from_numpy(np.arange(12).reshape(3, 4) * (1 + 2j)).conj()
+
+
+def test_as_strided_answers_as_the_python_path_and_torch(monkeypatch):
+    torch = require_module("torch")
+    taken = declined = 0
+    for t in _sources():
+        for size, stride, off in itertools.product(
+                [(2, 3), [3, 2], (0, 5), (), (2, 2, 2), (4,)], [(1, 2), [3, 1], (0, 1), (), (1, 1, 1), (-1,), (5,)],
+                [None, 0, 3, 50, -1, 2**70, np.int64(2)]):
+            c_answer = _tensor_views.as_strided_view(t, size, stride, off)
+            want = _python_path(monkeypatch, "as_strided_view", lambda: t.as_strided(size, stride, off))
+            assert _outcome(lambda: t.as_strided(size, stride, off)) == want, (size, stride, off)
+            if c_answer is None:
+                declined += 1
+                continue
+            taken += 1
+            assert _outcome(lambda: c_answer) == want
+            if not t.dtype.is_complex:
+                flat = torch.arange(t.untyped_storage().nbytes() // 4, dtype=torch.float32)
+                tt = torch.as_strided(flat, tuple(t.shape), t.stride(), t.storage_offset())
+                w = tt.as_strided(size, stride, off)
+                assert (tuple(w.shape), w.stride(), w.storage_offset()) == want[:3]
+    assert taken > 40 and declined > 100, (taken, declined)
+
+
+def test_diagonal_answers_as_the_python_path_and_torch(monkeypatch):
+    torch = require_module("torch")
+    taken = declined = 0
+    for t in list(_sources()) + [pytensor.arange(5.0), pytensor.tensor(1.0)]:
+        for offset, d1, d2 in itertools.product([0, 1, -2, 7, -9, 2**50], [0, 1, -1, 2, 3, True], [1, 0, -1, 2]):
+            c_answer = _tensor_views.diagonal_view(t, offset, d1, d2)
+            want = _python_path(monkeypatch, "diagonal_view", lambda: t.diagonal(offset, d1, d2))
+            assert _outcome(lambda: t.diagonal(offset, d1, d2)) == want, (offset, d1, d2)
+            if c_answer is None:
+                declined += 1
+                continue
+            taken += 1
+            assert _outcome(lambda: c_answer) == want
+            if not t.dtype.is_complex:
+                flat = torch.arange(t.untyped_storage().nbytes() // 4, dtype=torch.float32)
+                tt = torch.as_strided(flat, tuple(t.shape), t.stride(), t.storage_offset())
+                w = tt.diagonal(offset, d1, d2)
+                assert (tuple(w.shape), w.stride(), w.storage_offset()) == want[:3]
+    assert taken > 80 and declined > 40, (taken, declined)
+
+
+def test_numel_and_resize_as_():
+    for shape in [(), (0,), (3, 0, 2), (2, 3, 4), (1,) * 10]:
+        t = pytensor.zeros(shape)
+        assert t.numel() == t.nelement() == int(np.prod(shape)) and type(t.numel()) is int
+    t, other = pytensor.zeros(2, 3), pytensor.ones(2, 3)
+    before = (t.shape, t.stride(), t.data_ptr())
+    assert t.resize_as_(other) is t and (t.shape, t.stride(), t.data_ptr()) == before
+    assert t.resize_as_(pytensor.zeros(3, 2)) is t and t.shape == (3, 2)
+    with pytest.raises(RuntimeError, match="require grad"):
+        pytensor.zeros(2, requires_grad=True).resize_as_(pytensor.zeros(2))  # refused even at the same shape
+    with pytest.raises(NotImplementedError):
+        t.resize_as_(t, memory_format="channels_last")
