@@ -239,6 +239,11 @@ PyObject *pyt_tensor_subscript(PyObject *self, PyObject *index);
 PyObject *pyt_fill_inplace(PyObject *t, PyObject *value);
 PyObject *pyt_copy_inplace(PyObject *dst, PyObject *src);
 
+/* contiguous()'s copy of t (a Tensor), row-major in new memory, recorded as
+ * contiguous from t (_shim_ops.c): the copy, or None when declined, or NULL
+ * with an exception. */
+PyObject *pyt_contiguous_copy(PyObject *t);
+
 /* The managed tensor of t's view (lt_dlpack_export with flags) into *out:
  * 0, or -1 with libtensor's error raised (_shim_dlpack.c). */
 int pyt_export_managed(void **out, TensorObject *t, unsigned flags);

@@ -376,32 +376,25 @@ static PyObject *reduce(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return pyt_tensor_over(s, out_code, out_shape, out_strides, out_nd, 0);
 }
 
-/* cast(t, code, prov_op, prov_arg) -> Tensor or None: t converted to dtype
- * code in new memory laid out as torch's preserve_format (layout_order.c),
- * recorded in provenance as (prov_op, prov_arg) from t. What to(), the
- * dtype shorthands and clone() do. Declines a complex source into a real
- * dtype (the Python path warns) and the storage-only float4. */
-static PyObject *cast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* t's values as dtype code in new memory, laid out as torch's preserve_format
+ * (layout_order.c) or, with row_major, row-major; recorded as (op, arg) from
+ * t. None declines a complex source into a real dtype (the Python path
+ * warns), the storage-only float4, and what read_view declines. */
+static PyObject *copy_to_new(TensorObject *t, long code, int row_major, long op, PyObject *arg)
 {
-    (void)self;
-    long code = nargs == 4 ? PyLong_AsLong(args[1]) : -1;
-    long op = nargs == 4 ? PyLong_AsLong(args[2]) : -1;
-    if (code < 0 || code >= LT_DTYPE_COUNT || !pyt_prov_op_valid(op) || !pyt_is_tensor(args[0])) {
-        PyErr_Clear();
-        PyErr_SetString(PyExc_TypeError, "cast(t: Tensor, code: lt_dtype, prov_op, prov_arg)");
-        return NULL;
-    }
-    TensorObject *t = (TensorObject *)args[0];
     view_t v;
     if (!read_view(&v, t))
         Py_RETURN_NONE;
+    if (code < 0)
+        code = v.code;
     int src_complex = v.code == LT_COMPLEX64 || v.code == LT_COMPLEX128;
     int dst_complex = code == LT_COMPLEX64 || code == LT_COMPLEX128;
     if ((src_complex && !dst_complex && code != LT_BOOL) ||
         (code != v.code && (code == LT_FLOAT4_E2M1FN_X2 || v.code == LT_FLOAT4_E2M1FN_X2)))
         Py_RETURN_NONE;
     int64_t strides[LT_MAX_NDIM];
-    lt_status rc = lt_layout_preserve_strides(strides, v.nd, v.shape, v.strides);
+    lt_status rc = row_major ? lt_layout_contiguous_strides(strides, v.nd, v.shape)
+                             : lt_layout_preserve_strides(strides, v.nd, v.shape, v.strides);
     if (rc != LT_OK)
         return pyt_raise_last(rc);
     int64_t numel = numel_of(v.nd, v.shape);
@@ -418,8 +411,39 @@ static PyObject *cast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         lt_storage_release(s);
         return pyt_raise_last(rc);
     }
-    return pyt_prov_fresh(pyt_tensor_over(s, (int)code, v.shape, strides, v.nd, 0), (int)op,
-                          args[3] == Py_None ? NULL : args[3], (PyObject *)t);
+    return pyt_prov_fresh(pyt_tensor_over(s, (int)code, v.shape, strides, v.nd, 0), (int)op, arg, (PyObject *)t);
+}
+
+/* cast(t, code, prov_op, prov_arg) -> Tensor or None: t converted to dtype
+ * code in new memory laid out as torch's preserve_format, recorded in
+ * provenance as (prov_op, prov_arg) from t (copy_to_new). What to(), the
+ * dtype shorthands and clone() do. */
+static PyObject *cast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    long code = nargs == 4 ? PyLong_AsLong(args[1]) : -1;
+    long op = nargs == 4 ? PyLong_AsLong(args[2]) : -1;
+    if (code < 0 || code >= LT_DTYPE_COUNT || !pyt_prov_op_valid(op) || !pyt_is_tensor(args[0])) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "cast(t: Tensor, code: lt_dtype, prov_op, prov_arg)");
+        return NULL;
+    }
+    return copy_to_new((TensorObject *)args[0], code, 0, op, args[3] == Py_None ? NULL : args[3]);
+}
+
+PyObject *pyt_contiguous_copy(PyObject *t) { return copy_to_new((TensorObject *)t, -1, 1, PROV_CONTIGUOUS, NULL); }
+
+/* contiguous_copy(t) -> Tensor or None: contiguous()'s copy of a tensor
+ * that is not contiguous, row-major in new memory, recorded as contiguous
+ * from t (copy_to_new; None where it declines). */
+static PyObject *contiguous_copy(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!pyt_is_tensor(arg)) {
+        PyErr_SetString(PyExc_TypeError, "contiguous_copy(t: Tensor)");
+        return NULL;
+    }
+    return pyt_contiguous_copy(arg);
 }
 
 /* The fill value x as one element for lt_fill into dtype code, when the
@@ -879,6 +903,8 @@ PyMethodDef pyt_ops_methods[] = {
      "equal(a, b): torch.equal for tensors of one dtype in one crossing; None when declined."},
     {"reduce", (PyCFunction)(void (*)(void))reduce, METH_FASTCALL,
      "reduce(t, kind, dim, keepdim): sum/mean/all/any (kind 0..3) in one crossing; None when declined."},
+    {"contiguous_copy", contiguous_copy, METH_O,
+     "contiguous_copy(t): contiguous()'s row-major copy in one crossing; None when declined."},
     {"cast", (PyCFunction)(void (*)(void))cast, METH_FASTCALL,
      "cast(t, code, prov_op, prov_arg): t converted into new memory (preserve_format); None when declined."},
     {"filled", (PyCFunction)(void (*)(void))filled, METH_FASTCALL,

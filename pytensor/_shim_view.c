@@ -90,9 +90,32 @@ static PyObject *reshape_view(PyObject *self, PyObject *const *args, Py_ssize_t 
             PyErr_SetString(PyExc_RuntimeError, VIEW_NEEDS_COPY);
             return NULL;
         }
-        /* reshape copies: the public contiguous() and view(), with their autograd records */
+        /* reshape copies: contiguous() and view(). Outside a graph both are the C paths their public
+         * methods take (the same records); in one, the public methods, with their autograd records. */
         PyObject *sizes = pyt_int_tuple(shape, nd);
-        PyObject *copy = sizes ? PyObject_CallMethod(args[0], "contiguous", NULL) : NULL;
+        if (!sizes)
+            return NULL;
+        if (t->requires_grad == Py_False) {
+            PyObject *copy = pyt_contiguous_copy(args[0]);
+            if (copy && copy != Py_None) {
+                PyObject *view_op = PyLong_FromLong(PROV_VIEW), *view_args = PyTuple_Pack(1, sizes), *out = NULL;
+                if (view_op && view_args) {
+                    PyObject *const inner[3] = {copy, view_args, view_op};
+                    out = reshape_view(NULL, inner, 3);
+                }
+                Py_XDECREF(view_op);
+                Py_XDECREF(view_args);
+                Py_DECREF(copy);
+                Py_DECREF(sizes);
+                return out;
+            }
+            Py_XDECREF(copy);
+            if (!copy) {
+                Py_DECREF(sizes);
+                return NULL;
+            }
+        }
+        PyObject *copy = PyObject_CallMethod(args[0], "contiguous", NULL);
         PyObject *out = copy ? PyObject_CallMethod(copy, "view", "(O)", sizes) : NULL;
         Py_XDECREF(sizes);
         Py_XDECREF(copy);

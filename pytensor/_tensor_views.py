@@ -279,10 +279,13 @@ class Views:
                           tuple(dims))
 
     def movedim(self, source, destination):
-        n = self.dim()
-        order = [d for d in range(n) if d != wrap_dim(source, n)]
-        order.insert(wrap_dim(destination, n), wrap_dim(source, n))
-        return self.permute(tuple(order))
+        n = len(self._shape)
+        src = wrap_dim(source, n)
+        order = [d for d in range(n) if d != src]
+        order.insert(wrap_dim(destination, n), src)
+        order = tuple(order)
+        r = permute_view(self, order, _P_PERMUTE)  # self.permute(order)'s C path, recorded the same
+        return r if r is not None else self.permute(order)
 
     def squeeze(self, dim=None):
         """Drop dimensions of extent 1 (all, or those named); a view."""
@@ -338,21 +341,26 @@ class Views:
 
     def flatten(self, start_dim=0, end_dim=-1):
         """Merge dimensions start_dim..end_dim; a view when possible, else a copy (as reshape)."""
-        n = self.dim()
+        n = len(self._shape)
         if n == 0:
             return self.reshape(1)
-        s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
+        if start_dim.__class__ is int and end_dim.__class__ is int and -n <= start_dim < n and -n <= end_dim < n:
+            s, e = start_dim % n, end_dim % n  # wrap_dim's answer for plain ints in range, without the call
+        else:
+            s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
         if s > e:
             raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
         if s == e:
             return self  # nothing to merge: torch returns the tensor itself
         shape = self._shape[:s] + (numel(self._shape[s:e + 1]),) + self._shape[e + 1:]
-        return self.reshape(shape)
+        return reshape_view(self, (shape,), _P_RESHAPE)  # self.reshape(shape)'s C path, recorded the same
 
     def unflatten(self, dim, sizes):
-        d = wrap_dim(dim, self.dim())
+        d = wrap_dim(dim, len(self._shape))
         sizes = infer_shape(tuple(sizes), self._shape[d])
-        return self.view(self._shape[:d] + sizes + self._shape[d + 1:])
+        shape = self._shape[:d] + sizes + self._shape[d + 1:]
+        r = reshape_view(self, (shape,), _P_VIEW)  # self.view(shape)'s C path, recorded the same
+        return r if r is not None else self.view(shape)
 
     def narrow(self, dim, start, length):
         """Elements start..start+length-1 along ``dim`` (a view)."""

@@ -88,3 +88,46 @@ def test_numel_and_resize_as_():
         pytensor.zeros(2, requires_grad=True).resize_as_(pytensor.zeros(2))  # refused even at the same shape
     with pytest.raises(NotImplementedError):
         t.resize_as_(t, memory_format="channels_last")
+
+
+def _chain(v):
+    return [(s.op, s.text, s.shared) for s in _provenance.provenance(v)]
+
+
+@pytest.mark.parametrize("make", [lambda: pytensor.arange(24.0).view(4, 6).T,
+                                  lambda: pytensor.arange(24, dtype=pytensor.int16).view(2, 3, 4).permute(2, 0, 1),
+                                  lambda: pytensor.arange(48.0).view(6, 8)[:, :3],
+                                  lambda: pytensor.from_numpy(np.arange(12).reshape(3, 4) * (1 + 2j)).T.conj()],
+                         ids=["transposed", "permuted", "strided", "conjugate"])
+def test_reshape_copy_in_c_matches_contiguous_then_view(make):
+    t = make()
+    for shape in [(-1,), (t.numel(),), (2, -1), (1, t.numel(), 1)]:
+        got = t.reshape(shape)
+        want = t.contiguous().view(tuple(got.shape))  # the public two steps the Python path takes (sizes inferred)
+        assert (tuple(got.shape), got.stride(), got.storage_offset(), got._bits, got.tolist()) == \
+            (tuple(want.shape), want.stride(), want.storage_offset(), want._bits, want.tolist())
+        assert got.untyped_storage() is not t.untyped_storage()
+        assert _chain(got) == _chain(want), shape
+
+
+def test_reshape_copy_of_a_graph_is_recorded():
+    x = pytensor.arange(6.0).view(2, 3).requires_grad_()
+    y = x.T.reshape(6)
+    assert y.grad_fn.name() == "UnsafeViewBackward0" or y.grad_fn.name() == "ViewBackward0"
+    (y * pytensor.arange(6.0)).sum().backward()
+    assert x.grad.tolist() == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+
+
+def test_flatten_movedim_unflatten_record_what_their_public_steps_record():
+    t = pytensor.arange(24.0).view(2, 3, 4)
+    for v, w in [(t.flatten(), t.reshape((24,))), (t.flatten(1), t.reshape((2, 12))),
+                 (t.flatten(-2, -1), t.reshape((2, 12))), (t.permute(2, 1, 0).flatten(), t.permute(2, 1, 0).reshape((24,))),
+                 (t.movedim(2, 0), t.permute((2, 0, 1))), (t.movedim(-1, 1), t.permute((0, 2, 1))),
+                 (t.unflatten(2, (2, -1)), t.view((2, 3, 2, 2)))]:
+        assert (tuple(v.shape), v.stride(), v.tolist()) == (tuple(w.shape), w.stride(), w.tolist())
+        assert _chain(v) == _chain(w)
+    assert t.flatten(1, 1) is t and t.flatten(np.int64(0), np.int64(1)).shape == (6, 4)
+    with pytest.raises(RuntimeError):
+        t.flatten(2, 0)
+    with pytest.raises(IndexError):
+        t.flatten(0, 3)
