@@ -604,6 +604,15 @@ static PyObject *tensor_numel(PyObject *self, PyObject *arg)
     return rc == LT_OK ? PyLong_FromLongLong(n) : pyt_raise_last(rc);
 }
 
+/* get_num_threads(): lt_get_num_threads, as pytensor.get_num_threads itself
+ * (a Python function around the cffi call took twice torch's time). */
+static PyObject *get_num_threads(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromLong(lt_get_num_threads());
+}
+
 /* item(t): Conversion.item calls it (a Python method, for its type hints). */
 static PyObject *tensor_item(PyObject *self, PyObject *t)
 {
@@ -798,6 +807,8 @@ PyMethodDef pyt_types_methods[] = {
     {"buffer_exports", pyt_buffer_exports, METH_NOARGS, "Buffer exports alive in this process."},
     {"item", tensor_item, METH_O, "item(t): t.item() in one call (Python's Tensor._item for what is rare)."},
     {"numel", tensor_numel, METH_O, "numel(t): t.numel() in one call."},
+    {"get_num_threads", get_num_threads, METH_NOARGS,
+     "get_num_threads()\n--\n\nThreads libtensor kernels may use (set_num_threads sets it)."},
     {"tolist", tensor_tolist, METH_O, "tolist(t): t.tolist() in one pass; None when declined (Python's path)."},
     {NULL, NULL, 0, NULL},
 };

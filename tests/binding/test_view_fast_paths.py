@@ -131,3 +131,15 @@ def test_flatten_movedim_unflatten_record_what_their_public_steps_record():
         t.flatten(2, 0)
     with pytest.raises(IndexError):
         t.flatten(0, 3)
+
+
+def test_get_num_threads_reads_what_set_num_threads_set():
+    old = pytensor.get_num_threads()
+    try:
+        for n in (1, 3, 2):
+            pytensor.set_num_threads(n)
+            assert pytensor.get_num_threads() == n and type(pytensor.get_num_threads()) is int
+    finally:
+        pytensor.set_num_threads(old)
+    with pytest.raises(TypeError):
+        pytensor.get_num_threads(1)
