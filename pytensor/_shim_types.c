@@ -604,6 +604,26 @@ static PyObject *tensor_numel(PyObject *self, PyObject *arg)
     return rc == LT_OK ? PyLong_FromLongLong(n) : pyt_raise_last(rc);
 }
 
+/* pin_for_numpy(t) -> bool: numpy()'s common case. For a tensor on the host
+ * that does not require grad and has no conjugate/negative bit, pins its
+ * storage (lt_storage_pin: the bytes never move while NumPy holds their
+ * address, as _convert_out.to_numpy pins them) and answers True; False,
+ * touching nothing, for the rest (to_numpy refuses or detaches them). */
+static PyObject *pin_for_numpy(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!pyt_is_tensor(arg)) {
+        PyErr_SetString(PyExc_TypeError, "pin_for_numpy(t: Tensor)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)arg;
+    StorageObject *st = (StorageObject *)t->storage;
+    if (t->requires_grad != Py_False || t->bits || st->host != Py_True)
+        Py_RETURN_FALSE;
+    lt_storage_pin(st->s);
+    Py_RETURN_TRUE;
+}
+
 /* get_num_threads(): lt_get_num_threads, as pytensor.get_num_threads itself
  * (a Python function around the cffi call took twice torch's time). */
 static PyObject *get_num_threads(PyObject *self, PyObject *unused)
@@ -807,6 +827,7 @@ PyMethodDef pyt_types_methods[] = {
     {"buffer_exports", pyt_buffer_exports, METH_NOARGS, "Buffer exports alive in this process."},
     {"item", tensor_item, METH_O, "item(t): t.item() in one call (Python's Tensor._item for what is rare)."},
     {"numel", tensor_numel, METH_O, "numel(t): t.numel() in one call."},
+    {"pin_for_numpy", pin_for_numpy, METH_O, "pin_for_numpy(t): numpy()'s checks and pin in one call; True or False."},
     {"get_num_threads", get_num_threads, METH_NOARGS,
      "get_num_threads()\n--\n\nThreads libtensor kernels may use (set_num_threads sets it)."},
     {"tolist", tensor_tolist, METH_O, "tolist(t): t.tolist() in one pass; None when declined (Python's path)."},

@@ -15,6 +15,15 @@ from ._ffi import shim
 _fast_item = shim.item  # element 0 in one C call; it calls Conversion._item for what is rare
 _fast_tolist = shim.tolist
 _select_views = shim.select_views  # t.select(0, i) for every i, in one C call
+_pin_for_numpy = shim.pin_for_numpy
+_asarray = None  # numpy.asarray, imported on the first numpy() (import pytensor does not import NumPy)
+
+
+def _load_asarray():
+    global _asarray
+    import numpy
+    _asarray = numpy.asarray
+    return _asarray
 
 
 class Conversion:
@@ -98,6 +107,8 @@ class Conversion:
 
     def numpy(self, *, force: bool = False) -> Any:
         """A NumPy array over the same memory (no copy); read-only when the storage is."""
+        if _pin_for_numpy(self):  # host memory, no grad, no bits: pinned, as to_numpy pins it
+            return (_asarray or _load_asarray())(self)
         return to_numpy(self, force)
 
     def __array__(self, dtype=None, copy=None):
