@@ -391,6 +391,28 @@ fail:
     return NULL;
 }
 
+/* has_shape(t, args) -> bool: whether args, the sizes of a call such as
+ * resize_(*args) (plain ints, or one tuple or list of them), are t's shape
+ * exactly. False for anything else, including sizes that only compare equal
+ * (2.0, True): the caller's Python path normalises or refuses those. */
+static PyObject *has_shape(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !pyt_is_tensor(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "has_shape(t: Tensor, sizes: tuple)");
+        return NULL;
+    }
+    int64_t sizes[LT_MAX_NDIM], shape[LT_MAX_NDIM];
+    Py_ssize_t n = read_sizes(args[1], sizes);
+    if (n == -2)
+        PyErr_Clear();
+    if (n < 0 || pyt_int64_tuple(((TensorObject *)args[0])->shape, shape, LT_MAX_NDIM) != n) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    return PyBool_FromLong(memcmp(sizes, shape, sizeof(int64_t) * (size_t)n) == 0);
+}
+
 /* A tuple or list of plain ints within int64 into out: the count, or -1
  * (declined, no exception) for anything else or more than LT_MAX_NDIM. */
 static Py_ssize_t plain_ints(PyObject *seq, int64_t *out)
@@ -589,6 +611,8 @@ static PyObject *setitem_basic(PyObject *self, PyObject *const *args, Py_ssize_t
 }
 
 PyMethodDef pyt_view_methods[] = {
+    {"has_shape", (PyCFunction)(void (*)(void))has_shape, METH_FASTCALL,
+     "has_shape(t, sizes): whether the plain-int sizes are t's shape (resize_'s no-op test)."},
     {"as_strided_view", (PyCFunction)(void (*)(void))as_strided_view, METH_FASTCALL,
      "as_strided_view(t, size, stride, storage_offset): as_strided's common case; None when declined."},
     {"diagonal_view", (PyCFunction)(void (*)(void))diagonal_view, METH_FASTCALL,
