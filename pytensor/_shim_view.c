@@ -391,6 +391,46 @@ fail:
     return NULL;
 }
 
+/* squeeze_view(t, dim) -> Tensor or None: t.squeeze() (dim None: every
+ * extent-1 dimension dropped) or t.squeeze(dim) for a plain int dim in
+ * range, recorded with dim as given, as Views.squeeze records it. None for
+ * the rest (a tuple of dims, an __index__ object, a dim out of range:
+ * Python's rules and errors). */
+static PyObject *squeeze_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !pyt_is_tensor(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "squeeze_view(t: Tensor, dim)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], off;
+    Py_ssize_t nd, kept = 0;
+    if (!read_layout(t, shape, strides, &nd, &off)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    long only = -1; /* the one dim to drop if its extent is 1; -1: every such dim */
+    if (args[1] != Py_None) {
+        long n = nd > 0 ? (long)nd : 1, d;
+        if (!PyLong_CheckExact(args[1]) || ((d = PyLong_AsLong(args[1])) == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        if (d < -n || d >= n)
+            Py_RETURN_NONE;
+        only = d < 0 ? d + n : d;
+    }
+    for (Py_ssize_t i = 0; i < nd; i++)
+        if (!(shape[i] == 1 && (only < 0 || i == only))) {
+            shape[kept] = shape[i];
+            strides[kept++] = strides[i];
+        }
+    Py_INCREF(t->offset);
+    PyObject *out = pyt_view_steal(t, pyt_int_tuple(shape, kept), pyt_int_tuple(strides, kept), t->offset);
+    return pyt_prov_fresh(out, PROV_SQUEEZE, args[1] == Py_None ? NULL : args[1], args[0]);
+}
+
 /* has_shape(t, args) -> bool: whether args, the sizes of a call such as
  * resize_(*args) (plain ints, or one tuple or list of them), are t's shape
  * exactly. False for anything else, including sizes that only compare equal
@@ -611,6 +651,8 @@ static PyObject *setitem_basic(PyObject *self, PyObject *const *args, Py_ssize_t
 }
 
 PyMethodDef pyt_view_methods[] = {
+    {"squeeze_view", (PyCFunction)(void (*)(void))squeeze_view, METH_FASTCALL,
+     "squeeze_view(t, dim): squeeze()'s common case; None when declined."},
     {"has_shape", (PyCFunction)(void (*)(void))has_shape, METH_FASTCALL,
      "has_shape(t, sizes): whether the plain-int sizes are t's shape (resize_'s no-op test)."},
     {"as_strided_view", (PyCFunction)(void (*)(void))as_strided_view, METH_FASTCALL,

@@ -26,6 +26,7 @@ permute_view = shim.permute_view  # permute/t/T in one C call; None: the Python 
 expand_view = shim.expand_view  # expand's common case in one C call; None: the Python path below
 as_strided_view = shim.as_strided_view  # as_strided's common case in one C call; None: the Python path
 diagonal_view = shim.diagonal_view  # diagonal's common case in one C call; None: the Python path
+squeeze_view = shim.squeeze_view  # squeeze() and squeeze(int) in one C call; None: the Python path
 select_views = shim.select_views  # unbind's selects, all in one C call
 narrow_views = shim.narrow_views  # split's narrows, all in one C call (the lengths checked here first)
 _note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see _provenance.py)
@@ -289,6 +290,9 @@ class Views:
 
     def squeeze(self, dim=None):
         """Drop dimensions of extent 1 (all, or those named); a view."""
+        t = squeeze_view(self, dim)
+        if t is not None:
+            return t
         n = self.dim()
         if dim is None:
             keep = [i for i in range(n) if self._shape[i] != 1]

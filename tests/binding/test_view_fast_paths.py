@@ -168,3 +168,26 @@ def test_resize_to_its_own_shape_answers_as_the_python_path(sizes, grad, monkeyp
         ptr = t.data_ptr()
         want = outcome(t)
     assert got == want
+
+
+def test_squeeze_answers_as_the_python_path_and_torch(monkeypatch):
+    torch = require_module("torch")
+    taken = declined = 0
+    for shape in [(), (1,), (3,), (1, 3, 1), (2, 1, 1, 4), (0, 1)]:
+        n = int(np.prod(shape))
+        bases = [pytensor.arange(n + 1, dtype=pytensor.float32)[1:].view(shape)]
+        bases.append(pytensor.from_numpy(np.asarray(np.arange(n).reshape(shape) * (1 + 1j))).conj())
+        for t in bases:
+            for dim in [None, 0, 1, -1, 2, -4, 5, (0, 1), np.int64(0), True]:
+                c_answer = _tensor_views.squeeze_view(t, dim)
+                want = _python_path(monkeypatch, "squeeze_view", lambda: t.squeeze(dim))
+                assert _outcome(lambda: t.squeeze(dim)) == want, (shape, dim)
+                if c_answer is None:
+                    declined += 1
+                    continue
+                taken += 1
+                assert _outcome(lambda: c_answer) == want
+                if not t.dtype.is_complex:
+                    w = torch.zeros(shape).squeeze() if dim is None else torch.zeros(shape).squeeze(dim)
+                    assert tuple(w.shape) == want[0], (shape, dim)
+    assert taken > 40 and declined > 40, (taken, declined)
