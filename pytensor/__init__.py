@@ -118,8 +118,8 @@ def set_num_threads(n):
     _lib.lt_set_num_threads(n)
 
 
-def get_num_threads():
-    return _lib.lt_get_num_threads()
+from ._ffi import shim as _shim  # noqa: E402
+get_num_threads = _shim.get_num_threads  # lt_get_num_threads in one C call, no Python frame
 from ._gather_ops import (  # noqa: E402,F401  (the gather family: copies with torch's semantics)
     index_select, masked_select, nonzero, take, gather, where, cat, stack, flip, roll,
 )

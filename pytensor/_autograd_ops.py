@@ -25,6 +25,7 @@ from ._tensor_views import Views
 from ._tensor_writes import Writes
 from .autograd import (as_input_grad, backward, conj, is_grad_enabled, needs_graph, no_grad, record,
                        scatter_backward)
+from .autograd import _mode as grad_mode  # .enabled: is_grad_enabled() without the call
 
 
 class _Meta:
@@ -240,16 +241,33 @@ def _contiguous_method(orig):
 def _inplace_guard(orig):
     @functools.wraps(orig)
     def method(self, *args, **kwargs):
-        if is_grad_enabled():
+        # on every in-place call: the common case (no tensor requires grad) reads two flags and calls nothing
+        if grad_mode.enabled and (self._requires_grad or args and needs_graph(*args)):
             if self._requires_grad and self._grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-            if needs_graph(self, *args):
-                raise RuntimeError(
-                    "pytensor's autograd does not record in-place operations on tensors that are part of a "
-                    "graph; compute the result out of place, or write inside pytensor.no_grad() / into "
-                    "a detach()ed tensor")
+            raise RuntimeError(
+                "pytensor's autograd does not record in-place operations on tensors that are part of a "
+                "graph; compute the result out of place, or write inside pytensor.no_grad() / into "
+                "a detach()ed tensor")
         return orig(self, *args, **kwargs)
     return method
+
+
+def _setitem_method(orig):
+    """t[index] = value: a basic index with a number or a tensor is written in one C call
+    (shim.setitem_basic), which declines whenever the guard could refuse (self or value requires
+    grad) and whatever else the Python indexer decides; the rest goes to the guarded ``orig``."""
+    guarded = _inplace_guard(orig)
+    fast, note_write = shim.setitem_basic, shim.note_write
+
+    @functools.wraps(orig)
+    def __setitem__(self, index, value):
+        view = fast(self, index, value)
+        if view is None:
+            guarded(self, index, value)
+        else:
+            note_write(view)  # the writer the storage records is t[index], as the Python path's
+    return __setitem__
 
 
 # ============================================================================ the part
@@ -340,6 +358,6 @@ class Differentiable:
     __imul__, mul_ = _inplace_guard(Arithmetic.__imul__), _inplace_guard(Arithmetic.mul_)
     __itruediv__, div_ = _inplace_guard(Arithmetic.__itruediv__), _inplace_guard(Arithmetic.div_)
     fill_, zero_, copy_ = _inplace_guard(Writes.fill_), _inplace_guard(Writes.zero_), _inplace_guard(Writes.copy_)
-    __setitem__ = _inplace_guard(Indexing.__setitem__)
+    __setitem__ = _setitem_method(Indexing.__setitem__)
 
     backward = _tensor_backward

@@ -11,7 +11,7 @@
  *   _shim_buffer.c     their buffer protocol: memoryview(t), bytes(t), PickleBuffer
  *   _shim_prov.c       provenance: how each tensor was made, the last writer
  *   _shim_share.c      from_numpy and frombuffer: tensors over Python memory
- *   _shim_view.c       view()/reshape() and t[i], t[a:b:c] on dim 0
+ *   _shim_view.c       view()/reshape() and t[index] for basic indices (ints, slices, None, ...)
  *   _shim_list.c       tensor(nested list of Python numbers)
  *   _shim_dlpack.c     DLPack capsules and from_dlpack's import ladder
  *   _shim_exchange.c   pytensor's own DLPack C exchange API table
@@ -93,6 +93,24 @@ extern PyObject *pyt_dtype_by_code[LT_DTYPE_COUNT];
 
 /* The lt_dtype code of a registered dtype object, or -1. */
 int pyt_dtype_code_of(PyObject *dtype);
+
+/* The address of t's element 0 (itemsize bytes each), or NULL without an
+ * exception when its storage is not host memory or its bytes do not read as
+ * its values (a lazy conjugate or negative bit: the Python path resolves
+ * those, pytensor/_conj.py). Every C path that reads or writes element bytes
+ * goes through here, so each declines such a tensor. */
+static inline char *pyt_element0(TensorObject *t, size_t itemsize)
+{
+    StorageObject *st = (StorageObject *)t->storage;
+    if (st->host != Py_True || t->bits)
+        return NULL;
+    long long offset = PyLong_AsLongLong(t->offset);
+    if (offset == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return (char *)lt_storage_data(st->s) + (size_t)offset * itemsize;
+}
 
 /* 1 when obj is a pytensor Tensor (the registered class or a subclass). */
 static inline int pyt_is_tensor(PyObject *obj)
@@ -214,6 +232,17 @@ static inline PyObject *pyt_prov_fresh(PyObject *obj, int op, PyObject *arg, PyO
 
 /* t[index], the Tensor's subscript slot (_shim_view.c). */
 PyObject *pyt_tensor_subscript(PyObject *self, PyObject *index);
+
+/* t.fill_(value) and dst.copy_(src)'s common cases (_shim_ops.c): t, or None
+ * when declined (the Python path decides), or NULL with an exception. The
+ * caller records the write. */
+PyObject *pyt_fill_inplace(PyObject *t, PyObject *value);
+PyObject *pyt_copy_inplace(PyObject *dst, PyObject *src);
+
+/* contiguous()'s copy of t (a Tensor), row-major in new memory, recorded as
+ * contiguous from t (_shim_ops.c): the copy, or None when declined, or NULL
+ * with an exception. */
+PyObject *pyt_contiguous_copy(PyObject *t);
 
 /* The managed tensor of t's view (lt_dlpack_export with flags) into *out:
  * 0, or -1 with libtensor's error raised (_shim_dlpack.c). */

@@ -102,22 +102,8 @@ static int fast_dtype(int code)
 
 static int is_float_code(int code) { return code >= LT_FLOAT16 && code <= LT_FLOAT64; }
 
-/* The data pointer of t's element 0, or NULL when its storage is not host
- * memory or its bytes do not read as its values (a lazy conjugate or negative
- * bit: the Python path resolves those, pytensor/_conj.py), so every fast path
- * that reads or writes through here declines such a tensor. */
-static char *element0(TensorObject *t, size_t itemsize)
-{
-    StorageObject *st = (StorageObject *)t->storage;
-    if (st->host != Py_True || t->bits)
-        return NULL;
-    long long offset = PyLong_AsLongLong(t->offset);
-    if (offset == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return NULL;
-    }
-    return (char *)lt_storage_data(st->s) + (size_t)offset * itemsize;
-}
+/* The data pointer of t's element 0, or NULL to decline (pyt_element0). */
+static char *element0(TensorObject *t, size_t itemsize) { return pyt_element0(t, itemsize); }
 
 /* A Python number as one element of tensor dtype code in buf, when it is of
  * the tensor's kind and converts exactly as the Python path converts it
@@ -390,32 +376,25 @@ static PyObject *reduce(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return pyt_tensor_over(s, out_code, out_shape, out_strides, out_nd, 0);
 }
 
-/* cast(t, code, prov_op, prov_arg) -> Tensor or None: t converted to dtype
- * code in new memory laid out as torch's preserve_format (layout_order.c),
- * recorded in provenance as (prov_op, prov_arg) from t. What to(), the
- * dtype shorthands and clone() do. Declines a complex source into a real
- * dtype (the Python path warns) and the storage-only float4. */
-static PyObject *cast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* t's values as dtype code in new memory, laid out as torch's preserve_format
+ * (layout_order.c) or, with row_major, row-major; recorded as (op, arg) from
+ * t. None declines a complex source into a real dtype (the Python path
+ * warns), the storage-only float4, and what read_view declines. */
+static PyObject *copy_to_new(TensorObject *t, long code, int row_major, long op, PyObject *arg)
 {
-    (void)self;
-    long code = nargs == 4 ? PyLong_AsLong(args[1]) : -1;
-    long op = nargs == 4 ? PyLong_AsLong(args[2]) : -1;
-    if (code < 0 || code >= LT_DTYPE_COUNT || !pyt_prov_op_valid(op) || !pyt_is_tensor(args[0])) {
-        PyErr_Clear();
-        PyErr_SetString(PyExc_TypeError, "cast(t: Tensor, code: lt_dtype, prov_op, prov_arg)");
-        return NULL;
-    }
-    TensorObject *t = (TensorObject *)args[0];
     view_t v;
     if (!read_view(&v, t))
         Py_RETURN_NONE;
+    if (code < 0)
+        code = v.code;
     int src_complex = v.code == LT_COMPLEX64 || v.code == LT_COMPLEX128;
     int dst_complex = code == LT_COMPLEX64 || code == LT_COMPLEX128;
     if ((src_complex && !dst_complex && code != LT_BOOL) ||
         (code != v.code && (code == LT_FLOAT4_E2M1FN_X2 || v.code == LT_FLOAT4_E2M1FN_X2)))
         Py_RETURN_NONE;
     int64_t strides[LT_MAX_NDIM];
-    lt_status rc = lt_layout_preserve_strides(strides, v.nd, v.shape, v.strides);
+    lt_status rc = row_major ? lt_layout_contiguous_strides(strides, v.nd, v.shape)
+                             : lt_layout_preserve_strides(strides, v.nd, v.shape, v.strides);
     if (rc != LT_OK)
         return pyt_raise_last(rc);
     int64_t numel = numel_of(v.nd, v.shape);
@@ -432,8 +411,39 @@ static PyObject *cast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         lt_storage_release(s);
         return pyt_raise_last(rc);
     }
-    return pyt_prov_fresh(pyt_tensor_over(s, (int)code, v.shape, strides, v.nd, 0), (int)op,
-                          args[3] == Py_None ? NULL : args[3], (PyObject *)t);
+    return pyt_prov_fresh(pyt_tensor_over(s, (int)code, v.shape, strides, v.nd, 0), (int)op, arg, (PyObject *)t);
+}
+
+/* cast(t, code, prov_op, prov_arg) -> Tensor or None: t converted to dtype
+ * code in new memory laid out as torch's preserve_format, recorded in
+ * provenance as (prov_op, prov_arg) from t (copy_to_new). What to(), the
+ * dtype shorthands and clone() do. */
+static PyObject *cast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    long code = nargs == 4 ? PyLong_AsLong(args[1]) : -1;
+    long op = nargs == 4 ? PyLong_AsLong(args[2]) : -1;
+    if (code < 0 || code >= LT_DTYPE_COUNT || !pyt_prov_op_valid(op) || !pyt_is_tensor(args[0])) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "cast(t: Tensor, code: lt_dtype, prov_op, prov_arg)");
+        return NULL;
+    }
+    return copy_to_new((TensorObject *)args[0], code, 0, op, args[3] == Py_None ? NULL : args[3]);
+}
+
+PyObject *pyt_contiguous_copy(PyObject *t) { return copy_to_new((TensorObject *)t, -1, 1, PROV_CONTIGUOUS, NULL); }
+
+/* contiguous_copy(t) -> Tensor or None: contiguous()'s copy of a tensor
+ * that is not contiguous, row-major in new memory, recorded as contiguous
+ * from t (copy_to_new; None where it declines). */
+static PyObject *contiguous_copy(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!pyt_is_tensor(arg)) {
+        PyErr_SetString(PyExc_TypeError, "contiguous_copy(t: Tensor)");
+        return NULL;
+    }
+    return pyt_contiguous_copy(arg);
 }
 
 /* The fill value x as one element for lt_fill into dtype code, when the
@@ -753,6 +763,19 @@ static PyObject *copy_inplace(PyObject *self, PyObject *const *args, Py_ssize_t 
     return args[0];
 }
 
+/* The two writes above for another shim file (t[index] = value, _shim_view.c). */
+PyObject *pyt_fill_inplace(PyObject *t, PyObject *value)
+{
+    PyObject *args[2] = {t, value};
+    return fill_inplace(NULL, args, 2);
+}
+
+PyObject *pyt_copy_inplace(PyObject *dst, PyObject *src)
+{
+    PyObject *args[2] = {dst, src};
+    return copy_inplace(NULL, args, 2);
+}
+
 /* arange_int(start, end, step, prov_arg) -> Tensor or None: arange of plain
  * ints within +-2^31 as int64 (its dtype when none is given), recorded as a
  * factory step with prov_arg. Within that range the exact ceiling of
@@ -880,6 +903,8 @@ PyMethodDef pyt_ops_methods[] = {
      "equal(a, b): torch.equal for tensors of one dtype in one crossing; None when declined."},
     {"reduce", (PyCFunction)(void (*)(void))reduce, METH_FASTCALL,
      "reduce(t, kind, dim, keepdim): sum/mean/all/any (kind 0..3) in one crossing; None when declined."},
+    {"contiguous_copy", contiguous_copy, METH_O,
+     "contiguous_copy(t): contiguous()'s row-major copy in one crossing; None when declined."},
     {"cast", (PyCFunction)(void (*)(void))cast, METH_FASTCALL,
      "cast(t, code, prov_op, prov_arg): t converted into new memory (preserve_format); None when declined."},
     {"filled", (PyCFunction)(void (*)(void))filled, METH_FASTCALL,

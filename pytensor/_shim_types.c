@@ -12,6 +12,7 @@
  * types the shim instantiates: register() hands them over at import, with
  * the dtype objects by lt_dtype code and the Python error translator. */
 #include <stdio.h>
+#include <string.h>
 
 #include "_shim.h"
 #include <structmember.h> /* PyMemberDef, T_OBJECT_EX: stable ABI */
@@ -349,9 +350,329 @@ static PyMemberDef tensor_members[] = {
     {NULL, 0, 0, 0, NULL},
 };
 
+/* ------------------------------------------------------------ element 0 as a Python number
+ *
+ * t.item(), float(t), int(t), bool(t), operator.index(t) and complex(t) of a
+ * one-element tensor: torch answers in about 0.15-0.25 us, and the Python
+ * path (a numel, a 0-d view, tolist) costs ten times that. So the number
+ * slots and item() live on the C base and read element 0 directly. Whatever
+ * is rare goes to the Python method named in SCALAR_SLOW (Conversion in
+ * _tensor_conversion.py, the reference the tests compare against): more or
+ * fewer than one element (its refusals), a lazy conjugate/negative bit,
+ * memory off the host, the float4, a complex value int()/float() would
+ * truncate, a non-integer __index__, float() of a tensor that requires grad
+ * (its warning). */
+
+enum { SCALAR_ITEM, SCALAR_FLOAT, SCALAR_INT, SCALAR_BOOL, SCALAR_INDEX, SCALAR_COMPLEX, SCALAR_KINDS };
+static const char *const SCALAR_SLOW[SCALAR_KINDS] = {"_item", "_float", "_int", "_bool", "_index", "_complex"};
+
+/* The element of a one-element tensor as its item() (a bool, int, float or
+ * complex), into *out; for a complex element also its parts in re/im. 1 when
+ * read, 0 to decline (no exception), -1 with an exception. */
+static int read_scalar(TensorObject *t, PyObject **out, double *re, double *im)
+{
+    if (!PyTuple_Check(t->shape))
+        return 0;
+    for (Py_ssize_t d = 0, nd = PyTuple_Size(t->shape); d < nd; d++) {
+        PyObject *n = PyTuple_GetItem(t->shape, d);
+        if (!PyLong_CheckExact(n) || PyLong_AsLong(n) != 1) { /* numel != 1: Python raises torch's error */
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    int code = pyt_dtype_code_of(t->dtype);
+    if (code < 0 || code == LT_FLOAT4_E2M1FN_X2)
+        return 0;
+    const char *p = pyt_element0(t, lt_dtype_itemsize((lt_dtype)code));
+    if (!p)
+        return 0;
+    union {
+        uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
+        int8_t i8; int16_t i16; int32_t i32; int64_t i64;
+        float f32; double f64; float c64[2]; double c128[2];
+    } v;
+    memcpy(&v, p, lt_dtype_itemsize((lt_dtype)code));
+    double d;
+    switch (code) {
+    case LT_BOOL: *out = PyBool_FromLong(v.u8 != 0); break;
+    case LT_UINT8: *out = PyLong_FromUnsignedLong(v.u8); break;
+    case LT_UINT16: *out = PyLong_FromUnsignedLong(v.u16); break;
+    case LT_UINT32: *out = PyLong_FromUnsignedLong(v.u32); break;
+    case LT_UINT64: *out = PyLong_FromUnsignedLongLong(v.u64); break;
+    case LT_INT8: *out = PyLong_FromLong(v.i8); break;
+    case LT_INT16: *out = PyLong_FromLong(v.i16); break;
+    case LT_INT32: *out = PyLong_FromLong(v.i32); break;
+    case LT_INT64: *out = PyLong_FromLongLong(v.i64); break;
+    case LT_FLOAT32: *out = PyFloat_FromDouble(v.f32); break;
+    case LT_FLOAT64: *out = PyFloat_FromDouble(v.f64); break;
+    case LT_COMPLEX64:
+    case LT_COMPLEX128:
+        *re = code == LT_COMPLEX64 ? v.c64[0] : v.c128[0];
+        *im = code == LT_COMPLEX64 ? v.c64[1] : v.c128[1];
+        *out = PyComplex_FromDoubles(*re, *im);
+        break;
+    default: /* float16, bfloat16, the float8s: every one is exactly a double (libtensor's codec) */
+        if (lt_copy(&d, NULL, LT_FLOAT64, p, NULL, (lt_dtype)code, 0, NULL) != LT_OK) {
+            PyErr_Clear();
+            return 0;
+        }
+        *out = PyFloat_FromDouble(d);
+    }
+    return *out ? 1 : -1;
+}
+
+/* The Python number kind asks for, or NULL with an exception. */
+static PyObject *scalar_as(PyObject *self, int kind)
+{
+    static PyObject *slow_names[SCALAR_KINDS];
+    TensorObject *t = (TensorObject *)self;
+    PyObject *item = NULL, *out = NULL;
+    double re = 0, im = 0;
+    int is_complex = t->dtype == pyt_dtype_by_code[LT_COMPLEX64] || t->dtype == pyt_dtype_by_code[LT_COMPLEX128];
+    int decline = (kind == SCALAR_FLOAT && t->requires_grad != Py_False) ||
+                  (kind == SCALAR_INDEX && !(t->dtype == pyt_dtype_by_code[LT_BOOL] ||
+                                             (pyt_dtype_code_of(t->dtype) >= LT_UINT8 &&
+                                              pyt_dtype_code_of(t->dtype) <= LT_INT64)));
+    int got = decline ? 0 : read_scalar(t, &item, &re, &im);
+    if (got < 0)
+        return NULL;
+    if (got && is_complex && im != 0 && (kind == SCALAR_FLOAT || kind == SCALAR_INT))
+        got = 0; /* the imaginary part would be dropped: Python raises torch's error */
+    if (!got) {
+        Py_XDECREF(item);
+        if (!slow_names[kind] && !(slow_names[kind] = PyUnicode_InternFromString(SCALAR_SLOW[kind])))
+            return NULL;
+        return PyObject_CallMethodObjArgs(self, slow_names[kind], NULL);
+    }
+    switch (kind) {
+    case SCALAR_ITEM:
+    case SCALAR_BOOL:
+        return item;
+    case SCALAR_FLOAT: out = is_complex ? PyFloat_FromDouble(re) : PyNumber_Float(item); break;
+    case SCALAR_INT:
+    case SCALAR_INDEX:
+        if (is_complex) { /* int(value.real), as the Python path */
+            PyObject *real = PyFloat_FromDouble(re);
+            out = real ? PyNumber_Long(real) : NULL;
+            Py_XDECREF(real);
+        } else {
+            out = PyNumber_Long(item); /* a float's NaN and inf raise as int() raises them */
+        }
+        break;
+    default: /* SCALAR_COMPLEX */
+        if (is_complex)
+            return item;
+        re = PyFloat_AsDouble(item);
+        out = re == -1.0 && PyErr_Occurred() ? NULL : PyComplex_FromDoubles(re, 0.0);
+    }
+    Py_DECREF(item);
+    return out;
+}
+
+/* ------------------------------------------------------------ tolist()
+ *
+ * t.tolist() for the dtypes whose elements are C types (bool, the integers,
+ * float32/float64, complex64/complex128): nested lists built in one pass over
+ * the strided elements. The Python path (_convert_out.to_pylist) converts
+ * to a contiguous copy, reads it through a memoryview and slices it into
+ * nested lists; it stays the path for the 16- and 8-bit floats, conjugate
+ * and negative views and memory off the host. */
+
+/* The element at p of dtype code as a Python object (a new reference). */
+static PyObject *element_object(int code, const char *p)
+{
+    union {
+        uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
+        int8_t i8; int16_t i16; int32_t i32; int64_t i64;
+        float f32; double f64; float c64[2]; double c128[2];
+    } v;
+    memcpy(&v, p, lt_dtype_itemsize((lt_dtype)code));
+    switch (code) {
+    case LT_BOOL: return PyBool_FromLong(v.u8 != 0);
+    case LT_UINT8: return PyLong_FromUnsignedLong(v.u8);
+    case LT_UINT16: return PyLong_FromUnsignedLong(v.u16);
+    case LT_UINT32: return PyLong_FromUnsignedLong(v.u32);
+    case LT_UINT64: return PyLong_FromUnsignedLongLong(v.u64);
+    case LT_INT8: return PyLong_FromLong(v.i8);
+    case LT_INT16: return PyLong_FromLong(v.i16);
+    case LT_INT32: return PyLong_FromLong(v.i32);
+    case LT_INT64: return PyLong_FromLongLong(v.i64);
+    case LT_FLOAT32: return PyFloat_FromDouble(v.f32);
+    case LT_FLOAT64: return PyFloat_FromDouble(v.f64);
+    case LT_COMPLEX64: return PyComplex_FromDoubles(v.c64[0], v.c64[1]);
+    default: return PyComplex_FromDoubles(v.c128[0], v.c128[1]); /* LT_COMPLEX128: the callers' last kind */
+    }
+}
+
+static int listable_code(int code) { return code <= LT_INT64 || (code >= LT_FLOAT32 && code <= LT_COMPLEX128); }
+
+/* One row of n elements every step bytes from p, into list (items 0..n). The
+ * loop is written per type: this is where tolist() spends its time. 0, or -1
+ * with an exception. */
+#define ROW_LOOP(T, MAKE)                                                     \
+    for (int64_t i = 0; i < n; i++) {                                        \
+        T x_;                                                                \
+        memcpy(&x_, p + i * step, sizeof x_);                                \
+        PyObject *item = MAKE;                                               \
+        if (!item)                                                           \
+            return -1;                                                       \
+        PyList_SetItem(list, (Py_ssize_t)i, item); /* steals; cannot fail */ \
+    }                                                                        \
+    return 0
+static int fill_row(PyObject *list, int code, const char *p, int64_t n, int64_t step)
+{
+    switch (code) {
+    case LT_FLOAT32: ROW_LOOP(float, PyFloat_FromDouble(x_));
+    case LT_FLOAT64: ROW_LOOP(double, PyFloat_FromDouble(x_));
+    case LT_INT64: ROW_LOOP(int64_t, PyLong_FromLongLong(x_));
+    case LT_INT32: ROW_LOOP(int32_t, PyLong_FromLong(x_));
+    case LT_BOOL: ROW_LOOP(uint8_t, PyBool_FromLong(x_ != 0));
+    default:
+        for (int64_t i = 0; i < n; i++) {
+            PyObject *item = element_object(code, p + i * step);
+            if (!item)
+                return -1;
+            PyList_SetItem(list, (Py_ssize_t)i, item);
+        }
+        return 0;
+    }
+}
+#undef ROW_LOOP
+
+/* Dims d.. of the view at p (strides in bytes) as nested lists. */
+static PyObject *nested(int code, const char *p, int32_t nd, const int64_t *shape, const int64_t *byte_strides,
+                        int32_t d)
+{
+    if (d == nd)
+        return element_object(code, p);
+    PyObject *list = PyList_New((Py_ssize_t)shape[d]);
+    if (list && d == nd - 1) {
+        if (fill_row(list, code, p, shape[d], byte_strides[d]) != 0)
+            Py_CLEAR(list);
+        return list;
+    }
+    for (int64_t i = 0; list && i < shape[d]; i++) {
+        PyObject *item = nested(code, p + i * byte_strides[d], nd, shape, byte_strides, d + 1);
+        if (!item || PyList_SetItem(list, (Py_ssize_t)i, item) != 0) {
+            Py_CLEAR(list);
+        }
+    }
+    return list;
+}
+
+/* tolist(t) -> nested lists (a number for a 0-d t), or None (declined). */
+static PyObject *tensor_tolist(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!pyt_is_tensor(arg)) {
+        PyErr_SetString(PyExc_TypeError, "tolist(t: Tensor)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)arg;
+    int code = pyt_dtype_code_of(t->dtype);
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
+    if (code < 0 || !listable_code(code))
+        Py_RETURN_NONE;
+    size_t itemsize = lt_dtype_itemsize((lt_dtype)code);
+    Py_ssize_t nd = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM);
+    if (nd < 0 || pyt_int64_tuple(t->strides, strides, LT_MAX_NDIM) != nd) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    const char *p = pyt_element0(t, itemsize);
+    if (!p)
+        Py_RETURN_NONE;
+    for (Py_ssize_t d = 0; d < nd; d++)
+        strides[d] *= (int64_t)itemsize; /* within the storage's extent: no overflow */
+    return nested(code, p, (int32_t)nd, shape, strides, 0);
+}
+
+/* numel(t): the element count of t's shape (lt_layout_numel), for
+ * Tensor.numel() in one call. */
+static PyObject *tensor_numel(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!pyt_is_tensor(arg)) {
+        PyErr_SetString(PyExc_TypeError, "numel(t: Tensor)");
+        return NULL;
+    }
+    int64_t shape[LT_MAX_NDIM], n = 0;
+    Py_ssize_t nd = pyt_int64_tuple(((TensorObject *)arg)->shape, shape, LT_MAX_NDIM);
+    if (nd < 0)
+        return NULL;
+    lt_status rc = lt_layout_numel(&n, (int32_t)nd, shape);
+    return rc == LT_OK ? PyLong_FromLongLong(n) : pyt_raise_last(rc);
+}
+
+/* pin_for_numpy(t) -> bool: numpy()'s common case. For a tensor on the host
+ * that does not require grad and has no conjugate/negative bit, pins its
+ * storage (lt_storage_pin: the bytes never move while NumPy holds their
+ * address, as _convert_out.to_numpy pins them) and answers True; False,
+ * touching nothing, for the rest (to_numpy refuses or detaches them). */
+static PyObject *pin_for_numpy(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!pyt_is_tensor(arg)) {
+        PyErr_SetString(PyExc_TypeError, "pin_for_numpy(t: Tensor)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)arg;
+    StorageObject *st = (StorageObject *)t->storage;
+    if (t->requires_grad != Py_False || t->bits || st->host != Py_True)
+        Py_RETURN_FALSE;
+    lt_storage_pin(st->s);
+    Py_RETURN_TRUE;
+}
+
+/* get_num_threads(): lt_get_num_threads, as pytensor.get_num_threads itself
+ * (a Python function around the cffi call took twice torch's time). */
+static PyObject *get_num_threads(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromLong(lt_get_num_threads());
+}
+
+/* item(t): Conversion.item calls it (a Python method, for its type hints). */
+static PyObject *tensor_item(PyObject *self, PyObject *t)
+{
+    (void)self;
+    if (!pyt_is_tensor(t)) {
+        PyErr_SetString(PyExc_TypeError, "item(t: Tensor)");
+        return NULL;
+    }
+    return scalar_as(t, SCALAR_ITEM);
+}
+static PyObject *tensor_float(PyObject *self) { return scalar_as(self, SCALAR_FLOAT); }
+static PyObject *tensor_int(PyObject *self) { return scalar_as(self, SCALAR_INT); }
+static PyObject *tensor_index(PyObject *self) { return scalar_as(self, SCALAR_INDEX); }
+static PyObject *tensor_complex(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return scalar_as(self, SCALAR_COMPLEX);
+}
+
+static int tensor_bool(PyObject *self)
+{
+    PyObject *v = scalar_as(self, SCALAR_BOOL);
+    int truth = v ? PyObject_IsTrue(v) : -1;
+    Py_XDECREF(v);
+    return truth;
+}
+
+static PyMethodDef tensor_methods[] = {
+    {"__complex__", tensor_complex, METH_NOARGS, "__complex__($self, /)\n--\n\nThe single element as a complex."},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyType_Slot tensor_slots[] = {
     {Py_tp_dealloc, tensor_dealloc},
     {Py_mp_subscript, pyt_tensor_subscript},
+    {Py_nb_float, tensor_float},
+    {Py_nb_int, tensor_int},
+    {Py_nb_index, tensor_index},
+    {Py_nb_bool, tensor_bool},
+    {Py_tp_methods, tensor_methods},
     {Py_tp_traverse, tensor_traverse},
     {Py_tp_clear, tensor_clear},
     {Py_tp_members, tensor_members},
@@ -528,6 +849,12 @@ PyMethodDef pyt_types_methods[] = {
     {"map_file", map_file, METH_VARARGS, "Map a file into a new storage."},
     {"grow_storage", grow_storage, METH_VARARGS, "Tensor.resize_'s growth of its storage."},
     {"buffer_exports", pyt_buffer_exports, METH_NOARGS, "Buffer exports alive in this process."},
+    {"item", tensor_item, METH_O, "item(t): t.item() in one call (Python's Tensor._item for what is rare)."},
+    {"numel", tensor_numel, METH_O, "numel(t): t.numel() in one call."},
+    {"pin_for_numpy", pin_for_numpy, METH_O, "pin_for_numpy(t): numpy()'s checks and pin in one call; True or False."},
+    {"get_num_threads", get_num_threads, METH_NOARGS,
+     "get_num_threads()\n--\n\nThreads libtensor kernels may use (set_num_threads sets it)."},
+    {"tolist", tensor_tolist, METH_O, "tolist(t): t.tolist() in one pass; None when declined (Python's path)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,5 +1,5 @@
-/* _shim_view.c: view()/reshape()'s common case, and t[i] / t[a:b:c] on dim 0
- * (the Tensor's subscript slot).
+/* _shim_view.c: view()/reshape()'s common case, and t[index] for basic
+ * indices: ints, slices, None, ... (the Tensor's subscript slot).
  *
  * The shape and stride rules are libtensor's (lt_layout_*): this file reads
  * the arguments, asks libtensor, raises its refusals and builds the view in
@@ -90,9 +90,32 @@ static PyObject *reshape_view(PyObject *self, PyObject *const *args, Py_ssize_t 
             PyErr_SetString(PyExc_RuntimeError, VIEW_NEEDS_COPY);
             return NULL;
         }
-        /* reshape copies: the public contiguous() and view(), with their autograd records */
+        /* reshape copies: contiguous() and view(). Outside a graph both are the C paths their public
+         * methods take (the same records); in one, the public methods, with their autograd records. */
         PyObject *sizes = pyt_int_tuple(shape, nd);
-        PyObject *copy = sizes ? PyObject_CallMethod(args[0], "contiguous", NULL) : NULL;
+        if (!sizes)
+            return NULL;
+        if (t->requires_grad == Py_False) {
+            PyObject *copy = pyt_contiguous_copy(args[0]);
+            if (copy && copy != Py_None) {
+                PyObject *view_op = PyLong_FromLong(PROV_VIEW), *view_args = PyTuple_Pack(1, sizes), *out = NULL;
+                if (view_op && view_args) {
+                    PyObject *const inner[3] = {copy, view_args, view_op};
+                    out = reshape_view(NULL, inner, 3);
+                }
+                Py_XDECREF(view_op);
+                Py_XDECREF(view_args);
+                Py_DECREF(copy);
+                Py_DECREF(sizes);
+                return out;
+            }
+            Py_XDECREF(copy);
+            if (!copy) {
+                Py_DECREF(sizes);
+                return NULL;
+            }
+        }
+        PyObject *copy = PyObject_CallMethod(args[0], "contiguous", NULL);
         PyObject *out = copy ? PyObject_CallMethod(copy, "view", "(O)", sizes) : NULL;
         Py_XDECREF(sizes);
         Py_XDECREF(copy);
@@ -101,26 +124,6 @@ static PyObject *reshape_view(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_INCREF(t->offset);
     PyObject *out = pyt_view_steal(t, pyt_int_tuple(shape, nd), pyt_int_tuple(strides, nd), t->offset);
     return pyt_prov_fresh(out, (int)op, args[1], args[0]);
-}
-
-/* A copy of tuple tup with item 0 replaced by first (stolen) or, when first
- * is NULL, dropped. */
-static PyObject *tuple_head(PyObject *tup, PyObject *first)
-{
-    Py_ssize_t n = PyTuple_Size(tup), skip = first ? 0 : 1;
-    PyObject *out = PyTuple_New(n - skip);
-    if (!out) {
-        Py_XDECREF(first);
-        return NULL;
-    }
-    if (first)
-        PyTuple_SetItem(out, 0, first);
-    for (Py_ssize_t i = 1; i < n; i++) {
-        PyObject *x = PyTuple_GetItem(tup, i);
-        Py_INCREF(x);
-        PyTuple_SetItem(out, i - skip, x);
-    }
-    return out;
 }
 
 /* The fields of a slice object: the layout CPython has always had (the
@@ -133,74 +136,535 @@ typedef struct {
 
 static int plain_slice_member(PyObject *x) { return x == Py_None || PyLong_CheckExact(x); }
 
-/* The index key to record for t[index] (borrowed; NULL records none): the
- * fast path's ints, and its slices when they hold ints and None only. A
- * slice holding anything else (an object with __index__, say a 0-d tensor,
- * which would keep its storage alive) is recorded without its key. */
-static PyObject *prov_index_key(PyObject *index)
+/* The view t[index] for a basic index whose every item is a plain int, a
+ * slice of plain ints and None with a positive step, None or one Ellipsis
+ * (t[i], t[a:b], t[:, a:b], t[..., i], t[None]): NULL without an exception
+ * to decline anything else (the Python path has the general indexer and
+ * torch's errors, an index out of range among them). The steps are the
+ * Python path's (_indexing._apply): items applied left to right, an int a
+ * select, a slice a narrowed and strided dim, None libtensor's unsqueeze. */
+static PyObject *basic_view(TensorObject *t, PyObject *index)
 {
-    if (PyLong_CheckExact(index))
-        return index;
-    slice_fields *sl = (slice_fields *)index;
-    if (plain_slice_member(sl->start) && plain_slice_member(sl->stop) && plain_slice_member(sl->step))
-        return index;
-    return NULL;
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], out_shape[LT_MAX_NDIM + 1], out_strides[LT_MAX_NDIM + 1];
+    Py_ssize_t nd = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM);
+    if (nd < 0 || pyt_int64_tuple(t->strides, strides, LT_MAX_NDIM) != nd)
+        return NULL;
+    int is_tuple = PyTuple_CheckExact(index);
+    Py_ssize_t count = is_tuple ? PyTuple_Size(index) : 1, used = 0, ellipses = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *item = is_tuple ? PyTuple_GetItem(index, k) : index;
+        if (PyLong_CheckExact(item))
+            used++;
+        else if (PySlice_Check(item)) {
+            slice_fields *sl = (slice_fields *)item;
+            if (!(plain_slice_member(sl->start) && plain_slice_member(sl->stop) && plain_slice_member(sl->step)))
+                return NULL;
+            used++;
+        } else if (item == Py_Ellipsis)
+            ellipses++;
+        else if (item != Py_None)
+            return NULL;
+    }
+    if (ellipses > 1 || used > nd)
+        return NULL;
+    int64_t off = PyLong_AsLongLong(t->offset);
+    if (off == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t src = 0, out = 0; /* the next dim of t to index; dims of the result so far */
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *item = is_tuple ? PyTuple_GetItem(index, k) : index;
+        if (item == Py_Ellipsis) {
+            for (Py_ssize_t e = 0; e < nd - used; e++, src++, out++) {
+                out_shape[out] = shape[src];
+                out_strides[out] = strides[src];
+            }
+        } else if (item == Py_None) {
+            /* unsqueeze(out) of the view as it stands: the result so far, then t's dims not yet indexed */
+            int64_t cur_shape[LT_MAX_NDIM], cur_strides[LT_MAX_NDIM + 1];
+            Py_ssize_t cur = out + (nd - src);
+            if (cur >= LT_MAX_NDIM)
+                return NULL;
+            memcpy(cur_shape, out_shape, sizeof(int64_t) * (size_t)out);
+            memcpy(cur_strides, out_strides, sizeof(int64_t) * (size_t)out);
+            memcpy(cur_shape + out, shape + src, sizeof(int64_t) * (size_t)(nd - src));
+            memcpy(cur_strides + out, strides + src, sizeof(int64_t) * (size_t)(nd - src));
+            if (lt_layout_unsqueeze_strides(cur_strides, (int32_t)cur, cur_shape, cur_strides, (int32_t)out) != LT_OK)
+                return NULL;
+            out_shape[out] = 1;
+            out_strides[out] = cur_strides[out];
+            out++;
+        } else if (PyLong_CheckExact(item)) {
+            int overflow = 0;
+            long long i = PyLong_AsLongLongAndOverflow(item, &overflow);
+            int64_t step;
+            if (overflow || i < -shape[src] || i >= shape[src])
+                return NULL;
+            if (i < 0)
+                i += shape[src];
+            if (__builtin_mul_overflow((int64_t)i, strides[src], &step) || __builtin_add_overflow(off, step, &off))
+                return NULL;
+            src++;
+        } else { /* a slice */
+            Py_ssize_t a, b, c;
+            int64_t len, step, new_stride;
+            if (PySlice_Unpack(item, &a, &b, &c) != 0 || c <= 0)
+                return NULL;
+            len = PySlice_AdjustIndices((Py_ssize_t)shape[src], &a, &b, c);
+            if (__builtin_mul_overflow((int64_t)a, strides[src], &step) || __builtin_add_overflow(off, step, &off) ||
+                __builtin_mul_overflow(strides[src], (int64_t)c, &new_stride))
+                return NULL;
+            out_shape[out] = len;
+            out_strides[out] = new_stride;
+            out++;
+            src++;
+        }
+        if (out > LT_MAX_NDIM)
+            return NULL;
+    }
+    for (; src < nd; src++, out++) {
+        if (out >= LT_MAX_NDIM)
+            return NULL;
+        out_shape[out] = shape[src];
+        out_strides[out] = strides[src];
+    }
+    PyObject *view = pyt_view_steal(t, pyt_int_tuple(out_shape, out), pyt_int_tuple(out_strides, out),
+                                    PyLong_FromLongLong(off));
+    return pyt_prov_fresh(view, PROV_INDEX, index, (PyObject *)t);
 }
 
-/* t[index] (the Tensor's subscript slot). t[i] and t[a:b:c] with step > 0,
- * on dim 0 of a tensor that does not require grad, are views built here
- * (torch: about 0.7-1 us; here a fifth of that). Every other index, an index
- * out of range and a tensor in an autograd graph go to the Python method
- * Tensor._getitem (wrapped by autograd), which has the general indexer and
- * torch's errors. */
+/* t[index] (the Tensor's subscript slot). Basic indices (ints, slices with
+ * a positive step, None, one Ellipsis; basic_view) on a tensor that does
+ * not require grad are views built here (torch: about 0.7-1.3 us; here a
+ * fifth to a third of that). Every other index, an index out of range and
+ * a tensor in an autograd graph go to the Python method Tensor._getitem
+ * (wrapped by autograd), which has the general indexer and torch's errors. */
 PyObject *pyt_tensor_subscript(PyObject *self, PyObject *index)
 {
     static PyObject *slow_name;
     TensorObject *t = (TensorObject *)self;
-    int64_t n = 0, s0 = 0, off = 0, start = -1, step = 1, len = 0;
-    int fast = t->requires_grad == Py_False && PyTuple_Check(t->shape) && PyTuple_Size(t->shape) > 0;
-    if (fast) {
-        n = PyLong_AsLongLong(PyTuple_GetItem(t->shape, 0));
-        s0 = PyLong_AsLongLong(PyTuple_GetItem(t->strides, 0));
-        off = PyLong_AsLongLong(t->offset);
-        fast = !PyErr_Occurred();
-    }
-    if (fast && PyLong_CheckExact(index)) {
-        int overflow = 0;
-        long long i = PyLong_AsLongLongAndOverflow(index, &overflow);
-        if (!overflow && i >= -n && i < n) {
-            start = i < 0 ? i + n : i;
-            len = -1; /* select: drop dim 0 */
-        }
-    } else if (fast && PySlice_Check(index)) {
-        Py_ssize_t a, b, c;
-        if (PySlice_Unpack(index, &a, &b, &c) == 0 && c > 0) {
-            len = PySlice_AdjustIndices((Py_ssize_t)n, &a, &b, c);
-            start = a;
-            step = c;
-        }
-    }
-    PyErr_Clear(); /* whatever the fast path could not read, the Python path reports */
-    int64_t new_off, new_s0;
-    if (start >= 0 && !__builtin_mul_overflow(start, s0, &new_off) && !__builtin_add_overflow(new_off, off, &new_off) &&
-        !__builtin_mul_overflow(s0, step, &new_s0)) {
-        PyObject *shape, *strides;
-        if (len < 0) {
-            shape = tuple_head(t->shape, NULL);
-            strides = tuple_head(t->strides, NULL);
-        } else {
-            shape = tuple_head(t->shape, PyLong_FromLongLong(len));
-            strides = tuple_head(t->strides, PyLong_FromLongLong(new_s0));
-        }
-        PyObject *out = pyt_view_steal(t, shape, strides, PyLong_FromLongLong(new_off));
-        return pyt_prov_fresh(out, PROV_INDEX, prov_index_key(index), self);
+    if (t->requires_grad == Py_False) {
+        PyObject *out = basic_view(t, index);
+        if (out)
+            return out;
+        PyErr_Clear(); /* whatever the fast path could not read, the Python path reports */
     }
     if (!slow_name && !(slow_name = PyUnicode_InternFromString("_getitem")))
         return NULL;
     return PyObject_CallMethodObjArgs(self, slow_name, index, NULL);
 }
 
+/* ------------------------------------------------------------ many views in one call: unbind, split, chunk, iteration */
+
+/* The shape and strides of t as arrays, and its offset: 1, or 0 with an exception. */
+static int read_layout(TensorObject *t, int64_t *shape, int64_t *strides, Py_ssize_t *nd, int64_t *off)
+{
+    *nd = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM);
+    if (*nd < 0 || pyt_int64_tuple(t->strides, strides, LT_MAX_NDIM) != *nd) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "the tensor's shape and strides differ in length");
+        return 0;
+    }
+    *off = PyLong_AsLongLong(t->offset);
+    return !(*off == -1 && PyErr_Occurred());
+}
+
+/* select_views(t, d, dim_arg) -> tuple: t.select(d, i) for every i along
+ * dim d (already wrapped: 0 <= d < t.dim()), each recorded as a select with
+ * (dim_arg, i), as Views.select records it: unbind() and iteration, whose
+ * Python path makes one select per element. The views share one shape and
+ * one strides tuple (tuples are immutable; resize_ replaces them). */
+static PyObject *select_views(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3 || !pyt_is_tensor(args[0]) || !PyLong_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "select_views(t: Tensor, d: int, dim_arg)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], off;
+    Py_ssize_t nd;
+    if (!read_layout(t, shape, strides, &nd, &off))
+        return NULL;
+    long d = PyLong_AsLong(args[1]);
+    if (d < 0 || d >= nd) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "select_views: dim %ld is not one of the tensor's %zd", d, nd);
+        return NULL;
+    }
+    int64_t count = shape[d], step = strides[d];
+    for (Py_ssize_t k = d; k + 1 < nd; k++) { /* drop dim d */
+        shape[k] = shape[k + 1];
+        strides[k] = strides[k + 1];
+    }
+    PyObject *out = PyTuple_New((Py_ssize_t)count);
+    PyObject *shape_t = pyt_int_tuple(shape, nd - 1), *strides_t = pyt_int_tuple(strides, nd - 1);
+    if (!out || !shape_t || !strides_t)
+        goto fail;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t at;
+        if (__builtin_mul_overflow(i, step, &at) || __builtin_add_overflow(at, off, &at)) {
+            PyErr_SetString(PyExc_OverflowError, "select_views: an offset beyond int64");
+            goto fail;
+        }
+        PyObject *index = PyLong_FromLongLong(i);
+        PyObject *arg = index ? PyTuple_Pack(2, args[2], index) : NULL;
+        Py_XDECREF(index);
+        if (!arg)
+            goto fail;
+        Py_INCREF(shape_t);
+        Py_INCREF(strides_t);
+        PyObject *view = pyt_prov_fresh(pyt_view_steal(t, shape_t, strides_t, PyLong_FromLongLong(at)), PROV_SELECT,
+                                        arg, args[0]);
+        Py_DECREF(arg);
+        if (!view || PyTuple_SetItem(out, (Py_ssize_t)i, view) != 0)
+            goto fail;
+    }
+    Py_DECREF(shape_t);
+    Py_DECREF(strides_t);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(shape_t);
+    Py_XDECREF(strides_t);
+    return NULL;
+}
+
+/* narrow_views(t, d, lengths) -> tuple: t.narrow(d, start, n) for each n in
+ * lengths (a tuple of ints >= 0 that sum to at most t.shape[d]; d wrapped),
+ * the starts running on from 0, each recorded as a narrow with (d, start, n)
+ * as Views.split records it: split() and chunk() in one call. The caller has
+ * checked the lengths (Python raises torch's messages). */
+static PyObject *narrow_views(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3 || !pyt_is_tensor(args[0]) || !PyLong_CheckExact(args[1]) || !PyTuple_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "narrow_views(t: Tensor, d: int, lengths: tuple)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], off;
+    Py_ssize_t nd;
+    if (!read_layout(t, shape, strides, &nd, &off))
+        return NULL;
+    long d = PyLong_AsLong(args[1]);
+    if (d < 0 || d >= nd) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "narrow_views: dim %ld is not one of the tensor's %zd", d, nd);
+        return NULL;
+    }
+    Py_ssize_t count = PyTuple_Size(args[2]);
+    int64_t extent = shape[d], start = 0;
+    PyObject *out = PyTuple_New(count), *strides_t = pyt_int_tuple(strides, nd);
+    if (!out || !strides_t)
+        goto fail;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *n_obj = PyTuple_GetItem(args[2], k);
+        long long n = n_obj && PyLong_CheckExact(n_obj) ? PyLong_AsLongLong(n_obj) : -1;
+        int64_t at;
+        if (n < 0 || n > extent - start) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "narrow_views: lengths must be ints >= 0 within the extent %lld",
+                             (long long)extent);
+            goto fail;
+        }
+        if (__builtin_mul_overflow(start, strides[d], &at) || __builtin_add_overflow(at, off, &at)) {
+            PyErr_SetString(PyExc_OverflowError, "narrow_views: an offset beyond int64");
+            goto fail;
+        }
+        shape[d] = (int64_t)n;
+        PyObject *arg = Py_BuildValue("(lLO)", d, (long long)start, n_obj);
+        if (!arg)
+            goto fail;
+        Py_INCREF(strides_t);
+        PyObject *view = pyt_prov_fresh(pyt_view_steal(t, pyt_int_tuple(shape, nd), strides_t, PyLong_FromLongLong(at)),
+                                        PROV_NARROW, arg, args[0]);
+        Py_DECREF(arg);
+        if (!view || PyTuple_SetItem(out, k, view) != 0)
+            goto fail;
+        start += (int64_t)n;
+    }
+    Py_DECREF(strides_t);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(strides_t);
+    return NULL;
+}
+
+/* squeeze_view(t, dim) -> Tensor or None: t.squeeze() (dim None: every
+ * extent-1 dimension dropped) or t.squeeze(dim) for a plain int dim in
+ * range, recorded with dim as given, as Views.squeeze records it. None for
+ * the rest (a tuple of dims, an __index__ object, a dim out of range:
+ * Python's rules and errors). */
+static PyObject *squeeze_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !pyt_is_tensor(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "squeeze_view(t: Tensor, dim)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], off;
+    Py_ssize_t nd, kept = 0;
+    if (!read_layout(t, shape, strides, &nd, &off)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    long only = -1; /* the one dim to drop if its extent is 1; -1: every such dim */
+    if (args[1] != Py_None) {
+        long n = nd > 0 ? (long)nd : 1, d;
+        if (!PyLong_CheckExact(args[1]) || ((d = PyLong_AsLong(args[1])) == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        if (d < -n || d >= n)
+            Py_RETURN_NONE;
+        only = d < 0 ? d + n : d;
+    }
+    for (Py_ssize_t i = 0; i < nd; i++)
+        if (!(shape[i] == 1 && (only < 0 || i == only))) {
+            shape[kept] = shape[i];
+            strides[kept++] = strides[i];
+        }
+    Py_INCREF(t->offset);
+    PyObject *out = pyt_view_steal(t, pyt_int_tuple(shape, kept), pyt_int_tuple(strides, kept), t->offset);
+    return pyt_prov_fresh(out, PROV_SQUEEZE, args[1] == Py_None ? NULL : args[1], args[0]);
+}
+
+/* has_shape(t, args) -> bool: whether args, the sizes of a call such as
+ * resize_(*args) (plain ints, or one tuple or list of them), are t's shape
+ * exactly. False for anything else, including sizes that only compare equal
+ * (2.0, True): the caller's Python path normalises or refuses those. */
+static PyObject *has_shape(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !pyt_is_tensor(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "has_shape(t: Tensor, sizes: tuple)");
+        return NULL;
+    }
+    int64_t sizes[LT_MAX_NDIM], shape[LT_MAX_NDIM];
+    Py_ssize_t n = read_sizes(args[1], sizes);
+    if (n == -2)
+        PyErr_Clear();
+    if (n < 0 || pyt_int64_tuple(((TensorObject *)args[0])->shape, shape, LT_MAX_NDIM) != n) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    return PyBool_FromLong(memcmp(sizes, shape, sizeof(int64_t) * (size_t)n) == 0);
+}
+
+/* A tuple or list of plain ints within int64 into out: the count, or -1
+ * (declined, no exception) for anything else or more than LT_MAX_NDIM. */
+static Py_ssize_t plain_ints(PyObject *seq, int64_t *out)
+{
+    if (!PyTuple_CheckExact(seq) && !PyList_CheckExact(seq))
+        return -1;
+    Py_ssize_t n = PySequence_Size(seq);
+    if (n < 0 || n > LT_MAX_NDIM) {
+        PyErr_Clear();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyTuple_CheckExact(seq) ? PyTuple_GetItem(seq, i) : PyList_GetItem(seq, i);
+        int overflow = 0;
+        if (!x || !PyLong_CheckExact(x))
+            return -1;
+        out[i] = PyLong_AsLongLongAndOverflow(x, &overflow);
+        if (overflow || (out[i] == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return -1;
+        }
+    }
+    return n;
+}
+
+/* as_strided_view(t, size, stride, storage_offset) -> Tensor or None:
+ * t.as_strided(size, stride, storage_offset) when size and stride are
+ * tuples or lists of plain ints of one length, the strides are not negative,
+ * the offset is None (t's own) or a plain int >= 0, and the view lies inside
+ * the storage (lt_layout_check); recorded as Views.as_strided records it,
+ * (size, stride, offset or None). None for everything else: the Python path
+ * raises torch's errors. */
+static PyObject *as_strided_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4 || !pyt_is_tensor(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "as_strided_view(t: Tensor, size, stride, storage_offset)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t size[LT_MAX_NDIM], stride[LT_MAX_NDIM], off;
+    Py_ssize_t n = plain_ints(args[1], size);
+    if (n < 0 || plain_ints(args[2], stride) != n)
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (stride[i] < 0)
+            Py_RETURN_NONE;
+    PyObject *off_obj = args[3] == Py_None ? t->offset : args[3];
+    int overflow = 0;
+    if (!PyLong_CheckExact(off_obj) || (off = PyLong_AsLongLongAndOverflow(off_obj, &overflow)) < 0 || overflow) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int code = pyt_dtype_code_of(t->dtype);
+    StorageObject *st = (StorageObject *)t->storage;
+    if (code < 0 || lt_layout_check((int32_t)n, size, stride, off, lt_dtype_itemsize((lt_dtype)code),
+                                    lt_storage_nbytes(st->s)) != LT_OK)
+        Py_RETURN_NONE;
+    PyObject *size_t_ = pyt_int_tuple(size, n), *stride_t = pyt_int_tuple(stride, n);
+    PyObject *arg = size_t_ && stride_t ? PyTuple_Pack(3, size_t_, stride_t, args[3] == Py_None ? Py_None : off_obj)
+                                        : NULL;
+    if (!arg) {
+        Py_XDECREF(size_t_);
+        Py_XDECREF(stride_t);
+        return NULL;
+    }
+    Py_INCREF(off_obj);
+    PyObject *out = pyt_prov_fresh(pyt_view_steal(t, size_t_, stride_t, off_obj), PROV_AS_STRIDED, arg, args[0]);
+    Py_DECREF(arg);
+    return out;
+}
+
+/* diagonal_view(t, offset, dim1, dim2) -> Tensor or None: t.diagonal(offset,
+ * dim1, dim2) for plain ints, dims in range and distinct; recorded with
+ * (offset, dim1, dim2) as given. The diagonal goes last, its stride the sum
+ * of the two; the rule is Views.diagonal's. None for the rest (Python's
+ * errors). */
+static PyObject *diagonal_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4 || !pyt_is_tensor(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "diagonal_view(t: Tensor, offset, dim1, dim2)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], out_shape[LT_MAX_NDIM], out_strides[LT_MAX_NDIM], off;
+    Py_ssize_t nd;
+    long long v[3];
+    for (int k = 0; k < 3; k++) {
+        int overflow = 0;
+        if (!PyLong_CheckExact(args[k + 1]))
+            Py_RETURN_NONE;
+        v[k] = PyLong_AsLongLongAndOverflow(args[k + 1], &overflow);
+        if (overflow || v[k] < -(1LL << 40) || v[k] > (1LL << 40)) { /* no product below can overflow */
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+    }
+    if (!read_layout(t, shape, strides, &nd, &off)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    long long n = nd > 0 ? nd : 1, d1 = v[1], d2 = v[2], offset = v[0];
+    if (d1 < -n || d1 >= n || d2 < -n || d2 >= n || nd < 2)
+        Py_RETURN_NONE;
+    d1 = d1 < 0 ? d1 + n : d1;
+    d2 = d2 < 0 ? d2 + n : d2;
+    if (d1 == d2)
+        Py_RETURN_NONE;
+    int64_t s1 = shape[d1], s2 = shape[d2], len, start, at;
+    if (offset >= 0) {
+        len = s1 < s2 - offset ? s1 : s2 - offset;
+        start = offset * strides[d2];
+    } else {
+        len = s1 + offset < s2 ? s1 + offset : s2;
+        start = -offset * strides[d1];
+    }
+    len = len > 0 ? len : 0;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < nd; i++)
+        if (i != d1 && i != d2) {
+            out_shape[k] = shape[i];
+            out_strides[k++] = strides[i];
+        }
+    out_shape[k] = len;
+    if (__builtin_add_overflow(strides[d1], strides[d2], &out_strides[k]) ||
+        __builtin_add_overflow(off, len ? start : 0, &at))
+        Py_RETURN_NONE;
+    PyObject *arg = PyTuple_Pack(3, args[1], args[2], args[3]);
+    if (!arg)
+        return NULL;
+    PyObject *out = pyt_prov_fresh(pyt_view_steal(t, pyt_int_tuple(out_shape, k + 1), pyt_int_tuple(out_strides, k + 1),
+                                                  PyLong_FromLongLong(at)),
+                                   PROV_DIAGONAL, arg, args[0]);
+    Py_DECREF(arg);
+    return out;
+}
+
+/* setitem_basic(t, index, value) -> the written view t[index], or None
+ * (declined): t[index] = value for a basic index (basic_view) that is not
+ * t itself, a Python number filled in or a tensor copied in, as
+ * _indexing.setitem writes them (view._check_write(), then fill_ or copy_).
+ * Declines a tensor or value that requires grad (the in-place guard's
+ * refusals), a read-only storage or an expanded target (their errors), a
+ * value with more dims than the target (its leading ones are dropped in
+ * Python), and whatever fill_/copy_'s C paths decline. The view carries the
+ * index step's provenance; the caller records the write (note_write). */
+static PyObject *setitem_basic(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3 || !pyt_is_tensor(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "setitem_basic(t: Tensor, index, value)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    PyObject *index = args[1], *value = args[2];
+    int is_tensor = pyt_is_tensor(value);
+    if (t->requires_grad != Py_False || ((StorageObject *)t->storage)->readonly != Py_False ||
+        index == Py_Ellipsis || (PyTuple_CheckExact(index) && PyTuple_Size(index) == 0) ||
+        (is_tensor ? ((TensorObject *)value)->requires_grad != Py_False
+                   : !(PyFloat_CheckExact(value) || PyLong_CheckExact(value) || PyBool_Check(value) ||
+                       PyComplex_CheckExact(value))))
+        Py_RETURN_NONE;
+    if (PyTuple_CheckExact(index)) { /* t[..., ...]-like keys of Ellipsis alone write t itself: Python records that */
+        int only_ellipsis = 1;
+        for (Py_ssize_t k = 0; k < PyTuple_Size(index); k++)
+            only_ellipsis &= PyTuple_GetItem(index, k) == Py_Ellipsis;
+        if (only_ellipsis)
+            Py_RETURN_NONE;
+    }
+    PyObject *view = basic_view(t, index);
+    if (!view) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    TensorObject *v = (TensorObject *)view;
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
+    Py_ssize_t nd = pyt_int64_tuple(v->shape, shape, LT_MAX_NDIM);
+    PyObject *done = NULL;
+    if (nd >= 0 && pyt_int64_tuple(v->strides, strides, LT_MAX_NDIM) == nd &&
+        !lt_layout_has_internal_overlap((int32_t)nd, shape, strides) &&
+        (!is_tensor || PyTuple_Size(((TensorObject *)value)->shape) <= nd))
+        done = is_tensor ? pyt_copy_inplace(view, value) : pyt_fill_inplace(view, value);
+    PyErr_Clear(); /* a failed read of the layout: declined */
+    if (!done) {
+        Py_DECREF(view);
+        Py_RETURN_NONE;
+    }
+    int declined = done == Py_None;
+    Py_DECREF(done);
+    if (declined) {
+        Py_DECREF(view);
+        Py_RETURN_NONE;
+    }
+    return view;
+}
+
 PyMethodDef pyt_view_methods[] = {
+    {"squeeze_view", (PyCFunction)(void (*)(void))squeeze_view, METH_FASTCALL,
+     "squeeze_view(t, dim): squeeze()'s common case; None when declined."},
+    {"has_shape", (PyCFunction)(void (*)(void))has_shape, METH_FASTCALL,
+     "has_shape(t, sizes): whether the plain-int sizes are t's shape (resize_'s no-op test)."},
+    {"as_strided_view", (PyCFunction)(void (*)(void))as_strided_view, METH_FASTCALL,
+     "as_strided_view(t, size, stride, storage_offset): as_strided's common case; None when declined."},
+    {"diagonal_view", (PyCFunction)(void (*)(void))diagonal_view, METH_FASTCALL,
+     "diagonal_view(t, offset, dim1, dim2): diagonal's common case; None when declined."},
+    {"setitem_basic", (PyCFunction)(void (*)(void))setitem_basic, METH_FASTCALL,
+     "setitem_basic(t, index, value): t[index] = value for a basic index, in one call; the view, or None."},
     {"reshape_view", (PyCFunction)(void (*)(void))reshape_view, METH_FASTCALL, "view/reshape's common case."},
+    {"select_views", (PyCFunction)(void (*)(void))select_views, METH_FASTCALL,
+     "select_views(t, d, dim_arg): t.select(d, i) for every i, in one call (unbind, iteration)."},
+    {"narrow_views", (PyCFunction)(void (*)(void))narrow_views, METH_FASTCALL,
+     "narrow_views(t, d, lengths): consecutive narrows along d, in one call (split, chunk)."},
     {NULL, NULL, 0, NULL},
 };

@@ -15,12 +15,13 @@ from . import dtypes as _dt
 from ._core import Size, TensorBase, empty, make, wrap_dim
 from ._device import CPU, device  # noqa: F401  (device: the annotation of the property named device)
 from ._ffi import ffi, shim
-from ._layout import extent, has_internal_overlap, numel as _numel
+from ._layout import extent, has_internal_overlap
 from ._provenance import OP
 from ._storage import TypedStorage, UntypedStorage
 
 _is_contiguous = shim.is_contiguous  # lt_layout_is_contiguous on the object, one C call
 _note_write = shim.note_write  # bumps the storage's version and records the writer
+_fast_numel = shim.numel
 _P_DETACH = OP["detach"]
 
 
@@ -103,7 +104,7 @@ class Fields:
         return self.numel() * self._dtype.itemsize
 
     def numel(self) -> int:
-        return _numel(self._shape)
+        return _fast_numel(self)  # lt_layout_numel over the shape, one C call
 
     nelement = numel
 

@@ -8,7 +8,6 @@ follows, and the Python path's, are libtensor's (pytensor._layout).
 """
 from __future__ import annotations
 
-import itertools
 import operator
 import warnings
 from typing import Self
@@ -25,6 +24,11 @@ from .errors import check
 reshape_view = shim.reshape_view  # view/reshape's common case in C; None: the Python path decides
 permute_view = shim.permute_view  # permute/t/T in one C call; None: the Python path below (its refusals)
 expand_view = shim.expand_view  # expand's common case in one C call; None: the Python path below
+as_strided_view = shim.as_strided_view  # as_strided's common case in one C call; None: the Python path
+diagonal_view = shim.diagonal_view  # diagonal's common case in one C call; None: the Python path
+squeeze_view = shim.squeeze_view  # squeeze() and squeeze(int) in one C call; None: the Python path
+select_views = shim.select_views  # unbind's selects, all in one C call
+narrow_views = shim.narrow_views  # split's narrows, all in one C call (the lengths checked here first)
 _note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see _provenance.py)
 (_P_VIEW, _P_RESHAPE, _P_VIEW_DTYPE, _P_T, _P_MT, _P_TRANSPOSE, _P_T_METHOD, _P_PERMUTE, _P_SQUEEZE, _P_UNSQUEEZE,
  _P_EXPAND, _P_NARROW, _P_SELECT, _P_UNFOLD, _P_AS_STRIDED, _P_DIAGONAL) = (OP[n] for n in (
@@ -276,13 +280,19 @@ class Views:
                           tuple(dims))
 
     def movedim(self, source, destination):
-        n = self.dim()
-        order = [d for d in range(n) if d != wrap_dim(source, n)]
-        order.insert(wrap_dim(destination, n), wrap_dim(source, n))
-        return self.permute(tuple(order))
+        n = len(self._shape)
+        src = wrap_dim(source, n)
+        order = [d for d in range(n) if d != src]
+        order.insert(wrap_dim(destination, n), src)
+        order = tuple(order)
+        r = permute_view(self, order, _P_PERMUTE)  # self.permute(order)'s C path, recorded the same
+        return r if r is not None else self.permute(order)
 
     def squeeze(self, dim=None):
         """Drop dimensions of extent 1 (all, or those named); a view."""
+        t = squeeze_view(self, dim)
+        if t is not None:
+            return t
         n = self.dim()
         if dim is None:
             keep = [i for i in range(n) if self._shape[i] != 1]
@@ -335,21 +345,26 @@ class Views:
 
     def flatten(self, start_dim=0, end_dim=-1):
         """Merge dimensions start_dim..end_dim; a view when possible, else a copy (as reshape)."""
-        n = self.dim()
+        n = len(self._shape)
         if n == 0:
             return self.reshape(1)
-        s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
+        if start_dim.__class__ is int and end_dim.__class__ is int and -n <= start_dim < n and -n <= end_dim < n:
+            s, e = start_dim % n, end_dim % n  # wrap_dim's answer for plain ints in range, without the call
+        else:
+            s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
         if s > e:
             raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
         if s == e:
             return self  # nothing to merge: torch returns the tensor itself
         shape = self._shape[:s] + (numel(self._shape[s:e + 1]),) + self._shape[e + 1:]
-        return self.reshape(shape)
+        return reshape_view(self, (shape,), _P_RESHAPE)  # self.reshape(shape)'s C path, recorded the same
 
     def unflatten(self, dim, sizes):
-        d = wrap_dim(dim, self.dim())
+        d = wrap_dim(dim, len(self._shape))
         sizes = infer_shape(tuple(sizes), self._shape[d])
-        return self.view(self._shape[:d] + sizes + self._shape[d + 1:])
+        shape = self._shape[:d] + sizes + self._shape[d + 1:]
+        r = reshape_view(self, (shape,), _P_VIEW)  # self.view(shape)'s C path, recorded the same
+        return r if r is not None else self.view(shape)
 
     def narrow(self, dim, start, length):
         """Elements start..start+length-1 along ``dim`` (a view)."""
@@ -413,6 +428,9 @@ class Views:
 
     def as_strided(self, size, stride, storage_offset=None):
         """Any view of the same storage; checked to lie inside it."""
+        t = as_strided_view(self, size, stride, storage_offset)
+        if t is not None:
+            return t
         size = check_int64("size", tuple(map(operator.index, size)))
         stride = check_int64("stride", tuple(map(operator.index, stride)))
         if len(size) != len(stride):
@@ -429,6 +447,9 @@ class Views:
         return self._view(size, stride, off, _P_AS_STRIDED, (size, stride, None if storage_offset is None else off))
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
+        t = diagonal_view(self, offset, dim1, dim2)
+        if t is not None:
+            return t
         n = self.dim()
         d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
         if d1 == d2:
@@ -457,8 +478,8 @@ class Views:
             if split_size == 0 and size != 0:
                 raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of "
                                    f"{size}")
-            bounds = list(range(0, size, split_size)) if split_size else []
-            return tuple(self.narrow(d, b, min(split_size, size - b)) for b in bounds or [0])
+            bounds = range(0, size, split_size) if split_size else ()
+            return narrow_views(self, d, tuple([min(split_size, size - b) for b in bounds]) if bounds else (0,))
         try:
             sizes = [operator.index(n) for n in split_size]
         except TypeError:
@@ -472,8 +493,7 @@ class Views:
         if sum(sizes) != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
                                f"at dimension {d}), but got split_sizes={sizes}")
-        starts = itertools.accumulate([0] + sizes[:-1])
-        return tuple(self.narrow(d, b, n) for b, n in zip(starts, sizes))
+        return narrow_views(self, d, tuple(sizes))
 
     def chunk(self, chunks, dim=0):
         """At most ``chunks`` views along ``dim``, each ``ceil(extent / chunks)``
@@ -483,13 +503,18 @@ class Views:
         chunks = int64_arg("chunk", "chunks", chunks)
         if chunks <= 0:
             raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-        size = self.size(dim)
+        d = wrap_dim(dim, len(self._shape))
+        size = self._shape[d]
         if size == 0:
-            return self.split([0] * chunks, dim)
-        return self.split(-(-size // chunks), dim)
+            return narrow_views(self, d, (0,) * chunks)
+        step = -(-size // chunks)  # split(step, dim)'s views: chunks of step, the last shorter
+        return narrow_views(self, d, tuple([min(step, size - b) for b in range(0, size, step)]))
 
     def unbind(self, dim=0):
-        return tuple(self.select(dim, i) for i in range(self.size(dim)))
+        """Every select along ``dim`` (views), as a tuple."""
+        if not self._shape:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        return select_views(self, wrap_dim(dim, len(self._shape)), dim)
 
 
 def _part_value(value):

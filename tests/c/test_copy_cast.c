@@ -365,6 +365,34 @@ static void test_fill(void)
     CHECK_INT(one, 44);
 }
 
+/* The fill's blocked inner loop: every itemsize, every length around its
+ * 32-element blocks, dense and strided, from an address aligned to nothing
+ * but a byte: every element holds the value and no byte around it moves. */
+static void test_fill_blocks(void)
+{
+    static const lt_dtype dtypes[] = {LT_UINT8, LT_INT16, LT_FLOAT32, LT_FLOAT64, LT_COMPLEX128};
+    const double value[2] = {-3.0, 7.0}; /* as complex128: -3+7j; as the others, the real part */
+    for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++) {
+        size_t itemsize = lt_dtype_itemsize(dtypes[k]);
+        unsigned char want[16];
+        CHECK_INT(lt_copy(want, NULL, dtypes[k], value, NULL, LT_COMPLEX128, 0, NULL), LT_OK);
+        for (int64_t n = 0; n <= 1030; n += n < 70 ? 1 : 239) {
+            for (int64_t step = 1; step <= 3; step += 2) {
+                int64_t shape[1] = {n}, strides[1] = {step};
+                size_t origin = 16 + 1; /* odd: no element is aligned to its size */
+                guarded g = guarded_new(origin + (size_t)(n * step) * itemsize + 16);
+                CHECK_INT(lt_fill(g.bytes + origin, strides, dtypes[k], value, LT_COMPLEX128, 1, shape), LT_OK);
+                int wrong = 0;
+                for (int64_t i = 0; i < n; i++)
+                    wrong += memcmp(g.bytes + origin + (size_t)(i * step) * itemsize, want, itemsize) != 0;
+                CHECK_INT(wrong, 0);
+                CHECK_INT(guard_damage(&g, origin, 1, shape, strides, itemsize), 0);
+                free(g.bytes);
+            }
+        }
+    }
+}
+
 /* x.T.contiguous() and relatives: tiles, conversion, batches, threads. */
 static void test_transposes(void)
 {
@@ -534,6 +562,7 @@ int main(void)
     test_shapes();
     test_errors();
     test_fill();
+    test_fill_blocks();
     test_transposes();
     test_threads_and_large_copies();
     test_low_precision();

@@ -1,0 +1,193 @@
+"""as_strided(), diagonal(), numel() and resize_as_()'s common cases in one call: where the C path
+answers, it answers as the Python path (the same method with the C path out of the way) and as
+torch; every case it declines gets the Python path's answer or error."""
+import itertools
+
+import numpy as np
+import pytest
+
+import pytensor
+from pytensor import _provenance, _tensor_views
+from support import require_module
+
+
+def _outcome(fn):
+    try:
+        v = fn()
+    except Exception as e:  # noqa: BLE001  the refusal is the answer
+        return ("raises", type(e).__name__, str(e))
+    return (tuple(v.shape), v.stride(), v.storage_offset(), v._bits, v.tolist(), _provenance.provenance(v)[0])
+
+
+def _python_path(monkeypatch, name, fn):
+    with monkeypatch.context() as m:
+        m.setattr(_tensor_views, name, lambda *args: None)
+        return _outcome(fn)
+
+
+def _sources():
+    yield pytensor.arange(24.0).view(4, 6)
+    yield pytensor.arange(30.0)[5:].view(5, 5).T
+    yield pytensor.arange(24.0).view(2, 3, 4)
+    yield pytensor.from_numpy(np.arange(12).reshape(3, 4) * (1 + 2j)).conj()
+
+
+def test_as_strided_answers_as_the_python_path_and_torch(monkeypatch):
+    torch = require_module("torch")
+    taken = declined = 0
+    for t in _sources():
+        for size, stride, off in itertools.product(
+                [(2, 3), [3, 2], (0, 5), (), (2, 2, 2), (4,)], [(1, 2), [3, 1], (0, 1), (), (1, 1, 1), (-1,), (5,)],
+                [None, 0, 3, 50, -1, 2**70, np.int64(2)]):
+            c_answer = _tensor_views.as_strided_view(t, size, stride, off)
+            want = _python_path(monkeypatch, "as_strided_view", lambda: t.as_strided(size, stride, off))
+            assert _outcome(lambda: t.as_strided(size, stride, off)) == want, (size, stride, off)
+            if c_answer is None:
+                declined += 1
+                continue
+            taken += 1
+            assert _outcome(lambda: c_answer) == want
+            if not t.dtype.is_complex:
+                flat = torch.arange(t.untyped_storage().nbytes() // 4, dtype=torch.float32)
+                tt = torch.as_strided(flat, tuple(t.shape), t.stride(), t.storage_offset())
+                w = tt.as_strided(size, stride, off)
+                assert (tuple(w.shape), w.stride(), w.storage_offset()) == want[:3]
+    assert taken > 40 and declined > 100, (taken, declined)
+
+
+def test_diagonal_answers_as_the_python_path_and_torch(monkeypatch):
+    torch = require_module("torch")
+    taken = declined = 0
+    for t in list(_sources()) + [pytensor.arange(5.0), pytensor.tensor(1.0)]:
+        for offset, d1, d2 in itertools.product([0, 1, -2, 7, -9, 2**50], [0, 1, -1, 2, 3, True], [1, 0, -1, 2]):
+            c_answer = _tensor_views.diagonal_view(t, offset, d1, d2)
+            want = _python_path(monkeypatch, "diagonal_view", lambda: t.diagonal(offset, d1, d2))
+            assert _outcome(lambda: t.diagonal(offset, d1, d2)) == want, (offset, d1, d2)
+            if c_answer is None:
+                declined += 1
+                continue
+            taken += 1
+            assert _outcome(lambda: c_answer) == want
+            if not t.dtype.is_complex:
+                flat = torch.arange(t.untyped_storage().nbytes() // 4, dtype=torch.float32)
+                tt = torch.as_strided(flat, tuple(t.shape), t.stride(), t.storage_offset())
+                w = tt.diagonal(offset, d1, d2)
+                assert (tuple(w.shape), w.stride(), w.storage_offset()) == want[:3]
+    assert taken > 80 and declined > 40, (taken, declined)
+
+
+def test_numel_and_resize_as_():
+    for shape in [(), (0,), (3, 0, 2), (2, 3, 4), (1,) * 10]:
+        t = pytensor.zeros(shape)
+        assert t.numel() == t.nelement() == int(np.prod(shape)) and type(t.numel()) is int
+    t, other = pytensor.zeros(2, 3), pytensor.ones(2, 3)
+    before = (t.shape, t.stride(), t.data_ptr())
+    assert t.resize_as_(other) is t and (t.shape, t.stride(), t.data_ptr()) == before
+    assert t.resize_as_(pytensor.zeros(3, 2)) is t and t.shape == (3, 2)
+    with pytest.raises(RuntimeError, match="require grad"):
+        pytensor.zeros(2, requires_grad=True).resize_as_(pytensor.zeros(2))  # refused even at the same shape
+    with pytest.raises(NotImplementedError):
+        t.resize_as_(t, memory_format="channels_last")
+
+
+def _chain(v):
+    return [(s.op, s.text, s.shared) for s in _provenance.provenance(v)]
+
+
+@pytest.mark.parametrize("make", [lambda: pytensor.arange(24.0).view(4, 6).T,
+                                  lambda: pytensor.arange(24, dtype=pytensor.int16).view(2, 3, 4).permute(2, 0, 1),
+                                  lambda: pytensor.arange(48.0).view(6, 8)[:, :3],
+                                  lambda: pytensor.from_numpy(np.arange(12).reshape(3, 4) * (1 + 2j)).T.conj()],
+                         ids=["transposed", "permuted", "strided", "conjugate"])
+def test_reshape_copy_in_c_matches_contiguous_then_view(make):
+    t = make()
+    for shape in [(-1,), (t.numel(),), (2, -1), (1, t.numel(), 1)]:
+        got = t.reshape(shape)
+        want = t.contiguous().view(tuple(got.shape))  # the public two steps the Python path takes (sizes inferred)
+        assert (tuple(got.shape), got.stride(), got.storage_offset(), got._bits, got.tolist()) == \
+            (tuple(want.shape), want.stride(), want.storage_offset(), want._bits, want.tolist())
+        assert got.untyped_storage() is not t.untyped_storage()
+        assert _chain(got) == _chain(want), shape
+
+
+def test_reshape_copy_of_a_graph_is_recorded():
+    x = pytensor.arange(6.0).view(2, 3).requires_grad_()
+    y = x.T.reshape(6)
+    assert y.grad_fn.name() == "UnsafeViewBackward0" or y.grad_fn.name() == "ViewBackward0"
+    (y * pytensor.arange(6.0)).sum().backward()
+    assert x.grad.tolist() == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+
+
+def test_flatten_movedim_unflatten_record_what_their_public_steps_record():
+    t = pytensor.arange(24.0).view(2, 3, 4)
+    for v, w in [(t.flatten(), t.reshape((24,))), (t.flatten(1), t.reshape((2, 12))),
+                 (t.flatten(-2, -1), t.reshape((2, 12))), (t.permute(2, 1, 0).flatten(), t.permute(2, 1, 0).reshape((24,))),
+                 (t.movedim(2, 0), t.permute((2, 0, 1))), (t.movedim(-1, 1), t.permute((0, 2, 1))),
+                 (t.unflatten(2, (2, -1)), t.view((2, 3, 2, 2)))]:
+        assert (tuple(v.shape), v.stride(), v.tolist()) == (tuple(w.shape), w.stride(), w.tolist())
+        assert _chain(v) == _chain(w)
+    assert t.flatten(1, 1) is t and t.flatten(np.int64(0), np.int64(1)).shape == (6, 4)
+    with pytest.raises(RuntimeError):
+        t.flatten(2, 0)
+    with pytest.raises(IndexError):
+        t.flatten(0, 3)
+
+
+def test_get_num_threads_reads_what_set_num_threads_set():
+    old = pytensor.get_num_threads()
+    try:
+        for n in (1, 3, 2):
+            pytensor.set_num_threads(n)
+            assert pytensor.get_num_threads() == n and type(pytensor.get_num_threads()) is int
+    finally:
+        pytensor.set_num_threads(old)
+    with pytest.raises(TypeError):
+        pytensor.get_num_threads(1)
+
+
+@pytest.mark.parametrize("sizes", [(2, 3), ((2, 3),), ([2, 3],), (3, 2), (2.0, 3), (True, 3), (np.int64(2), 3), (),
+                                   (6,), ((2, 3, 1),)], ids=repr)
+@pytest.mark.parametrize("grad", [False, True])
+def test_resize_to_its_own_shape_answers_as_the_python_path(sizes, grad, monkeypatch):
+    from pytensor import _tensor_writes
+
+    def outcome(t):
+        try:
+            r = t.resize_(*sizes)
+        except Exception as e:  # noqa: BLE001  the refusal is the answer
+            return ("raises", type(e).__name__, str(e))
+        return (r is t, tuple(t.shape), t.stride(), t.data_ptr() == ptr)
+
+    make = (lambda: pytensor.arange(12.0)[:6].view(3, 2).T.requires_grad_(grad))  # shape (2, 3), not contiguous
+    t = make()
+    ptr = t.data_ptr()
+    got = outcome(t)
+    with monkeypatch.context() as m:
+        m.setattr(_tensor_writes, "_has_shape", lambda *args: False)
+        t = make()
+        ptr = t.data_ptr()
+        want = outcome(t)
+    assert got == want
+
+
+def test_squeeze_answers_as_the_python_path_and_torch(monkeypatch):
+    torch = require_module("torch")
+    taken = declined = 0
+    for shape in [(), (1,), (3,), (1, 3, 1), (2, 1, 1, 4), (0, 1)]:
+        n = int(np.prod(shape))
+        bases = [pytensor.arange(n + 1, dtype=pytensor.float32)[1:].view(shape)]
+        bases.append(pytensor.from_numpy(np.asarray(np.arange(n).reshape(shape) * (1 + 1j))).conj())
+        for t in bases:
+            for dim in [None, 0, 1, -1, 2, -4, 5, (0, 1), np.int64(0), True]:
+                c_answer = _tensor_views.squeeze_view(t, dim)
+                want = _python_path(monkeypatch, "squeeze_view", lambda: t.squeeze(dim))
+                assert _outcome(lambda: t.squeeze(dim)) == want, (shape, dim)
+                if c_answer is None:
+                    declined += 1
+                    continue
+                taken += 1
+                assert _outcome(lambda: c_answer) == want
+                if not t.dtype.is_complex:
+                    w = torch.zeros(shape).squeeze() if dim is None else torch.zeros(shape).squeeze(dim)
+                    assert tuple(w.shape) == want[0], (shape, dim)
+    assert taken > 40 and declined > 40, (taken, declined)
