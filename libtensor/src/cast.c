@@ -370,3 +370,34 @@ lt__kernel lt__cast_kernel(lt_dtype dst, lt_dtype src)
         return copy_16;
     }
 }
+
+/* ------------------------------------------------------------ complex sign flips */
+
+/* One XOR per 64-bit word with the sign bits to flip (even words, odd
+ * words): the compiler vectorizes it; a complex64 element is one word. */
+LT__HOT static void xor_words(char *dst, const char *src, int64_t nwords, uint64_t even, uint64_t odd)
+{
+    for (int64_t i = 0; i + 2 <= nwords; i += 2) {
+        LT__STORE(uint64_t, dst + 8 * i, LT__LOAD(uint64_t, src + 8 * i) ^ even);
+        LT__STORE(uint64_t, dst + 8 * i + 8, LT__LOAD(uint64_t, src + 8 * i + 8) ^ odd);
+    }
+    if (nwords & 1)
+        LT__STORE(uint64_t, dst + 8 * (nwords - 1), LT__LOAD(uint64_t, src + 8 * (nwords - 1)) ^ even);
+}
+
+lt_status lt_complex_negate_parts(void *dst, const void *src, int64_t n, lt_dtype dtype, int negate_real,
+                                  int negate_imag)
+{
+    if (dtype != LT_COMPLEX64 && dtype != LT_COMPLEX128)
+        return lt__fail(LT_EDTYPE, "lt_complex_negate_parts: %s is not a complex dtype", lt_dtype_name(dtype));
+    if (!dst || !src || n < 0)
+        return lt__fail(LT_EINVAL, "lt_complex_negate_parts: a NULL buffer or %lld elements", (long long)n);
+    if (dtype == LT_COMPLEX64) { /* re in the low half of each word (little-endian), im in the high */
+        uint64_t mask = (negate_real ? UINT64_C(0x80000000) : 0) | (negate_imag ? UINT64_C(0x80000000) << 32 : 0);
+        xor_words((char *)dst, (const char *)src, n, mask, mask);
+    } else {
+        uint64_t sign = UINT64_C(1) << 63;
+        xor_words((char *)dst, (const char *)src, 2 * n, negate_real ? sign : 0, negate_imag ? sign : 0);
+    }
+    return LT_OK;
+}
