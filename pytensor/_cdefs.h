@@ -209,3 +209,5 @@ lt_status lt_random_normal(lt_generator *gen, lt_storage *storage, int64_t offse
 lt_status lt_random_int(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n,
                         uint64_t range, int64_t low);
 lt_status lt_random_perm(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n);
+lt_status lt_complex_negate_parts(void *dst, const void *src, int64_t n, lt_dtype dtype, int negate_real,
+                                  int negate_imag);

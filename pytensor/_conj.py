@@ -24,10 +24,10 @@ home:
 from __future__ import annotations
 
 from ._ffi import ffi, lib, shim
-from ._layout import contiguous_strides, numel, preserve_strides
+from ._layout import contiguous_strides, is_non_overlapping_and_dense, numel, preserve_strides
 from .errors import check
 
-__all__ = ["CONJ", "NEG", "raw", "materialise", "resolved", "for_write", "apply_bits_"]
+__all__ = ["CONJ", "NEG", "raw", "materialise", "conjugate_copy", "resolved", "for_write", "apply_bits_"]
 
 CONJ = 1  # the values are the stored bytes conjugated (complex dtypes only)
 NEG = 2   # the values are the stored bytes negated
@@ -59,7 +59,13 @@ def apply_bits_(t, bits):
         return t
     dt = t._dtype
     base = t._storage._addr + t._offset * dt.itemsize
-    if dt.is_complex:
+    if dt.is_complex and is_non_overlapping_and_dense(t._shape, t._strides) and min(t._strides, default=0) >= 0:
+        # dense with no negative stride (every caller's new memory): the elements are the block of numel
+        # elements from element 0, so one pass flips their sign bits
+        p = ffi.cast("char *", base)
+        check(lib.lt_complex_negate_parts(p, p, numel(t._shape), dt.code, 1 if bits & NEG else 0,
+                                          0 if bits == CONJ | NEG else 1))
+    elif dt.is_complex:
         part = dt.to_real()
         strides = [2 * s for s in t._strides]  # in parts: two per complex element
         if bits & NEG:
@@ -77,13 +83,30 @@ def materialise(t, bits):
     strides = preserve_strides(t._shape, t._strides)
     out = _make(shim.storage_new(numel(t._shape) * t._dtype.itemsize, False), t._dtype, t._shape, strides, 0)
     src = raw(t)
-    if numel(t._shape):
+    n, apply = numel(t._shape), bits & t._bits
+    if n and apply and t._dtype.is_complex and strides == tuple(t._strides) and min(strides, default=0) >= 0 and \
+            is_non_overlapping_and_dense(t._shape, t._strides):
+        # a dense input keeps its strides: both are the block of n elements from element 0, one pass
+        check(lib.lt_complex_negate_parts(ffi.cast("char *", out._storage._addr),
+                                          ffi.cast("char *", src._storage._addr + src._offset * src._dtype.itemsize),
+                                          n, t._dtype.code, 1 if apply & NEG else 0, 0 if apply == CONJ | NEG else 1))
+        out._bits = t._bits & ~bits
+        return out
+    if n:
         check(lib.lt_copy(ffi.cast("char *", out._storage._addr), out._strides, out._dtype.code,
                           ffi.cast("char *", src._storage._addr + src._offset * src._dtype.itemsize), src._strides,
                           src._dtype.code, len(t._shape), t._shape))
     apply_bits_(out, bits & t._bits)
     out._bits = t._bits & ~bits
     return out
+
+
+def conjugate_copy(t):
+    """New memory holding the conjugates of t's values (complex t), no bit: ``conj_physical``, in one pass
+    for a dense t (materialise of an alias whose conjugate bit is flipped)."""
+    alias = raw(t)
+    alias._bits = t._bits ^ CONJ
+    return materialise(alias, alias._bits)
 
 
 def resolved(t):

@@ -18,13 +18,18 @@ from . import dtypes as _dt
 from ._convert_in import as_tensor_operand, list_to_tensor
 from ._conj import resolved
 from ._core import TensorBase, empty, make, wrap_dim
-from ._ffi import ffi, lib
+from ._ffi import ffi, lib, shim
 from ._indexing import _apply as apply_index
 from ._indexing import _i64, _strides_over, mask_count, mask_positions, new_output, scatter
 from ._layout import broadcast_shapes, infer_dense_strides, preserve_strides
 from .autograd import as_input_grad, is_grad_enabled, no_grad, record
 from .errors import check
 
+# The common cases in one crossing (pytensor/_shim_index.c); each returns None to decline (grad, promotion,
+# conjugate/negative bits, rare dtypes, every refusal), and the Python code below is then the whole rule.
+_fast_join, _fast_where, _fast_flip, _fast_roll = shim.join, shim.where, shim.flip, shim.roll
+_fast_take, _fast_nonzero, _fast_put_index = shim.take_index, shim.nonzero, shim.put_index
+_SELECT, _TAKE, _GATHER = 0, 1, 2
 
 
 def _tracks_grad(*tensors):
@@ -90,6 +95,9 @@ def index_select(input, dim, index):
     tensor([[2, 0],
             [5, 3]])
     """
+    r = _fast_take(_SELECT, input, dim, index)
+    if r is not None:
+        return r
     _check_tensor("index_select", "input", input)
     index = _index_vector("index_select", index)
     if index.dim() > 1:
@@ -111,6 +119,9 @@ def index_select(input, dim, index):
 
 def take(input, index):
     """``input`` read as a 1-d tensor (row-major) at the positions ``index``; the result has index's shape."""
+    r = _fast_take(_TAKE, input, 0, index)
+    if r is not None:
+        return r
     _check_tensor("take", "input", input)
     index = _index_vector("take", index, (_dt.int64,))
     flat = input.reshape(-1)
@@ -123,6 +134,9 @@ def take(input, index):
 def gather(input, dim, index, *, sparse_grad=False):
     """``out[i][j][k] = input[index[i][j][k]][j][k]`` (for dim 0): index has input's number of
     dimensions and no extent larger than input's outside ``dim``; the result has index's shape."""
+    r = _fast_take(_GATHER, input, dim, index)
+    if r is not None:
+        return r
     _check_tensor("gather", "input", input)
     index = _index_vector("gather", index, (_dt.int64,))
     n = input.dim()
@@ -179,6 +193,10 @@ def masked_select(input, mask):
 def nonzero(input, *, as_tuple=False):
     """Coordinates of the nonzero elements, row-major: a (count, ndim) int64 tensor, or
     with ``as_tuple`` one int64 vector per dimension (a 0-d input counts as 1-d there)."""
+    if not as_tuple:
+        r = _fast_nonzero(input)
+        if r is not None:
+            return r
     _check_tensor("nonzero", "input", input)
     m = input if input._dtype is _dt.bool else (input != 0)
     n = m.dim()
@@ -196,6 +214,9 @@ def where(condition, input=None, other=None):
     in the dtype the two promote to. ``where(condition)`` is ``nonzero(condition, as_tuple=True)``."""
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    r = _fast_where(condition, input, other)
+    if r is not None:
+        return r
     _check_tensor("where", "condition", condition)
     if condition._dtype is not _dt.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
@@ -234,6 +255,9 @@ def _tensor_list(fn, tensors):
 def cat(tensors, dim=0):
     """The tensors joined along ``dim`` in new memory, in their promoted dtype. As torch, a 1-d
     tensor of size 0 is skipped whatever the others' shape."""
+    r = _fast_join(tensors, dim, False)
+    if r is not None:
+        return r
     tensors = _tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -291,6 +315,9 @@ def _cat_recorded(tensors, dim):
 
 def stack(tensors, dim=0):
     """The tensors (all one shape) joined along a new dimension ``dim``, in new memory."""
+    r = _fast_join(tensors, dim, True)
+    if r is not None:
+        return r
     tensors = _tensor_list("stack", tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -314,6 +341,9 @@ def _dims_arg(fn, dims, n):
 
 def flip(input, dims):
     """A copy with the order of the elements along each of ``dims`` reversed (torch never returns a view here)."""
+    r = _fast_flip(input, dims)
+    if r is not None:
+        return r
     _check_tensor("flip", "input", input)
     if not isinstance(dims, (tuple, list)):
         raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
@@ -343,6 +373,9 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """A copy with the elements shifted by ``shifts`` along ``dims``, wrapping around; with no dims
     the tensor is rolled as if flattened and then given its shape back."""
+    r = _fast_roll(input, shifts, dims)
+    if r is not None:
+        return r
     _check_tensor("roll", "input", input)
     shifts = (shifts,) if isinstance(shifts, int) or hasattr(shifts, "__index__") else tuple(shifts)
     if dims is None:
@@ -382,6 +415,10 @@ def index_put_(t, indices, values, accumulate=False):
     repeated index adds (``t[idx] += v`` itself reads, adds and writes, so a repeat counts once)."""
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put_(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
+    if indices.__class__ in (tuple, list) and len(indices) == 1 and isinstance(values, TensorBase) and \
+            accumulate.__class__ is bool and _fast_put_index(t, indices[0], values, accumulate) is not None:
+        t._version_bump()
+        return t
     _check_tensor("index_put_", "values", values)
     if values._dtype is not t._dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "

@@ -8,7 +8,15 @@ of the contract with the shim.
 from __future__ import annotations
 
 from . import _gather_ops as _g
+from ._core import TensorBase
+from ._ffi import shim
 from ._indexing import getitem, setitem
+
+# t[idx] with one int64 index tensor, t[idx] = v and t[mask] = number in one crossing
+# (pytensor/_shim_index.c); None declines to the Python rules in _indexing.
+_fast_take, _fast_put_index, _fast_put_mask, _note_write = shim.take_index, shim.put_index, shim.put_mask, \
+    shim.note_write
+_GETITEM = 3
 
 
 class Indexing:
@@ -18,12 +26,20 @@ class Indexing:
     __slots__ = ()
 
     def __setitem__(self, index, value):
+        if isinstance(index, TensorBase) and (_fast_put_index(self, index, value, False) is not None or
+                                              _fast_put_mask(self, index, value) is not None):
+            _note_write(self)
+            return
         setitem(self, index, value)
 
     # t[index] is the C base's subscript slot (the shim's tensor_subscript): t[i] and t[a:b:c]
     # on dim 0 of a tensor that does not require grad are built there; every
     # other index, and every error, comes here.
     def _getitem(self, index):
+        if isinstance(index, TensorBase):
+            r = _fast_take(_GETITEM, self, 0, index)
+            if r is not None:
+                return r
         return getitem(self, index)
 
     def index_select(self, dim, index):

@@ -220,8 +220,7 @@ class Views:
         """The complex conjugate in new memory, with no bit (self for a real tensor, as torch)."""
         if not self._dtype.is_complex:
             return self
-        out = _conj.materialise(self, self._bits)  # new memory holding self's values
-        return _conj.apply_bits_(out, _conj.CONJ)
+        return _conj.conjugate_copy(self)
 
     def conj(self) -> Self:
         """The complex conjugate as a view: the same bytes with the conjugate bit flipped (torch's lazy

@@ -942,6 +942,17 @@ lt_status lt_random_int(lt_generator *gen, lt_storage *storage, int64_t offset, 
 /* A random permutation of 0 .. n-1 (Fisher-Yates), in any real dtype but bool. */
 lt_status lt_random_perm(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n);
 
+/* ---------------------------------------------------------------- complex parts (cast.c) */
+
+/* dst[i] = src[i] with the sign of its real part flipped when negate_real
+ * and of its imaginary part when negate_imag, for n dense elements of
+ * complex64 or complex128 (torch's conj() and neg() of the lazy bits: the
+ * sign bit flips, so 0 becomes -0, as torch's vectorized conj does). dst
+ * may be src (in place); otherwise they must not overlap. LT_EDTYPE for any
+ * other dtype, LT_EINVAL for a NULL pointer or a negative n. Borrows both. */
+lt_status lt_complex_negate_parts(void *dst, const void *src, int64_t n, lt_dtype dtype, int negate_real,
+                                  int negate_imag);
+
 #ifdef __cplusplus
 }
 #endif

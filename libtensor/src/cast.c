@@ -239,6 +239,77 @@ __attribute__((target("avx2"))) static void avx2_i64_from_f32(char *dst, const c
         LT__STORE(int64_t, dst + 8 * i, cvt64_f(LT__LOAD(float, src + 4 * i)));
 }
 
+/* float32 -> int16 / int8: cvttps2dq gives exactly cvt32_f (its "integer
+ * indefinite" INT32_MIN for NaN, +-inf and |x| >= 2^31), and the low 16 or 8
+ * bits are kept by masking and then packing without saturation (every
+ * masked value fits); the packs work within 128-bit lanes, so a permute puts
+ * the blocks back in order. */
+__attribute__((target("avx2"))) static void avx2_i16_from_f32(char *dst, const char *src, int64_t n)
+{
+    const __m256i low16 = _mm256_set1_epi32(0xffff);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256i a = _mm256_and_si256(_mm256_cvttps_epi32(_mm256_loadu_ps((const float *)(const void *)(src + 4 * i))),
+                                     low16);
+        __m256i b = _mm256_and_si256(
+            _mm256_cvttps_epi32(_mm256_loadu_ps((const float *)(const void *)(src + 4 * i + 32))), low16);
+        _mm256_storeu_si256((__m256i *)(void *)(dst + 2 * i),
+                            _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xd8));
+    }
+    for (; i < n; i++)
+        LT__STORE(int16_t, dst + 2 * i, f2i_f_INT16(LT__LOAD(float, src + 4 * i)));
+}
+
+__attribute__((target("avx2"))) static void avx2_i8_from_f32(char *dst, const char *src, int64_t n)
+{
+    const __m256i low8 = _mm256_set1_epi32(0xff), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i q[4];
+        for (int k = 0; k < 4; k++)
+            q[k] = _mm256_and_si256(
+                _mm256_cvttps_epi32(_mm256_loadu_ps((const float *)(const void *)(src + 4 * (i + 8 * k)))), low8);
+        __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(q[0], q[1]), _mm256_packus_epi32(q[2], q[3]));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_permutevar8x32_epi32(bytes, order));
+    }
+    for (; i < n; i++)
+        LT__STORE(int8_t, dst + i, f2i_f_INT8(LT__LOAD(float, src + 4 * i)));
+}
+
+/* float32 -> complex64 / complex128: each value beside a +0 imaginary part
+ * (interleaved with zeros, then the 128-bit halves put in order). */
+__attribute__((target("avx2"))) static void avx2_c64_from_f32(char *dst, const char *src, int64_t n)
+{
+    const __m256 zero = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = _mm256_loadu_ps((const float *)(const void *)(src + 4 * i));
+        __m256 lo = _mm256_unpacklo_ps(x, zero), hi = _mm256_unpackhi_ps(x, zero);
+        _mm256_storeu_ps((float *)(void *)(dst + 8 * i), _mm256_permute2f128_ps(lo, hi, 0x20));
+        _mm256_storeu_ps((float *)(void *)(dst + 8 * i + 32), _mm256_permute2f128_ps(lo, hi, 0x31));
+    }
+    for (; i < n; i++) {
+        LT__STORE(float, dst + 8 * i, LT__LOAD(float, src + 4 * i));
+        LT__STORE(float, dst + 8 * i + 4, 0.0f);
+    }
+}
+
+__attribute__((target("avx2"))) static void avx2_c128_from_f32(char *dst, const char *src, int64_t n)
+{
+    const __m256d zero = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m256d x = _mm256_cvtps_pd(_mm_loadu_ps((const float *)(const void *)(src + 4 * i)));
+        __m256d lo = _mm256_unpacklo_pd(x, zero), hi = _mm256_unpackhi_pd(x, zero);
+        _mm256_storeu_pd((double *)(void *)(dst + 16 * i), _mm256_permute2f128_pd(lo, hi, 0x20));
+        _mm256_storeu_pd((double *)(void *)(dst + 16 * i + 32), _mm256_permute2f128_pd(lo, hi, 0x31));
+    }
+    for (; i < n; i++) {
+        LT__STORE(double, dst + 16 * i, (double)LT__LOAD(float, src + 4 * i));
+        LT__STORE(double, dst + 16 * i + 8, 0.0);
+    }
+}
+
 /* Which vector loops this CPU runs (bit 1: F16C, bit 2: AVX2), none when
  * LT_CAST_BASELINE is "1"; racing first callers compute the same answer. */
 static int vector_paths(void)
@@ -266,6 +337,21 @@ static void cast_i64_f32_avx2(char *const *ptr, const ptrdiff_t *stride, int64_t
     else
         cast_INT64_FLOAT32(ptr, stride, n);
 }
+
+/* The dense case of each pair takes its vector loop, any other stride the portable one. */
+#define AVX2_DENSE(NAME, D, S, VEC)                                                \
+    static void NAME(char *const *ptr, const ptrdiff_t *stride, int64_t n)      \
+    {                                                                           \
+        if (stride[0] == (ptrdiff_t)sizeof(LT__ST(D)) && stride[1] == (ptrdiff_t)sizeof(LT__ST(S))) \
+            VEC(ptr[0], ptr[1], n);                                             \
+        else                                                                    \
+            cast_##D##_##S(ptr, stride, n);                                     \
+    }
+AVX2_DENSE(cast_i16_f32_avx2, INT16, FLOAT32, avx2_i16_from_f32)
+AVX2_DENSE(cast_i8_f32_avx2, INT8, FLOAT32, avx2_i8_from_f32)
+AVX2_DENSE(cast_c64_f32_avx2, COMPLEX64, FLOAT32, avx2_c64_from_f32)
+AVX2_DENSE(cast_c128_f32_avx2, COMPLEX128, FLOAT32, avx2_c128_from_f32)
+#undef AVX2_DENSE
 
 static void cast_bf16_f32_avx2(char *const *ptr, const ptrdiff_t *stride, int64_t n)
 {
@@ -350,6 +436,16 @@ lt__kernel lt__cast_kernel(lt_dtype dst, lt_dtype src)
         return cast_f32_f16_f16c;
     if (dst == LT_INT64 && src == LT_FLOAT32 && use_avx2())
         return cast_i64_f32_avx2;
+    if (src == LT_FLOAT32 && use_avx2()) {
+        if (dst == LT_INT16)
+            return cast_i16_f32_avx2;
+        if (dst == LT_INT8)
+            return cast_i8_f32_avx2;
+        if (dst == LT_COMPLEX64)
+            return cast_c64_f32_avx2;
+        if (dst == LT_COMPLEX128)
+            return cast_c128_f32_avx2;
+    }
     if (dst == LT_BFLOAT16 && src == LT_FLOAT32 && use_avx2())
         return cast_bf16_f32_avx2;
     if (dst == LT_FLOAT32 && src == LT_BFLOAT16 && use_avx2())
@@ -369,4 +465,35 @@ lt__kernel lt__cast_kernel(lt_dtype dst, lt_dtype src)
     default:
         return copy_16;
     }
+}
+
+/* ------------------------------------------------------------ complex sign flips */
+
+/* One XOR per 64-bit word with the sign bits to flip (even words, odd
+ * words): the compiler vectorizes it; a complex64 element is one word. */
+LT__HOT static void xor_words(char *dst, const char *src, int64_t nwords, uint64_t even, uint64_t odd)
+{
+    for (int64_t i = 0; i + 2 <= nwords; i += 2) {
+        LT__STORE(uint64_t, dst + 8 * i, LT__LOAD(uint64_t, src + 8 * i) ^ even);
+        LT__STORE(uint64_t, dst + 8 * i + 8, LT__LOAD(uint64_t, src + 8 * i + 8) ^ odd);
+    }
+    if (nwords & 1)
+        LT__STORE(uint64_t, dst + 8 * (nwords - 1), LT__LOAD(uint64_t, src + 8 * (nwords - 1)) ^ even);
+}
+
+lt_status lt_complex_negate_parts(void *dst, const void *src, int64_t n, lt_dtype dtype, int negate_real,
+                                  int negate_imag)
+{
+    if (dtype != LT_COMPLEX64 && dtype != LT_COMPLEX128)
+        return lt__fail(LT_EDTYPE, "lt_complex_negate_parts: %s is not a complex dtype", lt_dtype_name(dtype));
+    if (!dst || !src || n < 0)
+        return lt__fail(LT_EINVAL, "lt_complex_negate_parts: a NULL buffer or %lld elements", (long long)n);
+    if (dtype == LT_COMPLEX64) { /* re in the low half of each word (little-endian), im in the high */
+        uint64_t mask = (negate_real ? UINT64_C(0x80000000) : 0) | (negate_imag ? UINT64_C(0x80000000) << 32 : 0);
+        xor_words((char *)dst, (const char *)src, n, mask, mask);
+    } else {
+        uint64_t sign = UINT64_C(1) << 63;
+        xor_words((char *)dst, (const char *)src, 2 * n, negate_real ? sign : 0, negate_imag ? sign : 0);
+    }
+    return LT_OK;
 }
