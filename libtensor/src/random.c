@@ -593,6 +593,70 @@ static void store_int(char *dst, lt_dtype dtype, int64_t i, int64_t v)
 
 static int is_real_number(lt_dtype d) { return d <= LT_INT64 || is_float(d); } /* bool, the integers, the floats */
 
+/* Stores count int64 values as elements first .. first + count - 1 of dtype,
+ * the dtype decided once per call (store_int's conversions). */
+static void store_ints(char *dst, lt_dtype dtype, int64_t first, const int64_t *v, int64_t count)
+{
+#define STORE_LOOP(T) \
+    for (int64_t i = 0; i < count; i++) \
+        ((T *)dst)[first + i] = (T)v[i]; \
+    break
+    switch (dtype) {
+    case LT_UINT8: STORE_LOOP(uint8_t);
+    case LT_INT8: STORE_LOOP(int8_t);
+    case LT_INT16: STORE_LOOP(int16_t);
+    case LT_INT32: STORE_LOOP(int32_t);
+    case LT_UINT16: STORE_LOOP(uint16_t);
+    case LT_UINT32: STORE_LOOP(uint32_t);
+    case LT_INT64: STORE_LOOP(int64_t);
+    case LT_UINT64: STORE_LOOP(uint64_t);
+    default:
+        for (int64_t i = 0; i < count; i++)
+            store_int(dst, dtype, first + i, v[i]);
+        break;
+    }
+#undef STORE_LOOP
+}
+
+/* x mod d for a 32-bit x and a divisor d < 2^32 fixed for a whole fill, with
+ * one multiply instead of a division (Lemire, Kaser and Kurz, "Faster
+ * remainder by direct computation", 2019): m = floor((2^64 - 1) / d) + 1,
+ * then x mod d = ((m * x mod 2^64) * d) >> 64, exact for every 32-bit x and d
+ * (d = 1 gives m = 0 and the remainder 0). */
+static inline uint64_t fastmod_m(uint32_t d) { return UINT64_MAX / d + 1; }
+static inline uint32_t fastmod(uint32_t x, uint64_t m, uint32_t d)
+{
+    uint64_t low = m * x;
+    return (uint32_t)(((unsigned __int128)low * d) >> 64);
+}
+
+/* n integers (draw mod range) + low, under the lock: a round of words at a
+ * time, the sums in int64 and then stored in dtype. */
+static void int_fill(lt_generator *g, char *dst, lt_dtype dtype, int64_t n, uint64_t range, int64_t low)
+{
+    uint32_t w[ROUND];
+    int64_t vals[ROUND / 2];
+    /* torch 2.13 draws 64 bits from a range of 2^28 on, so that the modulo's
+     * skew stays small, and 32 bits below */
+    int wide = range >= (1ull << 28);
+    int64_t per = wide ? 2 : 1, step = ROUND / 2;
+    uint32_t d = (uint32_t)range;
+    uint64_t m = wide ? 0 : fastmod_m(d);
+    for (int64_t first = 0; first < n; first += step) {
+        int64_t count = n - first < step ? n - first : step;
+        int64_t *v = dtype == LT_INT64 ? (int64_t *)dst + first : vals;
+        draw_words(g, w, count * per);
+        if (wide)
+            for (int64_t i = 0; i < count; i++)
+                v[i] = (int64_t)(((((uint64_t)w[2 * i] << 32) | w[2 * i + 1]) % range) + (uint64_t)low);
+        else
+            for (int64_t i = 0; i < count; i++)
+                v[i] = (int64_t)((uint64_t)fastmod(w[i], m, d) + (uint64_t)low);
+        if (dtype != LT_INT64)
+            store_ints(dst, dtype, first, vals, count);
+    }
+}
+
 lt_status lt_random_int(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n,
                         uint64_t range, int64_t low)
 {
@@ -604,14 +668,8 @@ lt_status lt_random_int(lt_generator *gen, lt_storage *storage, int64_t offset, 
         return lt__fail(LT_EDTYPE, "random_: dtype %s has no integers to draw", lt_dtype_name(dtype));
     if (range == 0)
         return lt__fail(LT_EINVAL, "random_: the range is empty (low %" PRId64 ", high %" PRId64 ")", low, low);
-    /* torch 2.13 draws 64 bits from a range of 2^28 on, so that the modulo's
-     * skew stays small, and 32 bits below */
-    int wide = range >= (1ull << 28);
     lock();
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t w = wide ? draw64(gen) : draw32(gen);
-        store_int(dst, dtype, i, (int64_t)(w % range + (uint64_t)low));
-    }
+    int_fill(gen, dst, dtype, n, range, low);
     unlock();
     lt_storage_bump_version(storage);
     return LT_OK;
@@ -634,10 +692,17 @@ lt_status lt_random_perm(lt_generator *gen, lt_storage *storage, int64_t offset,
     if (n < (int64_t)(UINT32_MAX / 20)) {
         for (int64_t i = 0; i < n; i++)
             p[i] = i;
-        for (int64_t i = 0; i < n - 1; i++) {
-            int64_t z = (int64_t)(draw32(gen) % (uint64_t)(n - i)), keep = p[i];
-            p[i] = p[z + i];
-            p[z + i] = keep;
+        /* The draws a round at a time; n - i < 2^32 here, so the 32-bit
+         * remainder is the one torch takes in 64 bits. */
+        uint32_t w[ROUND];
+        for (int64_t first = 0; first < n - 1; first += ROUND) {
+            int64_t count = n - 1 - first < ROUND ? n - 1 - first : ROUND;
+            draw_words(gen, w, count);
+            for (int64_t k = 0; k < count; k++) {
+                int64_t i = first + k, z = i + (int64_t)(w[k] % (uint32_t)(n - i)), keep = p[i];
+                p[i] = p[z];
+                p[z] = keep;
+            }
         }
     } else { /* inside-out: 64-bit draws, so that n near 2^32 is not skewed */
         for (int64_t i = 0; i < n; i++) {
@@ -648,8 +713,7 @@ lt_status lt_random_perm(lt_generator *gen, lt_storage *storage, int64_t offset,
     }
     unlock();
     if (dtype != LT_INT64) {
-        for (int64_t i = 0; i < n; i++)
-            store_int(dst, dtype, i, p[i]);
+        store_ints(dst, dtype, 0, p, n);
         free(p);
     }
     lt_storage_bump_version(storage);

@@ -1,0 +1,52 @@
+"""randint and randperm against torch 2.13 at sizes past one round of draws.
+
+libtensor draws its words a round at a time (random.c: 2048 integers or 4096
+permutation steps per round), reduces a narrow draw with a multiply instead
+of a division (exact for every 32-bit word), and stores each dtype in its
+own loop; the numbers must still be torch's, bit for bit, across rounds."""
+import pytest
+
+import pytensor
+from support import require_module
+
+
+RANGES = [(0, 100), (0, 1), (-5, 5), (0, 2**28 - 1), (0, 2**28), (3, 2**31 + 7), (-2**40, 2**40), (0, 7),
+          (0, 2**32 - 1)]
+
+
+@pytest.mark.parametrize("low, high, dtype", [(lo, hi, dt) for lo, hi in RANGES for dt in ("int64", "int32", "float64")
+                                              if dt != "int32" or hi <= 2**31])
+def test_randint_across_rounds_is_torchs(low, high, dtype):
+    torch = require_module("torch")
+    n = 10_007  # five rounds and a part
+    pytensor.manual_seed(17)
+    torch.manual_seed(17)
+    ours = pytensor.randint(low, high, (n,), dtype=getattr(pytensor, dtype))
+    theirs = torch.randint(low, high, (n,), dtype=getattr(torch, dtype))
+    assert ours.numpy().tobytes() == theirs.numpy().tobytes()
+    # the stream continues where torch's does
+    assert pytensor.rand(5).numpy().tobytes() == torch.rand(5).numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "bool", "float16", "bfloat16"])
+def test_randint_small_dtypes_across_rounds_are_torchs(dtype):
+    torch = require_module("torch")
+    high = {"uint8": 256, "int8": 100, "int16": 3000, "bool": 2, "float16": 2048, "bfloat16": 256}[dtype]
+    pytensor.manual_seed(3)
+    torch.manual_seed(3)
+    ours = pytensor.randint(0, high, (5000, 3), dtype=getattr(pytensor, dtype))
+    theirs = torch.randint(0, high, (5000, 3), dtype=getattr(torch, dtype))
+    assert bytes(ours.untyped_storage()) == bytes(theirs.untyped_storage())
+
+
+@pytest.mark.parametrize("n, dtype", [(4097, "int64"), (4098, "int64"), (10_000, "int64"), (100_000, "int64"),
+                                      (9_000, "int32"), (8193, "float64"), (2049, "float16")])
+def test_randperm_across_rounds_is_torchs(n, dtype):
+    torch = require_module("torch")
+    pytensor.manual_seed(21)
+    torch.manual_seed(21)
+    ours = pytensor.randperm(n, dtype=getattr(pytensor, dtype))
+    theirs = torch.randperm(n, dtype=getattr(torch, dtype))
+    assert bytes(ours.untyped_storage()) == bytes(theirs.untyped_storage())
+    assert sorted(int(v) for v in ours.tolist()) == list(range(n))
+    assert pytensor.rand(5).numpy().tobytes() == torch.rand(5).numpy().tobytes()
