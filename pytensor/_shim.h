@@ -18,6 +18,7 @@
  *   _shim_safetensors.c  a safetensors header's common case
  *   _shim_shm.c        share_memory_()'s move of a storage's bytes
  *   _shim_ops.c        elementwise ops in one call (binary), result layout, is_contiguous
+ *   _shim_random.c     random numbers: the generator's handle, rand/randn/randint, uniform_/normal_
  *
  * Names: what several files share is declared here with the pyt_ prefix;
  * whatever one file uses alone stays static in it. All of it runs with the
@@ -244,5 +245,6 @@ extern PyMethodDef pyt_exchange_methods[];
 extern PyMethodDef pyt_safetensors_methods[];
 extern PyMethodDef pyt_shm_methods[];
 extern PyMethodDef pyt_ops_methods[];
+extern PyMethodDef pyt_random_methods[];
 
 #endif /* PYTENSOR_SHIM_H */
