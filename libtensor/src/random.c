@@ -630,6 +630,18 @@ static inline uint32_t fastmod(uint32_t x, uint64_t m, uint32_t d)
     return (uint32_t)(((unsigned __int128)low * d) >> 64);
 }
 
+/* The same for a 64-bit x and d, with m = floor((2^128 - 1) / d) + 1 (128
+ * bits, the paper's F = 2N): x mod d = ((m * x mod 2^128) * d) >> 128, the
+ * 128 x 64-bit product taken in two halves. */
+static inline unsigned __int128 fastmod64_m(uint64_t d) { return ~(unsigned __int128)0 / d + 1; }
+static inline uint64_t fastmod64(uint64_t x, unsigned __int128 m, uint64_t d)
+{
+    unsigned __int128 low = m * x;
+    unsigned __int128 bottom = ((low & UINT64_MAX) * d) >> 64; /* (low mod 2^64) * d, high word */
+    unsigned __int128 top = (low >> 64) * d;
+    return (uint64_t)((bottom + top) >> 64);
+}
+
 /* n integers (draw mod range) + low, under the lock: a round of words at a
  * time, the sums in int64 and then stored in dtype. */
 static void int_fill(lt_generator *g, char *dst, lt_dtype dtype, int64_t n, uint64_t range, int64_t low)
@@ -642,13 +654,14 @@ static void int_fill(lt_generator *g, char *dst, lt_dtype dtype, int64_t n, uint
     int64_t per = wide ? 2 : 1, step = ROUND / 2;
     uint32_t d = (uint32_t)range;
     uint64_t m = wide ? 0 : fastmod_m(d);
+    unsigned __int128 m64 = wide ? fastmod64_m(range) : 0;
     for (int64_t first = 0; first < n; first += step) {
         int64_t count = n - first < step ? n - first : step;
         int64_t *v = dtype == LT_INT64 ? (int64_t *)dst + first : vals;
         draw_words(g, w, count * per);
         if (wide)
             for (int64_t i = 0; i < count; i++)
-                v[i] = (int64_t)(((((uint64_t)w[2 * i] << 32) | w[2 * i + 1]) % range) + (uint64_t)low);
+                v[i] = (int64_t)(fastmod64(((uint64_t)w[2 * i] << 32) | w[2 * i + 1], m64, range) + (uint64_t)low);
         else
             for (int64_t i = 0; i < count; i++)
                 v[i] = (int64_t)((uint64_t)fastmod(w[i], m, d) + (uint64_t)low);
