@@ -69,6 +69,10 @@ struct lt_generator {
     int32_t left;    /* draws left before the next twist, plus one (torch's bookkeeping) */
     uint32_t next;   /* index of the next state word to temper */
     uint32_t state[MT_N];
+    /* 1 while state[] has not been computed from seed yet: seeding is 624
+     * dependent multiplies (about 1 us), so it waits for the first draw or
+     * state export, and Generator().manual_seed(s) pays it once, not twice */
+    int words_pending;
     int has_double_normal; /* the cached second half of a double Box-Muller pair */
     double next_double_normal;
     int has_float_normal; /* kept for torch's state layout; nothing here sets it */
@@ -99,17 +103,28 @@ static void unlock(void) { pthread_mutex_unlock(&draw_lock); }
 
 /* ------------------------------------------------------------ the engine */
 
+/* Restarts g from seed; the words follow on first use (seed_words). */
 static void seed_engine(lt_generator *g, uint64_t seed)
 {
     g->seed = seed;
-    g->state[0] = (uint32_t)seed;
-    for (uint32_t j = 1; j < MT_N; j++)
-        g->state[j] = 1812433253u * (g->state[j - 1] ^ (g->state[j - 1] >> 30)) + j;
+    g->words_pending = 1;
     g->left = 1;
     g->next = 0;
     g->has_double_normal = g->has_float_normal = 0;
     g->next_double_normal = 0.0;
     g->next_float_normal = 0.0f;
+}
+
+/* Matsumoto and Nishimura's init_genrand from the low 32 bits of the seed,
+ * if seed_engine left it pending. */
+static inline void seed_words(lt_generator *g)
+{
+    if (!g->words_pending)
+        return;
+    g->state[0] = (uint32_t)g->seed;
+    for (uint32_t j = 1; j < MT_N; j++)
+        g->state[j] = 1812433253u * (g->state[j - 1] ^ (g->state[j - 1] >> 30)) + j;
+    g->words_pending = 0;
 }
 
 static inline uint32_t twist_word(uint32_t u, uint32_t v, uint32_t far)
@@ -145,6 +160,7 @@ static inline uint32_t temper(uint32_t y)
  * lt_generator_get_state is torch's. */
 static void draw_words(lt_generator *g, uint32_t *out, int64_t n)
 {
+    seed_words(g);
     while (n > 0) {
         if (g->left == 1) {
             twist(g);
@@ -232,6 +248,7 @@ lt_status lt_generator_get_state(const lt_generator *gen, uint8_t *out, size_t n
     lock();
     lt_generator g = *gen;
     unlock();
+    seed_words(&g); /* on the copy: the words are a function of the seed */
     int32_t seeded = 1, valid = g.has_double_normal;
     uint64_t next = g.next;
     put(out, ST_SEED, &g.seed, 8);
@@ -271,6 +288,7 @@ lt_status lt_generator_set_state(lt_generator *gen, const uint8_t *state, size_t
                         ", next %" PRIu64 "; need seeded 1, 1 <= left <= 624 and next + left <= 625)",
                         seeded, g.left, next);
     g.next = (uint32_t)next;
+    g.words_pending = 0;
     for (int i = 0; i < MT_N; i++) {
         uint64_t w;
         get(state, ST_WORDS + 8 * (size_t)i, &w, 8);

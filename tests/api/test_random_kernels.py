@@ -1,4 +1,5 @@
-"""randint and randperm against torch 2.13 at sizes past one round of draws.
+"""randint and randperm against torch 2.13 at sizes past one round of draws,
+and the generator's seeding, which waits for the first use.
 
 libtensor draws its words a round at a time (random.c: 2048 integers or 4096
 permutation steps per round), reduces a draw with multiplies instead of a
@@ -56,3 +57,27 @@ def test_randperm_across_rounds_is_torchs(n, dtype):
     assert bytes(ours.untyped_storage()) == bytes(theirs.untyped_storage())
     assert sorted(int(v) for v in ours.tolist()) == list(range(n))
     assert pytensor.rand(5).numpy().tobytes() == torch.rand(5).numpy().tobytes()
+
+
+def test_seeding_waits_for_first_use_and_changes_nothing_torch_can_see():
+    """manual_seed records the seed and leaves the 624 words to the first draw
+    or state export (random.c: words_pending): every state exported between
+    is torch's, byte for byte, and so are the draws after it."""
+    torch = require_module("torch")
+    assert bytes(pytensor.Generator().get_state().numpy()) == bytes(torch.Generator().get_state().numpy())
+    for seed in (0, 7, 2**32 + 5, 2**64 - 1):
+        g, tg = pytensor.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
+        assert bytes(g.get_state().numpy()) == bytes(tg.get_state().numpy())
+        assert g.initial_seed() == tg.initial_seed() == seed
+        # reseeded before any draw, reseeded after draws, a state set over a pending seed
+        g.manual_seed(seed ^ 1).manual_seed(seed)
+        tg.manual_seed(seed)
+        assert pytensor.rand(700, generator=g).numpy().tobytes() == torch.rand(700, generator=tg).numpy().tobytes()
+        g.manual_seed(1)
+        g.set_state(pytensor.Generator().manual_seed(seed).get_state())
+        tg.manual_seed(seed)
+        assert pytensor.randn(20, generator=g).numpy().tobytes() == torch.randn(20, generator=tg).numpy().tobytes()
+        pytensor.manual_seed(seed)
+        torch.manual_seed(seed)
+        assert bytes(pytensor.get_rng_state().numpy()) == bytes(torch.get_rng_state().numpy())
+        assert pytensor.randint(0, 9, (5,)).tolist() == torch.randint(0, 9, (5,)).tolist()
