@@ -246,9 +246,12 @@ lt_status lt_generator_get_state(const lt_generator *gen, uint8_t *out, size_t n
                         LT_GENERATOR_STATE_NBYTES, nbytes);
     memset(out, 0, nbytes);
     lock();
+    /* The words are a cache of the seed, so filling them in place changes
+     * nothing a caller can see (the generator is heap memory, never const
+     * itself), and the next export or draw does not compute them again. */
+    seed_words((lt_generator *)gen);
     lt_generator g = *gen;
     unlock();
-    seed_words(&g); /* on the copy: the words are a function of the seed */
     int32_t seeded = 1, valid = g.has_double_normal;
     uint64_t next = g.next;
     put(out, ST_SEED, &g.seed, 8);
