@@ -631,6 +631,8 @@ static void store_ints(char *dst, lt_dtype dtype, int64_t first, const int64_t *
     case LT_UINT32: STORE_LOOP(uint32_t);
     case LT_INT64: STORE_LOOP(int64_t);
     case LT_UINT64: STORE_LOOP(uint64_t);
+    case LT_FLOAT32: STORE_LOOP(float);
+    case LT_FLOAT64: STORE_LOOP(double);
     default:
         for (int64_t i = 0; i < count; i++)
             store_int(dst, dtype, first + i, v[i]);
