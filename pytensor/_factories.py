@@ -216,10 +216,16 @@ def full_like(input: Tensor, fill_value: complex, *, dtype: _dt.dtype | str | No
     return _finish(t, device, requires_grad, "full_like", (fill_value,))
 
 
-def _random_like(input, dtype, kernel):
+def _like_input(input, fn):
+    if not isinstance(input, TensorBase):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
+def _random_like(input, dtype, kernel, fn):
     """New memory laid out like ``input`` (empty_like's preserve_format: a dense input's strides) for a
     sampler; the samples then go in memory order, as torch's iterator visits a dense tensor."""
-    dt = _dt.dtype_arg("*_like", dtype) or input.dtype
+    _like_input(input, fn)
+    dt = _dt.dtype_arg(fn, dtype) or input.dtype
     _sampled_dtype(dt, kernel)
     return _new_like(input, dt, False, "*_like")
 
@@ -233,7 +239,7 @@ def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: _dt.d
         if r is not None:
             return r
     require_cpu(device, "rand_like")  # before any memory is filled
-    t = _random_like(input, dtype, "check_uniform_bounds")
+    t = _random_like(input, dtype, "check_uniform_bounds", "rand_like")
     fill_uniform(t, 0.0, 1.0, generator, "rand_like")
     return _finish(t, device, requires_grad, "rand_like", ())
 
@@ -247,7 +253,7 @@ def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: _dt.
         if r is not None:
             return r
     require_cpu(device, "randn_like")
-    t = _random_like(input, dtype, "normal_kernel_cpu")
+    t = _random_like(input, dtype, "normal_kernel_cpu", "randn_like")
     # a layout other than row-major takes torch's scalar path (as normal_ of such a view does)
     fill_normal(t, 0.0, 1.0, generator, "randn_like", t.is_contiguous())
     return _finish(t, device, requires_grad, "randn_like", ())
@@ -264,6 +270,7 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, genera
         r = _randint_new(low, high, (), dtype or input._dtype, generator, ("randint_like", (low, high)), input)
         if r is not None:
             return r
+    _like_input(input, "randint_like")
     dt = _randint_dtype(_dt.dtype_arg("randint_like", dtype) or input.dtype)
     require_cpu(device, "randint_like")
     low, high = _int_bounds(dt, low, high, "randint_like")

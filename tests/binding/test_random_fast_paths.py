@@ -105,6 +105,7 @@ FACTORY_CASES = [
     lambda: P.randint_like(P.zeros(3, 4, dtype=P.int16)[:, ::2], -4, 4),
     lambda: P.randint_like(P.zeros(3, dtype=P.int8), 300), lambda: P.randint_like(P.zeros(3), 2**30),
     lambda: P.randint_like(P.zeros(3, dtype=P.complex64), 3), lambda: P.randint_like(P.zeros(3), 3, dtype=P.int32),
+    lambda: P.rand_like([1.0, 2.0]), lambda: P.randn_like(P.zeros(3).numpy()), lambda: P.randint_like((1, 2), 5),
     # randperm
     lambda: P.randperm(0), lambda: P.randperm(1), lambda: P.randperm(100), lambda: P.randperm(50, dtype=P.int32),
     lambda: P.randperm(128, dtype=P.int8), lambda: P.randperm(127, dtype=P.int8), lambda: P.randperm(129, dtype=P.int8),
@@ -320,3 +321,13 @@ def test_generator_fast_paths_keep_the_generator_alive_and_leave_the_default_alo
     assert P.rand(1 << 16).equal(big)
     # the capsule owns the lt_generator: a generator dropped mid-expression does not take it along
     assert P.rand(1 << 16, generator=P.Generator().manual_seed(1)).equal(big)
+
+
+@pytest.mark.parametrize("fn, args", [("rand_like", ()), ("randn_like", ()), ("randint_like", (5,))])
+def test_like_forms_refuse_what_is_not_a_tensor_as_torch(fn, args):
+    torch = require_module("torch")
+    for bad in ([1.0, 2.0], pytensor.zeros(3).numpy()):
+        with pytest.raises(TypeError):
+            getattr(torch, fn)(bad, *args)
+        with pytest.raises(TypeError, match=f"{fn}\\(\\): argument 'input' \\(position 1\\) must be Tensor"):
+            getattr(pytensor, fn)(bad, *args)
