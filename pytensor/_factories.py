@@ -27,6 +27,10 @@ _note = shim.prov_note
 # sizes, a plain number, no device or requires_grad); None: declined, and the full path below decides.
 _filled = shim.filled
 _arange_int = shim.arange_int  # arange of small plain ints as int64 in one C call; None: the full path
+# random_new(kind 0 rand / 1 randn, size, dtype, generator, prov_arg, like), randint_new(low, high, size, dtype,
+# generator, prov_arg, like) and randperm_new(n, dtype, generator, prov_arg): the random factories in one
+# crossing (pytensor/_shim_random.c); None: declined
+_random_new, _randint_new, _randperm_new = shim.random_new, shim.randint_new, shim.randperm_new
 _default_dtype = _dt.get_default_dtype
 _P_FACTORY = OP["factory"]
 
@@ -212,31 +216,77 @@ def full_like(input: Tensor, fill_value: complex, *, dtype: _dt.dtype | str | No
     return _finish(t, device, requires_grad, "full_like", (fill_value,))
 
 
+def _like_input(input, fn):
+    if not isinstance(input, TensorBase):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
+def _random_like(input, dtype, kernel, fn):
+    """New memory laid out like ``input`` (empty_like's preserve_format: a dense input's strides) for a
+    sampler; the samples then go in memory order, as torch's iterator visits a dense tensor."""
+    _like_input(input, fn)
+    dt = _dt.dtype_arg(fn, dtype) or input.dtype
+    _sampled_dtype(dt, kernel)
+    return _new_like(input, dt, False, "*_like")
+
+
 def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: _dt.dtype | str | None = None,
               device: str | _device | None = None, requires_grad: bool = False, **_ignored) -> Tensor:
-    """New uniform samples from [0, 1) shaped like ``input`` (never shares)."""
-    shape, dt = _like(input, dtype)
-    return rand(shape, generator=generator, dtype=dt, device=device, requires_grad=requires_grad)
+    """New uniform samples from [0, 1) shaped and laid out like ``input`` (never shares)."""
+    if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype) \
+            and isinstance(input, TensorBase):
+        r = _random_new(0, (), dtype or input._dtype, generator, ("rand_like", ()), input)
+        if r is not None:
+            return r
+    require_cpu(device, "rand_like")  # before any memory is filled
+    t = _random_like(input, dtype, "check_uniform_bounds", "rand_like")
+    fill_uniform(t, 0.0, 1.0, generator, "rand_like")
+    return _finish(t, device, requires_grad, "rand_like", ())
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: _dt.dtype | str | None = None,
                device: str | _device | None = None, requires_grad: bool = False, **_ignored) -> Tensor:
-    """New standard normal samples shaped like ``input`` (never shares)."""
-    shape, dt = _like(input, dtype)
-    return randn(shape, generator=generator, dtype=dt, device=device, requires_grad=requires_grad)
+    """New standard normal samples shaped and laid out like ``input`` (never shares)."""
+    if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype) \
+            and isinstance(input, TensorBase):
+        r = _random_new(1, (), dtype or input._dtype, generator, ("randn_like", ()), input)
+        if r is not None:
+            return r
+    require_cpu(device, "randn_like")
+    t = _random_like(input, dtype, "normal_kernel_cpu", "randn_like")
+    # a layout other than row-major takes torch's scalar path (as normal_ of such a view does)
+    fill_normal(t, 0.0, 1.0, generator, "randn_like", t.is_contiguous())
+    return _finish(t, device, requires_grad, "randn_like", ())
 
 
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, generator: Generator | None = None,
                  dtype: _dt.dtype | str | None = None, device: str | _device | None = None,
                  requires_grad: bool = False, **_ignored) -> Tensor:
-    """New integers from [low, high) shaped like ``input``, in its dtype (never shares)."""
+    """New integers from [low, high) shaped and laid out like ``input``, in its dtype (never shares)."""
     if high is None:
         low, high = 0, low
-    shape, dt = _like(input, dtype)
-    return randint(low, high, shape, generator=generator, dtype=dt, device=device, requires_grad=requires_grad)
+    if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype) \
+            and isinstance(input, TensorBase):
+        r = _randint_new(low, high, (), dtype or input._dtype, generator, ("randint_like", (low, high)), input)
+        if r is not None:
+            return r
+    _like_input(input, "randint_like")
+    dt = _randint_dtype(_dt.dtype_arg("randint_like", dtype) or input.dtype)
+    require_cpu(device, "randint_like")
+    low, high = _int_bounds(dt, low, high, "randint_like")
+    t = _new_like(input, dt, False, "randint_like")
+    fill_int(t, low, high, generator, "randint_like")
+    return _finish(t, device, requires_grad, "randint_like", (low, high))
 
 
 _SAMPLED = frozenset(("float16", "bfloat16", "float32", "float64", "complex64", "complex128"))
+
+
+def _sampled_dtype(dt, name):
+    """torch's NotImplementedError, naming the kernel, for a dtype the float samplers do not fill."""
+    if dt.name not in _SAMPLED:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dt.name}': random samples come in "
+                                  "float16, bfloat16, float32, float64, complex64 and complex128")
 
 
 def _random_tensor(size, dtype, name):
@@ -244,9 +294,7 @@ def _random_tensor(size, dtype, name):
     float sampler: torch's NotImplementedError names the kernel for others."""
     size = _check_size(_shape_args(size))
     dt = _dt.dtype_arg(name, dtype) or _dt.get_default_dtype()
-    if dt.name not in _SAMPLED:
-        raise NotImplementedError(f"\"{name}\" not implemented for '{dt.name}': random samples come in "
-                                  "float16, bfloat16, float32, float64, complex64 and complex128")
+    _sampled_dtype(dt, name)
     return _core_empty(size, dt)
 
 
@@ -260,6 +308,10 @@ def rand(*size: int, generator: Generator | None = None, dtype: _dt.dtype | str 
     tensor([0.4963, 0.7682, 0.0885])
     """
     size = _size_of("rand", size, _ignored)
+    if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype):
+        r = _random_new(0, size, dtype or _default_dtype(), generator, ("rand", size), None)
+        if r is not None:
+            return r
     require_cpu(device, "rand")  # before any memory is filled
     t = _random_tensor(size, dtype, "check_uniform_bounds")
     fill_uniform(t, 0.0, 1.0, generator, "rand")
@@ -276,6 +328,10 @@ def randn(*size: int, generator: Generator | None = None, dtype: _dt.dtype | str
     tensor([ 1.5410, -0.2934], dtype=pytensor.float64)
     """
     size = _size_of("randn", size, _ignored)
+    if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype):
+        r = _random_new(1, size, dtype or _default_dtype(), generator, ("randn", size), None)
+        if r is not None:
+            return r
     require_cpu(device, "randn")  # before any memory is filled
     t = _random_tensor(size, dtype, "normal_kernel_cpu")
     fill_normal(t, 0.0, 1.0, generator, "randn")
@@ -345,6 +401,13 @@ def _int_bounds(dt, low, high, fn):
     return low, high
 
 
+def _randint_dtype(dt):
+    if dt.is_complex or dt.kind in ("float8", "float4"):
+        raise RuntimeError(f"randint: check_random_bounds handles only integral, floating-point and boolean "
+                           f"types, not {dt.name}")
+    return dt
+
+
 def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = None, *,
             generator: Generator | None = None, dtype: _dt.dtype | str | None = None,
             device: str | _device | None = None, requires_grad: bool = False, **_ignored) -> Tensor:
@@ -362,10 +425,12 @@ def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = 
         low, high, size = 0, low, high
     if high is None:
         raise TypeError("randint() missing the high argument")
-    dt = _dt.dtype_arg("randint", dtype) or _dt.int64
-    if dt.is_complex or dt.kind in ("float8", "float4"):
-        raise RuntimeError(f"randint: check_random_bounds handles only integral, floating-point and boolean "
-                           f"types, not {dt.name}")
+    if device is None and not requires_grad and not _ignored and size.__class__ is tuple \
+            and (dtype is None or dtype.__class__ is _dt.dtype):
+        r = _randint_new(low, high, (size,), dtype or _dt.int64, generator, ("randint", (low, high, size)), None)
+        if r is not None:
+            return r
+    dt = _randint_dtype(_dt.dtype_arg("randint", dtype) or _dt.int64)
     require_cpu(device, "randint")
     low, high = _int_bounds(dt, low, high, "randint")
     size = _check_size(_shape_args((size,)))
@@ -383,6 +448,10 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | s
     >>> pytensor.randperm(5)
     tensor([4, 0, 1, 3, 2])
     """
+    if device is None and not requires_grad and not _ignored and (dtype is None or dtype.__class__ is _dt.dtype):
+        r = _randperm_new(n, dtype or _dt.int64, generator, ("randperm", (n,)))
+        if r is not None:
+            return r
     require_cpu(device, "randperm")
     n = operator.index(n)
     if n < 0:

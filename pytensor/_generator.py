@@ -14,7 +14,7 @@ import os
 from . import dtypes as _dt
 from ._core import TensorBase, empty as _core_empty
 from ._device import device as _device, require_cpu
-from ._ffi import ffi, lib
+from ._ffi import ffi, lib, shim
 from .errors import check
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
@@ -23,10 +23,18 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 # The seed of a new Generator(), torch's default_rng_seed_val.
 _DEFAULT_SEED = 67280421310721
 
+# The shim's half of the generators (pytensor/_shim_random.c): a capsule owns
+# each lt_generator, and the common case of every call on one takes one C
+# call, None meaning declined (the code below then decides).
+_rng_new, _rng_addr = shim.rng_new, shim.rng_addr
+_rng_initial_seed, _rng_get_state, _rng_set_state = shim.rng_initial_seed, shim.rng_get_state, shim.rng_set_state
+
 
 def _seed_arg(seed):
     """A seed as torch reads it: an int in [-2**63, 2**64), negative ones
     taken modulo 2**64 (torch.manual_seed(-1) seeds 2**64 - 1)."""
+    if seed.__class__ is int and 0 <= seed < 2**64:  # the common case, as it is
+        return seed
     if isinstance(seed, bool) or not isinstance(seed, int):
         try:
             if isinstance(seed, bool) or isinstance(seed, float):
@@ -51,13 +59,15 @@ class Generator:
     tensor([0.4963, 0.7682])
     """
 
-    __slots__ = ("_gen", "__weakref__")
+    # _cap owns the lt_generator (the capsule frees it); _gen is the same
+    # pointer for cffi, valid while _cap is held
+    __slots__ = ("_gen", "_cap", "__weakref__")
 
     def __init__(self, device: str | _device = "cpu"):
-        require_cpu(device, "Generator")
-        out = ffi.new("lt_generator **")
-        check(lib.lt_generator_new(out, _DEFAULT_SEED))
-        self._gen = ffi.gc(out[0], lib.lt_generator_free)
+        if device.__class__ is not str or device != "cpu":
+            require_cpu(device, "Generator")
+        self._cap = _rng_new(_DEFAULT_SEED)
+        self._gen = ffi.cast("lt_generator *", _rng_addr(self._cap))
 
     @property
     def device(self) -> _device:
@@ -76,11 +86,14 @@ class Generator:
 
     def initial_seed(self) -> int:
         """The seed this generator was last seeded with."""
-        return int(lib.lt_generator_initial_seed(self._gen))
+        return _rng_initial_seed(self)
 
     def get_state(self):
         """The whole state as a new uint8 tensor of 5056 bytes (torch's layout:
         a state from torch's ``get_rng_state()`` can be given to set_state)."""
+        t = _rng_get_state(self)
+        if t is not None:
+            return t
         t = _core_empty((lib.LT_GENERATOR_STATE_NBYTES,), _dt.uint8)
         buf = ffi.cast("uint8_t *", t._storage._addr)
         check(lib.lt_generator_get_state(self._gen, buf, lib.LT_GENERATOR_STATE_NBYTES))
@@ -88,6 +101,8 @@ class Generator:
 
     def set_state(self, new_state) -> Generator:
         """Restore a state from ``get_state()``; returns this generator."""
+        if _rng_set_state(self, new_state) is not None:
+            return self
         if not isinstance(new_state, TensorBase) or new_state.dtype is not _dt.uint8:
             raise TypeError(f"RNG state must be a uint8 tensor (from get_state()), got "
                             f"{getattr(new_state, 'dtype', type(new_state).__name__)}")
@@ -106,6 +121,7 @@ class Generator:
 # start-up, as torch's is: call manual_seed for reproducible numbers.
 default_generator = Generator()
 default_generator.seed()
+shim.rng_register(Generator, default_generator)
 
 
 def manual_seed(seed: int) -> Generator:
@@ -126,17 +142,19 @@ def seed() -> int:
 
 def initial_seed() -> int:
     """The default generator's last seed."""
-    return default_generator.initial_seed()
+    return _rng_initial_seed(None)
 
 
 def get_rng_state():
     """The default generator's state (a uint8 tensor)."""
-    return default_generator.get_state()
+    t = _rng_get_state(None)
+    return default_generator.get_state() if t is None else t
 
 
 def set_rng_state(new_state) -> None:
     """Restore the default generator's state from ``get_rng_state()``."""
-    default_generator.set_state(new_state)
+    if _rng_set_state(None, new_state) is None:
+        default_generator.set_state(new_state)
 
 
 def generator_arg(generator, fn):

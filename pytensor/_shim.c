@@ -11,7 +11,7 @@
 static PyMethodDef *const method_tables[] = {
     pyt_keepalive_methods, pyt_types_methods, pyt_prov_methods,     pyt_share_methods,       pyt_view_methods,
     pyt_list_methods,      pyt_dlpack_methods, pyt_exchange_methods, pyt_safetensors_methods,
-    pyt_shm_methods,       pyt_ops_methods,    pyt_index_methods,
+    pyt_shm_methods,       pyt_ops_methods,     pyt_index_methods,    pyt_random_methods,
 };
 
 /* Fills module m. Returns 0, or -1 with an exception. */

@@ -19,6 +19,7 @@
  *   _shim_shm.c        share_memory_()'s move of a storage's bytes
  *   _shim_ops.c        elementwise ops in one call (binary), result layout, is_contiguous
  *   _shim_index.c      the gather family (cat, where, flip, t[idx], ...) in one call
+ *   _shim_random.c     random numbers: the generator's handle, rand/randn/randint, uniform_/normal_
  *
  * Names: what several files share is declared here with the pyt_ prefix;
  * whatever one file uses alone stays static in it. All of it runs with the
@@ -275,5 +276,6 @@ extern PyMethodDef pyt_safetensors_methods[];
 extern PyMethodDef pyt_shm_methods[];
 extern PyMethodDef pyt_ops_methods[];
 extern PyMethodDef pyt_index_methods[];
+extern PyMethodDef pyt_random_methods[];
 
 #endif /* PYTENSOR_SHIM_H */

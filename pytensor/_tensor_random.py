@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from ._autograd_ops import _inplace_guard
 from ._core import empty as _core_empty
+from ._ffi import shim
 from ._generator import fill_normal, fill_uniform
+
+# random_inplace(t, kind 0 uniform_ / 1 normal_, a, b, generator): the common case in one C call
+# (pytensor/_shim_random.c: no grad, a dense writable tensor, plain numbers); None: the methods below decide
+_random_inplace, _note_write = shim.random_inplace, shim.note_write
 
 
 def _memory_order(t):
@@ -68,7 +73,21 @@ class Random:
         return _fill_view(self, lambda t, contiguous: fill_normal(t, mean, std, generator, "normal_", contiguous))
 
     # a leaf that requires grad, or a tensor inside a graph, is refused as for every in-place write
-    uniform_, normal_ = _inplace_guard(uniform_), _inplace_guard(normal_)
+    _uniform_, _normal_ = _inplace_guard(uniform_), _inplace_guard(normal_)
+
+    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator=None, **kwargs):
+        if not kwargs and _random_inplace(self, 0, from_, to, generator) is not None:
+            _note_write(self)
+            return self
+        return self._uniform_(from_, to, generator=generator, **kwargs)
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None):
+        if _random_inplace(self, 1, mean, std, generator) is not None:
+            _note_write(self)
+            return self
+        return self._normal_(mean, std, generator=generator)
+
+    uniform_.__doc__, normal_.__doc__ = _uniform_.__doc__, _normal_.__doc__
 
 
 def _float_dtype(t, kernel):

@@ -69,6 +69,10 @@ struct lt_generator {
     int32_t left;    /* draws left before the next twist, plus one (torch's bookkeeping) */
     uint32_t next;   /* index of the next state word to temper */
     uint32_t state[MT_N];
+    /* 1 while state[] has not been computed from seed yet: seeding is 624
+     * dependent multiplies (about 1 us), so it waits for the first draw or
+     * state export, and Generator().manual_seed(s) pays it once, not twice */
+    int words_pending;
     int has_double_normal; /* the cached second half of a double Box-Muller pair */
     double next_double_normal;
     int has_float_normal; /* kept for torch's state layout; nothing here sets it */
@@ -99,17 +103,28 @@ static void unlock(void) { pthread_mutex_unlock(&draw_lock); }
 
 /* ------------------------------------------------------------ the engine */
 
+/* Restarts g from seed; the words follow on first use (seed_words). */
 static void seed_engine(lt_generator *g, uint64_t seed)
 {
     g->seed = seed;
-    g->state[0] = (uint32_t)seed;
-    for (uint32_t j = 1; j < MT_N; j++)
-        g->state[j] = 1812433253u * (g->state[j - 1] ^ (g->state[j - 1] >> 30)) + j;
+    g->words_pending = 1;
     g->left = 1;
     g->next = 0;
     g->has_double_normal = g->has_float_normal = 0;
     g->next_double_normal = 0.0;
     g->next_float_normal = 0.0f;
+}
+
+/* Matsumoto and Nishimura's init_genrand from the low 32 bits of the seed,
+ * if seed_engine left it pending. */
+static inline void seed_words(lt_generator *g)
+{
+    if (!g->words_pending)
+        return;
+    g->state[0] = (uint32_t)g->seed;
+    for (uint32_t j = 1; j < MT_N; j++)
+        g->state[j] = 1812433253u * (g->state[j - 1] ^ (g->state[j - 1] >> 30)) + j;
+    g->words_pending = 0;
 }
 
 static inline uint32_t twist_word(uint32_t u, uint32_t v, uint32_t far)
@@ -145,6 +160,7 @@ static inline uint32_t temper(uint32_t y)
  * lt_generator_get_state is torch's. */
 static void draw_words(lt_generator *g, uint32_t *out, int64_t n)
 {
+    seed_words(g);
     while (n > 0) {
         if (g->left == 1) {
             twist(g);
@@ -230,6 +246,10 @@ lt_status lt_generator_get_state(const lt_generator *gen, uint8_t *out, size_t n
                         LT_GENERATOR_STATE_NBYTES, nbytes);
     memset(out, 0, nbytes);
     lock();
+    /* The words are a cache of the seed, so filling them in place changes
+     * nothing a caller can see (the generator is heap memory, never const
+     * itself), and the next export or draw does not compute them again. */
+    seed_words((lt_generator *)gen);
     lt_generator g = *gen;
     unlock();
     int32_t seeded = 1, valid = g.has_double_normal;
@@ -271,6 +291,7 @@ lt_status lt_generator_set_state(lt_generator *gen, const uint8_t *state, size_t
                         ", next %" PRIu64 "; need seeded 1, 1 <= left <= 624 and next + left <= 625)",
                         seeded, g.left, next);
     g.next = (uint32_t)next;
+    g.words_pending = 0;
     for (int i = 0; i < MT_N; i++) {
         uint64_t w;
         get(state, ST_WORDS + 8 * (size_t)i, &w, 8);
@@ -593,6 +614,85 @@ static void store_int(char *dst, lt_dtype dtype, int64_t i, int64_t v)
 
 static int is_real_number(lt_dtype d) { return d <= LT_INT64 || is_float(d); } /* bool, the integers, the floats */
 
+/* Stores count int64 values as elements first .. first + count - 1 of dtype,
+ * the dtype decided once per call (store_int's conversions). */
+static void store_ints(char *dst, lt_dtype dtype, int64_t first, const int64_t *v, int64_t count)
+{
+#define STORE_LOOP(T) \
+    for (int64_t i = 0; i < count; i++) \
+        ((T *)dst)[first + i] = (T)v[i]; \
+    break
+    switch (dtype) {
+    case LT_UINT8: STORE_LOOP(uint8_t);
+    case LT_INT8: STORE_LOOP(int8_t);
+    case LT_INT16: STORE_LOOP(int16_t);
+    case LT_INT32: STORE_LOOP(int32_t);
+    case LT_UINT16: STORE_LOOP(uint16_t);
+    case LT_UINT32: STORE_LOOP(uint32_t);
+    case LT_INT64: STORE_LOOP(int64_t);
+    case LT_UINT64: STORE_LOOP(uint64_t);
+    case LT_FLOAT32: STORE_LOOP(float);
+    case LT_FLOAT64: STORE_LOOP(double);
+    default:
+        for (int64_t i = 0; i < count; i++)
+            store_int(dst, dtype, first + i, v[i]);
+        break;
+    }
+#undef STORE_LOOP
+}
+
+/* x mod d for a 32-bit x and a divisor d < 2^32 fixed for a whole fill, with
+ * one multiply instead of a division (Lemire, Kaser and Kurz, "Faster
+ * remainder by direct computation", 2019): m = floor((2^64 - 1) / d) + 1,
+ * then x mod d = ((m * x mod 2^64) * d) >> 64, exact for every 32-bit x and d
+ * (d = 1 gives m = 0 and the remainder 0). */
+static inline uint64_t fastmod_m(uint32_t d) { return UINT64_MAX / d + 1; }
+static inline uint32_t fastmod(uint32_t x, uint64_t m, uint32_t d)
+{
+    uint64_t low = m * x;
+    return (uint32_t)(((unsigned __int128)low * d) >> 64);
+}
+
+/* The same for a 64-bit x and d, with m = floor((2^128 - 1) / d) + 1 (128
+ * bits, the paper's F = 2N): x mod d = ((m * x mod 2^128) * d) >> 128, the
+ * 128 x 64-bit product taken in two halves. */
+static inline unsigned __int128 fastmod64_m(uint64_t d) { return ~(unsigned __int128)0 / d + 1; }
+static inline uint64_t fastmod64(uint64_t x, unsigned __int128 m, uint64_t d)
+{
+    unsigned __int128 low = m * x;
+    unsigned __int128 bottom = ((low & UINT64_MAX) * d) >> 64; /* (low mod 2^64) * d, high word */
+    unsigned __int128 top = (low >> 64) * d;
+    return (uint64_t)((bottom + top) >> 64);
+}
+
+/* n integers (draw mod range) + low, under the lock: a round of words at a
+ * time, the sums in int64 and then stored in dtype. */
+static void int_fill(lt_generator *g, char *dst, lt_dtype dtype, int64_t n, uint64_t range, int64_t low)
+{
+    uint32_t w[ROUND];
+    int64_t vals[ROUND / 2];
+    /* torch 2.13 draws 64 bits from a range of 2^28 on, so that the modulo's
+     * skew stays small, and 32 bits below */
+    int wide = range >= (1ull << 28);
+    int64_t per = wide ? 2 : 1, step = ROUND / 2;
+    uint32_t d = (uint32_t)range;
+    uint64_t m = wide ? 0 : fastmod_m(d);
+    unsigned __int128 m64 = wide ? fastmod64_m(range) : 0;
+    for (int64_t first = 0; first < n; first += step) {
+        int64_t count = n - first < step ? n - first : step;
+        int64_t *v = dtype == LT_INT64 ? (int64_t *)dst + first : vals;
+        draw_words(g, w, count * per);
+        if (wide)
+            for (int64_t i = 0; i < count; i++)
+                v[i] = (int64_t)(fastmod64(((uint64_t)w[2 * i] << 32) | w[2 * i + 1], m64, range) + (uint64_t)low);
+        else
+            for (int64_t i = 0; i < count; i++)
+                v[i] = (int64_t)((uint64_t)fastmod(w[i], m, d) + (uint64_t)low);
+        if (dtype != LT_INT64)
+            store_ints(dst, dtype, first, vals, count);
+    }
+}
+
 lt_status lt_random_int(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n,
                         uint64_t range, int64_t low)
 {
@@ -604,14 +704,8 @@ lt_status lt_random_int(lt_generator *gen, lt_storage *storage, int64_t offset, 
         return lt__fail(LT_EDTYPE, "random_: dtype %s has no integers to draw", lt_dtype_name(dtype));
     if (range == 0)
         return lt__fail(LT_EINVAL, "random_: the range is empty (low %" PRId64 ", high %" PRId64 ")", low, low);
-    /* torch 2.13 draws 64 bits from a range of 2^28 on, so that the modulo's
-     * skew stays small, and 32 bits below */
-    int wide = range >= (1ull << 28);
     lock();
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t w = wide ? draw64(gen) : draw32(gen);
-        store_int(dst, dtype, i, (int64_t)(w % range + (uint64_t)low));
-    }
+    int_fill(gen, dst, dtype, n, range, low);
     unlock();
     lt_storage_bump_version(storage);
     return LT_OK;
@@ -634,10 +728,17 @@ lt_status lt_random_perm(lt_generator *gen, lt_storage *storage, int64_t offset,
     if (n < (int64_t)(UINT32_MAX / 20)) {
         for (int64_t i = 0; i < n; i++)
             p[i] = i;
-        for (int64_t i = 0; i < n - 1; i++) {
-            int64_t z = (int64_t)(draw32(gen) % (uint64_t)(n - i)), keep = p[i];
-            p[i] = p[z + i];
-            p[z + i] = keep;
+        /* The draws a round at a time; n - i < 2^32 here, so the 32-bit
+         * remainder is the one torch takes in 64 bits. */
+        uint32_t w[ROUND];
+        for (int64_t first = 0; first < n - 1; first += ROUND) {
+            int64_t count = n - 1 - first < ROUND ? n - 1 - first : ROUND;
+            draw_words(gen, w, count);
+            for (int64_t k = 0; k < count; k++) {
+                int64_t i = first + k, z = i + (int64_t)(w[k] % (uint32_t)(n - i)), keep = p[i];
+                p[i] = p[z];
+                p[z] = keep;
+            }
         }
     } else { /* inside-out: 64-bit draws, so that n near 2^32 is not skewed */
         for (int64_t i = 0; i < n; i++) {
@@ -648,8 +749,7 @@ lt_status lt_random_perm(lt_generator *gen, lt_storage *storage, int64_t offset,
     }
     unlock();
     if (dtype != LT_INT64) {
-        for (int64_t i = 0; i < n; i++)
-            store_int(dst, dtype, i, p[i]);
+        store_ints(dst, dtype, 0, p, n);
         free(p);
     }
     lt_storage_bump_version(storage);
