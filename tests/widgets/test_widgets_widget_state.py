@@ -30,10 +30,6 @@ from notebook_support import MAX_BYTES, THIRTEEN, WIDGET_STATE, execute, open_no
 from support import require_module
 
 ARTIFACTS = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tempfile.gettempdir())
-# nbclient saves every trait of every model, defaults included, and nbformat pretty-prints it: each
-# inspector's snapshot is stored in its state and again in its static copy
-NBCLIENT_MAX_BYTES = 450_000
-LAB_MAX_BYTES = 450_000          # the goal is MAX_BYTES (300 KB): see the report
 LIVE_LANES_JS = """(svgs) => svgs.map((s) => [...s.querySelectorAll('g.pti-lane')].map((l) => l.dataset.name))"""
 FAILURES = ("model not found", "Error displaying widget", "could not load its renderer", "Loading widget")
 
@@ -90,7 +86,7 @@ def thirteen(tmp_path_factory):
 def test_nbclient_widget_state_stores_the_renderer_once(thirteen):
     path, nb = thirteen
     check_renderer_stored_once(path, 13)
-    assert path.stat().st_size < NBCLIENT_MAX_BYTES, path.stat().st_size     # it was 2 MB
+    assert path.stat().st_size < MAX_BYTES, path.stat().st_size     # it was 2 MB
 
 
 # ---------------------------------------------------------------------- 2. and 3. in JupyterLab
@@ -180,5 +176,5 @@ def test_jupyterlab_saving_the_widget_state_stays_under_300_kb(context, lab_savi
                 continue
     assert done is not None, "JupyterLab did not save the notebook"
     check_renderer_stored_once(saved, 13)
-    assert saved.stat().st_size < LAB_MAX_BYTES, saved.stat().st_size
+    assert saved.stat().st_size < MAX_BYTES, saved.stat().st_size
     page.close()
