@@ -19,6 +19,7 @@ Skips without nbclient, JupyterLab, Playwright or Chromium; fails under CI.
 """
 import json
 import os
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -74,6 +75,24 @@ def test_a_view_without_a_stored_renderer_on_its_page_gets_it_from_the_kernel():
     assert w._renderer.packed == renderer_packed()
     assert Inspector(t, names=["t"])._renderer is w._renderer          # one per kernel
     w.close()
+
+
+def test_the_loaders_are_stored_without_comments_and_still_parse(tmp_path):
+    """``compact_script`` drops full-line comments and indentation: right only while no string spans
+    lines (a template literal's line could start with //), and what it keeps must parse."""
+    from support import require_program
+    from pytensor.widgets._export import _static_loader, compact_script, live_loader, live_module
+    node = require_program("node")
+    for name in ("unpack.js", "loader.js", "loader_live.js", "live_esm.js"):
+        source = (Path(__file__).resolve().parents[2] / "widgets" / name).read_text()
+        for line in source.splitlines():
+            assert line.count("`") % 2 == 0 and not line.endswith("\\"), (name, line)
+        assert "//" not in [line.strip()[:2] for line in compact_script(name).splitlines()]
+    for k, (text, kind) in enumerate([(_static_loader(), ".js"), (live_module(), ".mjs"), (live_loader(), ".mjs")]):
+        path = tmp_path / f"stored{k}{kind}"
+        path.write_text(text)
+        run = subprocess.run([node, "--check", str(path)], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, (k, run.stderr)
 
 
 @pytest.fixture(scope="module")
