@@ -12,7 +12,9 @@ state made 2 MB.
    picture is drawn by its widget view restored from the saved state, the renderer loaded from the
    one model; with the kernel shut down, by its static copy; no widget error either way;
 3. JupyterLab itself saving the widget state (its setting on), after Run All: the file stays
-   under 300 KB, the renderer in its widget state once.
+   under 300 KB, the renderer in it once;
+4. a live view with no static copy on the page (an inspector inside another widget) gets the
+   renderer from the kernel and draws; the loaders as stored (without comments) still parse.
 
 Screenshots go to $PYTENSOR_ARTIFACTS (default: the temporary directory).
 Skips without nbclient, JupyterLab, Playwright or Chromium; fails under CI.
@@ -197,4 +199,23 @@ def test_jupyterlab_saving_the_widget_state_stays_under_300_kb(context, lab_savi
     assert done is not None, "JupyterLab did not save the notebook"
     check_renderer_stored_once(saved, 13)
     assert saved.stat().st_size < MAX_BYTES, saved.stat().st_size
+    page.close()
+
+
+def test_a_live_view_with_no_static_copy_on_the_page_draws(context, lab, tmp_path):
+    """Inside another widget an inspector has no static copy, so no stored renderer is on the page:
+    its view asks the kernel, which puts the renderer in the renderer model, and it draws."""
+    from playwright.sync_api import expect
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import ipywidgets\nimport pytensor\nfrom pytensor.widgets import Inspector\n"
+                                          "t = pytensor.arange(6)\nipywidgets.VBox([Inspector(t, names=['t'])])")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    page, panel = open_notebook(context, lab, save(nb, tmp_path, "boxed.ipynb"))
+    run_all_cells(page, panel)
+    svgs = panel.locator(".jp-OutputArea .pti-live svg.pti-svg")
+    expect(svgs).to_have_count(1, timeout=60_000)
+    assert svgs.evaluate_all(LIVE_LANES_JS) == [["t"]]
+    assert panel.locator(".pti-fallback").count() == 0          # no static copy: the kernel sent it
+    assert "could not load its renderer" not in panel.inner_text()
     page.close()
