@@ -2085,7 +2085,8 @@ function render({ model, el }) {
   const view = mount(el, { live: true, send: (msg) => model.send(msg) });
   dropFallbacks(el);
   view.ui.lastTick = (model.get("changes") || {}).tick;   // a new view does not replay an old flash
-  const stops = [followTraits(model, view), poll(model, view, el), followWidth(el, view), keepRenderer(model)];
+  const snap = snapshotTraits(model);
+  const stops = [followTraits(model, view, snap), poll(model, view, el, snap), followWidth(el, view), keepRenderer(model)];
   return () => {
     for (const stop of stops) stop();
     view.destroy();
@@ -2094,9 +2095,22 @@ function render({ model, el }) {
 
 const TRAITS = ["base", "checkpoint", "delta", "previews", "changes", "steps"];
 
+/** The snapshot traits (base, checkpoint, delta) of `model` as objects. The kernel sends them as JSON
+ * text: a notebook saved with its widget state keeps each on one line, where nbformat would indent a
+ * dict key by key (13 pictures: 40 KB more). Each is parsed once per value it takes. */
+function snapshotTraits(model) {
+  const seen = new Map();
+  return (name) => {
+    const value = model.get(name);
+    if (typeof value !== "string") return value;        // a stand-in model may hold the objects
+    if (!seen.has(name) || seen.get(name)[0] !== value) seen.set(name, [value, value ? JSON.parse(value) : {}]);
+    return seen.get(name)[1];
+  };
+}
+
 /** Draw the model's picture now and whenever its traits change; returns what stops it. */
-function followTraits(model, view) {
-  const current = () => applyDelta(applyDelta(model.get("base"), model.get("checkpoint")), model.get("delta"));
+function followTraits(model, view, snap) {
+  const current = () => applyDelta(applyDelta(snap("base"), snap("checkpoint")), snap("delta"));
   // One update message changes several traits: redraw once, after all of them landed.
   let pending = false;
   const sync = () => {
@@ -2117,12 +2131,12 @@ function followTraits(model, view) {
 /** Polling, and the answers to it and to the history slider's requests; returns what stops it.
  * One poll in flight at a time, so a busy kernel never piles them up. After 20 quiet polls the
  * interval relaxes to 1 s; a change or the mouse brings it back. */
-function poll(model, view, el) {
+function poll(model, view, el, snap) {
   let inflight = 0, timer = null, quiet = 0;
   const onMsg = (msg, buffers) => {
     if (msg && msg.op === "step") {
       if (msg.missing) { view.showStep(null); return; }
-      view.showStep(msg.generation, applyDelta(model.get("base"), msg.delta), buffers && buffers[0], msg.changes, msg.info);
+      view.showStep(msg.generation, applyDelta(snap("base"), msg.delta), buffers && buffers[0], msg.changes, msg.info);
       return;
     }
     if (!msg || msg.op !== "pong") return;

@@ -1,9 +1,8 @@
 """The live inspector widget: synced traitlets, ``refresh()``, no strong references.
 
-Wiring only: traitlets, messages and display. The way through is one
-direction: the tracker (``_tracker``: which objects are live, temporary or
-gone) gives the items, ``build`` (``_snapshot``) makes the picture, sync
-(``_sync``, ``_deltas``: what changed, who wrote it, what to send, the
+Wiring only: traitlets, messages and display. The way through is one direction: the tracker
+(``_tracker``: which objects are live, temporary or gone) gives the items, ``build`` (``_snapshot``)
+makes the picture, sync (``_sync``, ``_deltas``: what changed, who wrote it, what to send, the
 history) decides what travels, and the renderer (``inspector.js``) draws it.
 
 How live redraw works:
@@ -14,18 +13,16 @@ How live redraw works:
   addresses, storage write counters, C refcounts) and re-reads the bounded
   preview windows (a few KiB per buffer) to catch foreign writers such as
   NumPy, which do not bump pytensor's counter;
-* when anything differs it rebuilds the snapshot and sets ``changes`` to the
-  byte ranges that changed and the views that read them, which the front end
-  flashes. When only bytes and write counters changed (the layout of every
-  view is the same), it re-reads the previews and counters into the last
-  snapshot instead of rebuilding it: the model's pairwise overlap work is
-  skipped on the common update, a write.
+* when anything differs it rebuilds the snapshot and sets ``changes`` to the byte ranges that
+  changed and the views that read them, which the front end flashes. When only bytes and write
+  counters changed (the layout of every view is the same), it re-reads the previews and counters
+  into the last snapshot instead of rebuilding it: the model's pairwise overlap work is skipped on
+  the common update, a write.
 
-What travels: ``base`` is a whole snapshot, sent rarely; ``checkpoint`` is
-the change from ``base`` to a recent snapshot and ``delta`` the change from
-that one to now, each keyed by view, region and overlap id, field by field
-(``_delta``). An update sends ``delta`` and the previews (a few KiB per
-buffer), not the snapshot; ``_send_snapshot`` says when the others move.
+What travels: ``base`` is a whole snapshot, sent rarely; ``checkpoint`` is the change from
+``base`` to a recent snapshot and ``delta`` the change from that one to now, each keyed by view,
+region and overlap id, field by field (``_delta``), sent as JSON text. An update sends ``delta``
+and the previews (a few KiB per buffer), not the snapshot; ``_send_snapshot`` says when others move.
 
 History: the last ``HISTORY_STEPS`` pictures (each a snapshot, which shares its unchanged
 dicts with its neighbours, and its preview bytes) stay in Python, within ``HISTORY_BYTES`` of
@@ -35,6 +32,7 @@ message, and the answer carries the byte ranges that changed and who wrote them.
 """
 from __future__ import annotations
 
+import json
 import sys
 import weakref
 
@@ -90,6 +88,9 @@ def _install_hook():
 
 
 _Base = anywidget.AnyWidget if anywidget is not None else object
+# the snapshot traits travel as JSON text (one line in a saved widget state; entry.mjs parses it)
+_AS_TEXT = {"to_json": lambda value, _w: json.dumps(value, separators=(",", ":")),
+            "from_json": lambda value, _w: json.loads(value) if isinstance(value, str) else value}
 
 
 class Inspector(Outputs, _Base):
@@ -116,9 +117,9 @@ class Inspector(Outputs, _Base):
     if anywidget is not None:
         _esm = live_module()       # small: loads the renderer through renderer_model() (_display)
         _renderer = traitlets.Instance(Widget, allow_none=True).tag(sync=True, **widget_serialization)
-        base = traitlets.Dict().tag(sync=True)        # a whole snapshot, resent only when delta outgrows it
-        checkpoint = traitlets.Dict().tag(sync=True)  # base -> a recent snapshot (see _delta)
-        delta = traitlets.Dict().tag(sync=True)       # checkpoint -> the current snapshot
+        base = traitlets.Dict().tag(sync=True, **_AS_TEXT)   # a whole snapshot, resent only when delta outgrows it
+        checkpoint = traitlets.Dict().tag(sync=True, **_AS_TEXT)  # base -> a recent snapshot (see _delta)
+        delta = traitlets.Dict().tag(sync=True, **_AS_TEXT)       # checkpoint -> the current snapshot
         previews = traitlets.Bytes(b"").tag(sync=True)
         changes = traitlets.Dict().tag(sync=True)
         steps = traitlets.List().tag(sync=True)       # the history slider's steps, oldest first

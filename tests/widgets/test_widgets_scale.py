@@ -207,7 +207,7 @@ def test_the_front_end_applies_each_update_to_the_snapshot_python_holds(context,
             w.add(extra[0], names=["late"])
         assert w.check() or k == 2
         for msg, _ in updates:
-            traits.update({t: v for t, v in msg["state"].items() if t in traits})
+            traits.update({t: json.loads(v) for t, v in msg["state"].items() if t in traits})   # sent as text
             kinds.update(t for t in msg["state"] if t in traits)
         updates.clear()
         got = page.evaluate("([b, c, d]) => window.pti.applyDelta(window.pti.applyDelta(b, c), d)",
