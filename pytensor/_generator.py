@@ -86,7 +86,8 @@ class Generator:
 
     def initial_seed(self) -> int:
         """The seed this generator was last seeded with."""
-        return _rng_initial_seed(self)
+        s = _rng_initial_seed(self)
+        return int(lib.lt_generator_initial_seed(self._gen)) if s is None else s
 
     def get_state(self):
         """The whole state as a new uint8 tensor of 5056 bytes (torch's layout:
@@ -142,7 +143,8 @@ def seed() -> int:
 
 def initial_seed() -> int:
     """The default generator's last seed."""
-    return _rng_initial_seed(None)
+    s = _rng_initial_seed(None)
+    return default_generator.initial_seed() if s is None else s
 
 
 def get_rng_state():

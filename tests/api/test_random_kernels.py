@@ -81,3 +81,60 @@ def test_seeding_waits_for_first_use_and_changes_nothing_torch_can_see():
         torch.manual_seed(seed)
         assert bytes(pytensor.get_rng_state().numpy()) == bytes(torch.get_rng_state().numpy())
         assert pytensor.randint(0, 9, (5,)).tolist() == torch.randint(0, 9, (5,)).tolist()
+
+
+def _untempered(y):
+    """The mt19937 state word whose tempering is y (each step of the tempering undone, last first)."""
+    y ^= y >> 18
+    y ^= (y << 15) & 0xefc60000
+    x = y
+    for _ in range(5):  # y ^= (y << 7) & mask, undone 7 bits at a time
+        x = y ^ ((x << 7) & 0x9d2c5680)
+    y = x & 0xffffffff
+    x = y
+    for _ in range(3):  # y ^= y >> 11, undone 11 bits at a time
+        x = y ^ (x >> 11)
+    return x & 0xffffffff
+
+
+def _drawing(words):
+    """A Generator whose next draws are exactly ``words`` (at most 623)."""
+    g = pytensor.Generator()
+    raw = bytearray(bytes(g.get_state().numpy()))
+    raw[8:12] = (624).to_bytes(4, "little", signed=True)  # left: 623 draws before the next twist
+    raw[16:24] = (0).to_bytes(8, "little")                # next: word 0
+    for i, w in enumerate(words):
+        raw[24 + 8 * i:32 + 8 * i] = _untempered(w).to_bytes(8, "little")
+    return g.set_state(pytensor.frombuffer(raw, dtype=pytensor.uint8))
+
+
+EDGE_WORDS = [0, 1, 2, 0xffffffff, 0xfffffffe, 0x80000000, 0x7fffffff, 0x10000000, 0x0fffffff, 0xdeadbeef,
+              0x12345678, 0x9e3779b9] + [(i * 2654435761 + 12345) & 0xffffffff for i in range(200)]
+
+
+def test_the_untempering_helper_is_exact():
+    words = EDGE_WORDS[:20]
+    assert pytensor.rand(20, generator=_drawing(words)).tolist() == [(w & 0xffffff) / 2**24 for w in words]
+
+
+@pytest.mark.parametrize("high", [1, 2, 3, 7, 100, 255, 65537, 99991, 2**27 + 1, 2**28 - 1])
+def test_narrow_randint_is_the_draw_mod_the_range_at_every_edge_word(high):
+    """32-bit draws below 2**28: the multiply-based remainder equals w % high for the words a division
+    finds hardest (0, 2**32 - 1, around 2**31 and the divisor's multiples)."""
+    words = EDGE_WORDS + [high * k % 2**32 for k in (1, 2, 3, 2**32 // high)] + [(high * k - 1) % 2**32 for k in (1, 2)]
+    got = pytensor.randint(-3, high - 3, (len(words),), generator=_drawing(words)).tolist()
+    assert got == [w % high - 3 for w in words]
+
+
+@pytest.mark.parametrize("low, high", [(0, 2**28), (0, 2**32 + 1), (7, 2**40 + 7), (0, 3**39), (-2**62, 2**62 + 2),
+                                       (-2**63, 2**63 - 1), (-1, 2**63 - 1)])
+def test_wide_randint_is_the_draw_mod_the_range_at_every_edge_draw(low, high):
+    """64-bit draws (two words, the first high) from 2**28 on: the 128-bit multiply-based remainder equals
+    x % range for the draws at the ends of uint64 and around the range's multiples."""
+    rng = high - low
+    xs = [0, 1, 2**64 - 1, 2**64 - 2, 2**63, 2**63 - 1, rng - 1, rng, rng + 1, (2 * rng - 1) % 2**64,
+          (2**64 // rng) * rng % 2**64, ((2**64 // rng) * rng - 1) % 2**64]
+    xs = [x % 2**64 for x in xs] + [(EDGE_WORDS[i] << 32 | EDGE_WORDS[-1 - i]) for i in range(100)]
+    words = [w for x in xs for w in (x >> 32, x & 0xffffffff)]
+    got = pytensor.randint(low, high, (len(xs),), generator=_drawing(words)).tolist()
+    assert got == [x % rng + low for x in xs]

@@ -289,6 +289,8 @@ def test_state_and_seed_answer_as_the_python_path():
     with _Watch(_generator, "_rng_initial_seed") as w:
         assert (P.initial_seed(), g.initial_seed()) == (5, 2**40 + 9)
     assert w.taken == 2
+    with _Watch(_generator, "_rng_initial_seed", decline=True):
+        assert (P.initial_seed(), g.initial_seed()) == (5, 2**40 + 9)
     state = fast[0]
     wide = P.zeros(2 * STATE_NBYTES, dtype=P.uint8)
     wide[::2] = state
