@@ -582,8 +582,11 @@ static PyObject *tensor_tolist(PyObject *self, PyObject *arg)
     const char *p = pyt_element0(t, itemsize);
     if (!p)
         Py_RETURN_NONE;
+    /* A dim of extent 2 or more steps within the storage (its extent was checked when the view was
+     * made), so its stride in bytes fits; a dim of extent 0 or 1 never steps, and its stride may be
+     * anything (unfold's window stride, as_strided's): it is not multiplied. */
     for (Py_ssize_t d = 0; d < nd; d++)
-        strides[d] *= (int64_t)itemsize; /* within the storage's extent: no overflow */
+        strides[d] = shape[d] > 1 ? strides[d] * (int64_t)itemsize : 0;
     return nested(code, p, (int32_t)nd, shape, strides, 0);
 }
 

@@ -563,14 +563,17 @@ static PyObject *diagonal_view(PyObject *self, PyObject *const *args, Py_ssize_t
     if (d1 == d2)
         Py_RETURN_NONE;
     int64_t s1 = shape[d1], s2 = shape[d2], len, start, at;
+    int start_overflows;
     if (offset >= 0) {
         len = s1 < s2 - offset ? s1 : s2 - offset;
-        start = offset * strides[d2];
+        start_overflows = __builtin_mul_overflow((int64_t)offset, strides[d2], &start);
     } else {
         len = s1 + offset < s2 ? s1 + offset : s2;
-        start = -offset * strides[d1];
+        start_overflows = __builtin_mul_overflow((int64_t)-offset, strides[d1], &start);
     }
     len = len > 0 ? len : 0;
+    if (start_overflows && len) /* a diagonal with elements starts inside the storage: not reached */
+        Py_RETURN_NONE;
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < nd; i++)
         if (i != d1 && i != d2) {

@@ -236,3 +236,10 @@ def test_unfold_and_unflatten_answer_as_the_python_path_and_torch(monkeypatch):
                 w = getattr(tt, method)(*args)
                 assert (tuple(w.shape), w.stride(), w.storage_offset()) == want[:3], (method, args)
     assert taken > 100 and declined > 100, (taken, declined)
+
+
+def test_diagonal_of_dims_with_huge_strides_and_no_elements(monkeypatch):
+    t = pytensor.zeros(1, 1).as_strided((1, 1), (2**61, 2**61))  # offset * stride passes int64; the sum fits
+    for offset in (5, -5, 2**40):
+        want = _python_path(monkeypatch, "diagonal_view", lambda: t.diagonal(offset))
+        assert _outcome(lambda: t.diagonal(offset)) == want and want[0] == (0,)
