@@ -113,13 +113,9 @@ def live_storages():
     return _lib.lt_storage_live_count()
 
 
-def set_num_threads(n):
-    """Threads libtensor kernels may use for large copies, casts and elementwise work."""
-    _lib.lt_set_num_threads(n)
-
-
 from ._ffi import shim as _shim  # noqa: E402
-get_num_threads = _shim.get_num_threads  # lt_get_num_threads in one C call, no Python frame
+# lt_set_num_threads / lt_get_num_threads in one C call each, no Python frame (the shim's builtins)
+set_num_threads, get_num_threads = _shim.set_num_threads, _shim.get_num_threads
 from ._gather_ops import (  # noqa: E402,F401  (the gather family: copies with torch's semantics)
     index_select, masked_select, nonzero, take, gather, where, cat, stack, flip, roll,
 )

@@ -582,8 +582,11 @@ static PyObject *tensor_tolist(PyObject *self, PyObject *arg)
     const char *p = pyt_element0(t, itemsize);
     if (!p)
         Py_RETURN_NONE;
+    /* A dim of extent 2 or more steps within the storage (its extent was checked when the view was
+     * made), so its stride in bytes fits; a dim of extent 0 or 1 never steps, and its stride may be
+     * anything (unfold's window stride, as_strided's): it is not multiplied. */
     for (Py_ssize_t d = 0; d < nd; d++)
-        strides[d] *= (int64_t)itemsize; /* within the storage's extent: no overflow */
+        strides[d] = shape[d] > 1 ? strides[d] * (int64_t)itemsize : 0;
     return nested(code, p, (int32_t)nd, shape, strides, 0);
 }
 
@@ -631,6 +634,32 @@ static PyObject *get_num_threads(PyObject *self, PyObject *unused)
     (void)self;
     (void)unused;
     return PyLong_FromLong(lt_get_num_threads());
+}
+
+/* set_num_threads(n): lt_set_num_threads for any integer (an __index__
+ * object too), refused as the cffi call it replaces refuses: TypeError for a
+ * non-integer, OverflowError beyond a 32-bit int. */
+static PyObject *set_num_threads(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    PyObject *n = PyNumber_Index(arg);
+    if (!n) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_TypeError, "an integer is required");
+        }
+        return NULL;
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(n, &overflow);
+    if (overflow || v < INT32_MIN || v > INT32_MAX) {
+        PyErr_Format(PyExc_OverflowError, "integer %S does not fit '32-bit int'", n);
+        Py_DECREF(n);
+        return NULL;
+    }
+    Py_DECREF(n);
+    lt_set_num_threads((int)v);
+    Py_RETURN_NONE;
 }
 
 /* item(t): Conversion.item calls it (a Python method, for its type hints). */
@@ -852,6 +881,8 @@ PyMethodDef pyt_types_methods[] = {
     {"item", tensor_item, METH_O, "item(t): t.item() in one call (Python's Tensor._item for what is rare)."},
     {"numel", tensor_numel, METH_O, "numel(t): t.numel() in one call."},
     {"pin_for_numpy", pin_for_numpy, METH_O, "pin_for_numpy(t): numpy()'s checks and pin in one call; True or False."},
+    {"set_num_threads", set_num_threads, METH_O,
+     "set_num_threads(n)\n--\n\nThreads libtensor kernels may use for large copies, casts and elementwise work."},
     {"get_num_threads", get_num_threads, METH_NOARGS,
      "get_num_threads()\n--\n\nThreads libtensor kernels may use (set_num_threads sets it)."},
     {"tolist", tensor_tolist, METH_O, "tolist(t): t.tolist() in one pass; None when declined (Python's path)."},

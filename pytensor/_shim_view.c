@@ -563,14 +563,17 @@ static PyObject *diagonal_view(PyObject *self, PyObject *const *args, Py_ssize_t
     if (d1 == d2)
         Py_RETURN_NONE;
     int64_t s1 = shape[d1], s2 = shape[d2], len, start, at;
+    int start_overflows;
     if (offset >= 0) {
         len = s1 < s2 - offset ? s1 : s2 - offset;
-        start = offset * strides[d2];
+        start_overflows = __builtin_mul_overflow((int64_t)offset, strides[d2], &start);
     } else {
         len = s1 + offset < s2 ? s1 + offset : s2;
-        start = -offset * strides[d1];
+        start_overflows = __builtin_mul_overflow((int64_t)-offset, strides[d1], &start);
     }
     len = len > 0 ? len : 0;
+    if (start_overflows && len) /* a diagonal with elements starts inside the storage: not reached */
+        Py_RETURN_NONE;
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < nd; i++)
         if (i != d1 && i != d2) {
@@ -587,6 +590,101 @@ static PyObject *diagonal_view(PyObject *self, PyObject *const *args, Py_ssize_t
     PyObject *out = pyt_prov_fresh(pyt_view_steal(t, pyt_int_tuple(out_shape, k + 1), pyt_int_tuple(out_strides, k + 1),
                                                   PyLong_FromLongLong(at)),
                                    PROV_DIAGONAL, arg, args[0]);
+    Py_DECREF(arg);
+    return out;
+}
+
+/* unflatten_view(t, dim, sizes) -> Tensor or None: t.unflatten(dim, sizes)
+ * for a plain int dim in range and a tuple or list of plain ints whose one
+ * -1 (if any) libtensor resolves within that extent (lt_layout_infer_shape,
+ * _layout.infer_shape's rule); the view is t.view(shape)'s, recorded as
+ * Views.unflatten records it. None for the rest (Python's errors). */
+static PyObject *unflatten_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3 || !pyt_is_tensor(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "unflatten_view(t: Tensor, dim, sizes)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t shape[LT_MAX_NDIM], sizes[LT_MAX_NDIM], out[LT_MAX_NDIM];
+    Py_ssize_t nd = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM), m = plain_ints(args[2], sizes);
+    long d;
+    if (nd < 1 || m < 0 || nd - 1 + m > LT_MAX_NDIM || !PyLong_CheckExact(args[1]) ||
+        ((d = PyLong_AsLong(args[1])) == -1 && PyErr_Occurred()) || d < -(long)nd || d >= (long)nd) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    d = d < 0 ? d + (long)nd : d;
+    if (lt_layout_infer_shape(sizes, (int32_t)m, sizes, shape[d]) != LT_OK)
+        Py_RETURN_NONE;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        if (i != d) {
+            out[k++] = shape[i];
+            continue;
+        }
+        for (Py_ssize_t j = 0; j < m; j++)
+            out[k++] = sizes[j];
+    }
+    PyObject *shape_t = pyt_int_tuple(out, k), *view_args = shape_t ? PyTuple_Pack(1, shape_t) : NULL;
+    PyObject *op = view_args ? PyLong_FromLong(PROV_VIEW) : NULL, *view = NULL;
+    if (op) {
+        PyObject *const inner[3] = {args[0], view_args, op};
+        view = reshape_view(NULL, inner, 3);
+    }
+    Py_XDECREF(shape_t);
+    Py_XDECREF(view_args);
+    Py_XDECREF(op);
+    return view;
+}
+
+/* unfold_view(t, dimension, size, step) -> Tensor or None: t.unfold(...)
+ * for plain ints that Views.unfold accepts on a tensor of at least one dim
+ * (size within the extent and >= 0, step > 0, the windows' stride within
+ * int64), recorded with (dimension, size, step) as given. None for the rest
+ * (Python's errors, the 0-d case). */
+static PyObject *unfold_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4 || !pyt_is_tensor(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "unfold_view(t: Tensor, dimension, size, step)");
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)args[0];
+    int64_t shape[LT_MAX_NDIM + 1], strides[LT_MAX_NDIM + 1], off, v[3];
+    Py_ssize_t nd;
+    for (int k = 0; k < 3; k++) {
+        int overflow = 0;
+        if (!PyLong_CheckExact(args[k + 1]))
+            Py_RETURN_NONE;
+        v[k] = PyLong_AsLongLongAndOverflow(args[k + 1], &overflow);
+        if (overflow || (v[k] == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+    }
+    if (!read_layout(t, shape, strides, &nd, &off) || nd < 1 || nd >= LT_MAX_NDIM) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int64_t d = v[0], size = v[1], step = v[2], window_stride;
+    if (d < -nd || d >= nd)
+        Py_RETURN_NONE;
+    d = d < 0 ? d + nd : d;
+    if (size > shape[d] || step <= 0 || size < 0 || __builtin_mul_overflow(strides[d], step, &window_stride))
+        Py_RETURN_NONE;
+    shape[nd] = size;
+    strides[nd] = strides[d];
+    shape[d] = (shape[d] - size) / step + 1;
+    strides[d] = window_stride;
+    PyObject *arg = PyTuple_Pack(3, args[1], args[2], args[3]);
+    if (!arg)
+        return NULL;
+    Py_INCREF(t->offset);
+    PyObject *out = pyt_prov_fresh(pyt_view_steal(t, pyt_int_tuple(shape, nd + 1), pyt_int_tuple(strides, nd + 1),
+                                                  t->offset),
+                                   PROV_UNFOLD, arg, args[0]);
     Py_DECREF(arg);
     return out;
 }
@@ -651,6 +749,10 @@ static PyObject *setitem_basic(PyObject *self, PyObject *const *args, Py_ssize_t
 }
 
 PyMethodDef pyt_view_methods[] = {
+    {"unflatten_view", (PyCFunction)(void (*)(void))unflatten_view, METH_FASTCALL,
+     "unflatten_view(t, dim, sizes): unflatten's common case; None when declined."},
+    {"unfold_view", (PyCFunction)(void (*)(void))unfold_view, METH_FASTCALL,
+     "unfold_view(t, dimension, size, step): unfold's common case; None when declined."},
     {"squeeze_view", (PyCFunction)(void (*)(void))squeeze_view, METH_FASTCALL,
      "squeeze_view(t, dim): squeeze()'s common case; None when declined."},
     {"has_shape", (PyCFunction)(void (*)(void))has_shape, METH_FASTCALL,

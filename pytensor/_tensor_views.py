@@ -26,6 +26,8 @@ permute_view = shim.permute_view  # permute/t/T in one C call; None: the Python 
 expand_view = shim.expand_view  # expand's common case in one C call; None: the Python path below
 as_strided_view = shim.as_strided_view  # as_strided's common case in one C call; None: the Python path
 diagonal_view = shim.diagonal_view  # diagonal's common case in one C call; None: the Python path
+unflatten_view = shim.unflatten_view  # unflatten's common case in one C call; None: the Python path
+unfold_view = shim.unfold_view  # unfold's common case in one C call; None: the Python path
 squeeze_view = shim.squeeze_view  # squeeze() and squeeze(int) in one C call; None: the Python path
 select_views = shim.select_views  # unbind's selects, all in one C call
 narrow_views = shim.narrow_views  # split's narrows, all in one C call (the lengths checked here first)
@@ -359,6 +361,9 @@ class Views:
         return reshape_view(self, (shape,), _P_RESHAPE)  # self.reshape(shape)'s C path, recorded the same
 
     def unflatten(self, dim, sizes):
+        t = unflatten_view(self, dim, sizes)
+        if t is not None:
+            return t
         d = wrap_dim(dim, len(self._shape))
         sizes = infer_shape(tuple(sizes), self._shape[d])
         shape = self._shape[:d] + sizes + self._shape[d + 1:]
@@ -404,6 +409,9 @@ class Views:
 
     def unfold(self, dimension, size, step):
         """Sliding windows of ``size`` every ``step`` along ``dimension`` (a view that overlaps itself)."""
+        t = unfold_view(self, dimension, size, step)
+        if t is not None:
+            return t
         n = self.dim()
         d = wrap_dim(dimension, n)
         size, step = int64_arg("unfold", "size", size), int64_arg("unfold", "step", step)

@@ -88,3 +88,12 @@ def test_tolist_matches_torch():
             assert _repr(t.tolist()) == _repr(tt.tolist()), (name, layout)
             cases += 1
     assert cases == 90
+
+
+def test_a_dim_of_one_element_may_carry_any_stride():
+    # unfold's window stride on a dim of extent 1 is step * stride: 2**62 here, which in bytes is past
+    # int64; the C pass never steps along such a dim (the sanitized suite caught it multiplying anyway)
+    t = pytensor.arange(4.0).unfold(0, 2, 2**62)
+    assert t.stride() == (2**62, 1) and shim.tolist(t) == [[0.0, 1.0]] == _convert_out.to_pylist(t)
+    e = pytensor.arange(3.0).as_strided((0, 2), (2**62, 1))
+    assert shim.tolist(e) == [] == _convert_out.to_pylist(e)

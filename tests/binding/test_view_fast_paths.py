@@ -191,3 +191,55 @@ def test_squeeze_answers_as_the_python_path_and_torch(monkeypatch):
                     w = torch.zeros(shape).squeeze() if dim is None else torch.zeros(shape).squeeze(dim)
                     assert tuple(w.shape) == want[0], (shape, dim)
     assert taken > 40 and declined > 40, (taken, declined)
+
+
+def test_set_num_threads_takes_and_refuses_what_the_cffi_call_did():
+    from pytensor._ffi import lib
+
+    def outcome(fn, v):
+        try:
+            fn(v)
+        except Exception as e:  # noqa: BLE001  the refusal is the answer
+            return ("raises", type(e).__name__, str(e))
+        return ("ok", pytensor.get_num_threads())
+
+    old = pytensor.get_num_threads()
+    try:
+        for v in [2, True, 2.0, 2**40, -2**40, np.int64(3), -1, 0, 100, "2", None]:
+            assert outcome(pytensor.set_num_threads, v) == outcome(lib.lt_set_num_threads, v), v
+    finally:
+        pytensor.set_num_threads(old)
+
+
+def test_unfold_and_unflatten_answer_as_the_python_path_and_torch(monkeypatch):
+    torch = require_module("torch")
+    taken = declined = 0
+    for t in list(_sources()) + [pytensor.arange(7.0), pytensor.tensor(1.0), pytensor.zeros(0, 4)]:
+        cases = [("unfold_view", lambda t=t, dim=dim, size=size, step=step: t.unfold(dim, size, step), (dim, size, step),
+                  "unfold")
+                 for dim, size, step in itertools.product([0, -1, 1, 5, True], [0, 2, 3, 9, -1], [1, 2, 0, 2**62])]
+        cases += [("unflatten_view", lambda t=t, dim=dim, sizes=sizes: t.unflatten(dim, sizes), (dim, sizes), "unflatten")
+                  for dim, sizes in itertools.product([0, -1, 1, 4, np.int64(0)],
+                                                      [(2, -1), [1, -1, 1], (-1,), (2, 2), (0, -1), (-1, -1), (3.0,)])]
+        for c_name, call, args, method in cases:
+            c_answer = getattr(_tensor_views, c_name)(t, *args)
+            want = _python_path(monkeypatch, c_name, call)
+            assert _outcome(call) == want, (method, args)
+            if c_answer is None:
+                declined += 1
+                continue
+            taken += 1
+            assert _outcome(lambda: c_answer) == want, (method, args)
+            if not t.dtype.is_complex:
+                flat = torch.arange(t.untyped_storage().nbytes() // 4, dtype=torch.float32)
+                tt = torch.as_strided(flat, tuple(t.shape), t.stride(), t.storage_offset())
+                w = getattr(tt, method)(*args)
+                assert (tuple(w.shape), w.stride(), w.storage_offset()) == want[:3], (method, args)
+    assert taken > 100 and declined > 100, (taken, declined)
+
+
+def test_diagonal_of_dims_with_huge_strides_and_no_elements(monkeypatch):
+    t = pytensor.zeros(1, 1).as_strided((1, 1), (2**61, 2**61))  # offset * stride passes int64; the sum fits
+    for offset in (5, -5, 2**40):
+        want = _python_path(monkeypatch, "diagonal_view", lambda: t.diagonal(offset))
+        assert _outcome(lambda: t.diagonal(offset)) == want and want[0] == (0,)
