@@ -20,6 +20,19 @@ def np():
     return require_module("numpy")
 
 
+@pytest.fixture(autouse=True)
+def _fd_server_settled():
+    """Lets pytensor.multiprocessing's descriptor server drop, before each test, the regions whose messages
+    were all received. Its thread does so once a second on its own, and when that lands inside a later test
+    the live-storage count that test reads changes under it (seen after a pickling test)."""
+    fd = sys.modules.get("pytensor.multiprocessing._fd_server")
+    server = getattr(fd, "_server", None)
+    if server is not None:
+        with server.lock:
+            server._sweep()
+    yield
+
+
 @pytest.fixture
 def live_baseline():
     """Asserts that libtensor's live-storage count returns to where it started."""
