@@ -3,7 +3,8 @@
 The HTML page inlines ``inspector.js`` and ``inspector.css`` (no CDN, no widget manager; a
 notebook's static copies store them once, see ``fallback_html``) and embeds the snapshot as JSON
 and the previews as base64, so hover and zoom keep working in a file opened years later. The text
-summary is what terminals, ``repr`` and GitHub's notebook viewer show."""
+summary is what terminals, ``repr`` and GitHub's notebook viewer show. A notebook's static copy carries
+its snapshot packed (``pack_json``: base64 of gzipped JSON, a quarter of the JSON's size)."""
 from __future__ import annotations
 
 import base64
@@ -18,7 +19,7 @@ from pathlib import Path
 from ._text import BAR, TEXT_VIEWS, to_text  # noqa: F401 (to_text is public here too, as before)
 
 __all__ = ["to_html", "to_html_page", "to_text", "asset", "script_json", "fallback_html", "renderer_hash",
-           "renderer_packed", "live_module", "live_loader", "compact_script"]
+           "renderer_packed", "live_module", "live_loader", "compact_script", "pack_json", "unpack_json"]
 
 _HERE = Path(__file__).resolve().parent
 _PROSE = "font-family: system-ui, sans-serif; color: #212529"
@@ -44,6 +45,20 @@ def _renderer_block():
     text = json.dumps({"js": asset("inspector.js"), "css": asset("inspector.css")}, separators=(",", ":"))
     packed = gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)    # mtime 0: same bytes each time
     return hashlib.sha256(packed).hexdigest()[:16], base64.b64encode(packed).decode("ascii")
+
+
+def pack_json(obj):
+    """``obj`` as base64 of its gzipped compact JSON: what a saved notebook stores a snapshot as, in a static
+    copy and in the widget's ``base``/``checkpoint`` traits (13 pictures: 90 KB less). ``ptiUnpackJson``
+    (``unpack.js``) and ``unpackJson`` (``js/entry.mjs``) read it. Level 6: most of level 9's saving
+    at a third of its time (a 500-view snapshot packs in a few ms); base64 needs no HTML escaping."""
+    text = json.dumps(obj, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(gzip.compress(text, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def unpack_json(text):
+    """The object ``pack_json`` packed into ``text``."""
+    return json.loads(gzip.decompress(base64.b64decode(text)))
 
 
 def renderer_hash():
@@ -77,14 +92,16 @@ def live_loader():
 def fallback_html(snap, previews, carry=True):
     """The static copy of a widget's picture that a saved notebook keeps: an HTML fragment that loads the
     renderer from the one copy on the page made with ``carry`` (``loader.js``: stored once per notebook),
-    draws nothing beside a live view (``mountFallback``) and hides a widget output that cannot draw."""
+    draws nothing beside a live view (``mountFallback``) and hides a widget output that cannot draw. The
+    snapshot travels packed (``pack_json``): each copy is stored in the notebook, 13 pictures of 3 views
+    held 50 KB of snapshot JSON."""
     uid = secrets.token_hex(4)
     h, packed = _renderer_block()
     block = f'<script type="application/gzip" data-pti-renderer="{h}">{packed}</script>\n' if carry else ""
     b64 = base64.b64encode(previews).decode("ascii")
     return (f'<section class="pti-figure pti-fallback"><div class="pti-static" id="pti-{uid}"></div></section>\n'
             f'{block}<script type="module">\n{_static_loader()}\n'
-            f'ptiDraw("{h}", "pti-{uid}", {script_json(snap)}, "{b64}");\n</script>\n')
+            f'ptiDraw("{h}", "pti-{uid}", "{pack_json(snap)}", "{b64}");\n</script>\n')
 
 
 @functools.lru_cache(maxsize=1)

@@ -2095,37 +2095,62 @@ function render({ model, el }) {
 
 const TRAITS = ["base", "checkpoint", "delta", "previews", "changes", "steps"];
 
-/** The snapshot traits (base, checkpoint, delta) of `model` as objects. The kernel sends them as JSON
- * text: a notebook saved with its widget state keeps each on one line, where nbformat would indent a
- * dict key by key (13 pictures: 40 KB more). Each is parsed once per value it takes. */
+/** The snapshot traits (base, checkpoint, delta) of `model` as objects, each a promise. The kernel sends
+ * them as text: a notebook saved with its widget state keeps each on one line, where nbformat would
+ * indent a dict key by key. `delta` (every update) is JSON; `base` and `checkpoint` (sent rarely, saved
+ * once per inspector) are base64 of gzipped JSON (_export.pack_json), unpacked off the main thread by
+ * DecompressionStream. Each is read once per value it takes. */
 function snapshotTraits(model) {
   const seen = new Map();
   return (name) => {
     const value = model.get(name);
-    if (typeof value !== "string") return value;        // a stand-in model may hold the objects
-    if (!seen.has(name) || seen.get(name)[0] !== value) seen.set(name, [value, value ? JSON.parse(value) : {}]);
+    if (!seen.has(name) || seen.get(name)[0] !== value) seen.set(name, [value, readTrait(value)]);
     return seen.get(name)[1];
   };
 }
 
+async function readTrait(value) {
+  if (typeof value !== "string") return value;          // a stand-in model may hold the objects
+  if (!value) return {};
+  return value.startsWith("{") ? JSON.parse(value) : unpackJson(value);
+}
+
+/** The object _export.pack_json packed into `base64` (as unpack.js's ptiUnpackJson, which the loaders
+ * embed; this module is loaded by them and cannot reach their scope). */
+async function unpackJson(base64) {
+  const packed = Uint8Array.from(atob(base64.trim()), (c) => c.charCodeAt(0));
+  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return JSON.parse(await new Response(stream).text());
+}
+
 /** Draw the model's picture now and whenever its traits change; returns what stops it. */
 function followTraits(model, view, snap) {
-  const current = () => applyDelta(applyDelta(snap("base"), snap("checkpoint")), snap("delta"));
-  // One update message changes several traits: redraw once, after all of them landed.
-  let pending = false;
+  const current = async () => applyDelta(applyDelta(await snap("base"), await snap("checkpoint")), await snap("delta"));
+  // One update message changes several traits: redraw once, after all of them landed. A packed trait
+  // is read asynchronously: only the newest redraw draws, so an older one never lands after it.
+  let pending = false, latest = 0, stopped = false;
+  const draw = (first) => {
+    const mine = ++latest;
+    current().then((snapshot) => {
+      if (mine !== latest || stopped) return;
+      view.setSteps(model.get("steps"));
+      view.update(snapshot, model.get("previews"), first ? null : model.get("changes"));
+    }, (e) => console.error("pytensor inspector: cannot read the picture", e));
+  };
   const sync = () => {
     if (pending) return;
     pending = true;
     Promise.resolve().then(() => {
       pending = false;
-      view.setSteps(model.get("steps"));
-      view.update(current(), model.get("previews"), model.get("changes"));
+      draw(false);
     });
   };
-  view.setSteps(model.get("steps"));
-  view.update(current(), model.get("previews"), null);
+  draw(true);
   for (const t of TRAITS) model.on(`change:${t}`, sync);
-  return () => { for (const t of TRAITS) model.off(`change:${t}`, sync); };
+  return () => {
+    stopped = true;
+    for (const t of TRAITS) model.off(`change:${t}`, sync);
+  };
 }
 
 /** Polling, and the answers to it and to the history slider's requests; returns what stops it.
@@ -2136,7 +2161,8 @@ function poll(model, view, el, snap) {
   const onMsg = (msg, buffers) => {
     if (msg && msg.op === "step") {
       if (msg.missing) { view.showStep(null); return; }
-      view.showStep(msg.generation, applyDelta(snap("base"), msg.delta), buffers && buffers[0], msg.changes, msg.info);
+      snap("base").then((base) => view.showStep(msg.generation, applyDelta(base, msg.delta), buffers && buffers[0],
+        msg.changes, msg.info));
       return;
     }
     if (!msg || msg.op !== "pong") return;

@@ -21,7 +21,8 @@ How live redraw works:
 
 What travels: ``base`` is a whole snapshot, sent rarely; ``checkpoint`` is the change from
 ``base`` to a recent snapshot and ``delta`` the change from that one to now, each keyed by view,
-region and overlap id, field by field (``_delta``), sent as JSON text. An update sends ``delta``
+region and overlap id, field by field (``_delta``), sent as text (``delta`` as JSON, the two others
+packed: ``pack_json``). An update sends ``delta``
 and the previews (a few KiB per buffer), not the snapshot; ``_send_snapshot`` says when others move.
 
 History: the last ``HISTORY_STEPS`` pictures (each a snapshot, which shares its unchanged
@@ -41,7 +42,7 @@ from ._deltas import Channel
 from ._deltas import apply as _apply  # noqa: F401  (tests reach _apply, _writer, HISTORY_STEPS here)
 from ._deltas import delta as _delta
 from ._display import Outputs, renderer_model
-from ._export import live_module, renderer_hash
+from ._export import live_module, pack_json, renderer_hash, unpack_json
 from ._lifetime import module_of
 from ._names import guess_names
 from ._objects import resolve
@@ -88,9 +89,17 @@ def _install_hook():
 
 
 _Base = anywidget.AnyWidget if anywidget is not None else object
-# the snapshot traits travel as JSON text (one line in a saved widget state; entry.mjs parses it)
-_AS_TEXT = {"to_json": lambda value, _w: json.dumps(value, separators=(",", ":")),
-            "from_json": lambda value, _w: json.loads(value) if isinstance(value, str) else value}
+# The snapshot traits travel as text (one line in a saved widget state, where nbformat would indent a
+# dict key by key; entry.mjs reads them): delta, sent by every update, as JSON; base and checkpoint,
+# sent rarely and saved once per inspector with the widget state, packed (pack_json: a quarter the size).
+def _from_text(value, _w):
+    if not isinstance(value, str):
+        return value
+    return json.loads(value) if value.startswith("{") else unpack_json(value)
+
+
+_AS_TEXT = {"to_json": lambda value, _w: json.dumps(value, separators=(",", ":")), "from_json": _from_text}
+_PACKED = {"to_json": lambda value, _w: pack_json(value), "from_json": _from_text}
 
 
 class Inspector(Outputs, _Base):
@@ -117,8 +126,8 @@ class Inspector(Outputs, _Base):
     if anywidget is not None:
         _esm = live_module()       # small: loads the renderer through renderer_model() (_display)
         _renderer = traitlets.Instance(Widget, allow_none=True).tag(sync=True, **widget_serialization)
-        base = traitlets.Dict().tag(sync=True, **_AS_TEXT)   # a whole snapshot, resent only when delta outgrows it
-        checkpoint = traitlets.Dict().tag(sync=True, **_AS_TEXT)  # base -> a recent snapshot (see _delta)
+        base = traitlets.Dict().tag(sync=True, **_PACKED)   # a whole snapshot, resent only when delta outgrows it
+        checkpoint = traitlets.Dict().tag(sync=True, **_PACKED)   # base -> a recent snapshot (see _delta)
         delta = traitlets.Dict().tag(sync=True, **_AS_TEXT)       # checkpoint -> the current snapshot
         previews = traitlets.Bytes(b"").tag(sync=True)
         changes = traitlets.Dict().tag(sync=True)

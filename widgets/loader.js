@@ -43,8 +43,9 @@ function ptiHideDeadWidgets() {
   document.head.appendChild(style);
 }
 
-/** Draw one saved picture into the element `id` once the renderer `hash` is loaded. */
-function ptiDraw(hash, id, snapshot, previews) {
+/** Draw one saved picture into the element `id` once the renderer `hash` is loaded and the picture's
+ * `packed` snapshot (base64 of gzipped JSON) unpacked. */
+function ptiDraw(hash, id, packed, previews) {
   ptiHideDeadWidgets();
   const el = document.getElementById(id);
   if (!el) return;                      // a newer picture replaced this output before its script ran
@@ -52,7 +53,7 @@ function ptiDraw(hash, id, snapshot, previews) {
     el.textContent = "This saved picture waits for its renderer, stored with another picture of this " +
       "notebook that is not on this page (a deleted cell?): run the cell to draw it again.";
   }, 4000);
-  ptiRenderer(hash).then((m) => {
+  Promise.all([ptiRenderer(hash), ptiUnpackJson(packed)]).then(([m, snapshot]) => {
     clearTimeout(wait);
     el.textContent = "";
     m.mountFallback(el, snapshot, previews);

@@ -3,12 +3,17 @@
 //
 // The block is base64 of gzipped JSON {js, css} (inspector.js and inspector.css). It is unpacked
 // with DecompressionStream, the CSS added to the page, and the JS loaded as a module from a Blob URL
-// (what anywidget does with a widget's code).
+// (what anywidget does with a widget's code). A static copy's snapshot is packed the same way
+// (_export.pack_json) and read with ptiUnpackJson.
 
-async function ptiUnpack(base64) {
+async function ptiUnpackJson(base64) {
   const packed = Uint8Array.from(atob(base64.trim()), (c) => c.charCodeAt(0));
   const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
-  const { js, css } = JSON.parse(await new Response(stream).text());
+  return JSON.parse(await new Response(stream).text());
+}
+
+async function ptiUnpack(base64) {
+  const { js, css } = await ptiUnpackJson(base64);
   const style = document.createElement("style");
   style.textContent = css;
   document.head.appendChild(style);

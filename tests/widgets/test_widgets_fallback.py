@@ -84,6 +84,26 @@ def test_display_is_the_live_view_then_a_static_fallback(monkeypatch):
     w.close()
 
 
+def test_the_static_copy_carries_its_snapshot_packed_and_script_safe():
+    """A saved notebook stores one static copy per picture: its snapshot travels as base64 of gzipped
+    JSON (``ptiDraw`` unpacks it), which reads back as the snapshot, hostile names included, and is
+    a fraction of the JSON it replaced."""
+    import base64
+    import json
+    import re
+    import pytensor
+    from pytensor.widgets import snapshot
+    from pytensor.widgets._export import fallback_html, script_json, unpack_json
+    base = pytensor.arange(64, dtype=pytensor.int32)
+    views = [base] + [base[k:k + 20:(k % 3) + 1] for k in range(12)]
+    snap, previews = snapshot(*views, names=["</script><!--<script>&"] + [f"v{k}" for k in range(12)])
+    html = fallback_html(snap, previews, carry=False)
+    (h, packed, b64), = re.findall(r'ptiDraw\("(\w+)", "pti-\w+", "([A-Za-z0-9+/=]+)", "([A-Za-z0-9+/=]*)"\);', html)
+    assert unpack_json(packed) == json.loads(json.dumps(snap)) and base64.b64decode(b64) == previews
+    as_json = script_json(snap)                  # what the copy carried before
+    assert "</script><!--" not in html and len(packed) < len(as_json) / 3, (len(packed), len(as_json))
+
+
 def _notebook(tmp_path, store_state):
     nbformat = require_module("nbformat")
     nbclient = require_module("nbclient")

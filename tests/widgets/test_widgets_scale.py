@@ -19,6 +19,7 @@ from support import require_module
 
 import pytensor
 from pytensor.widgets import Inspector
+from pytensor.widgets._export import unpack_json
 
 WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
 
@@ -53,6 +54,14 @@ def state_json(msg, buffers):
     for path, buf in zip(msg.get("buffer_paths", []), buffers or []):
         state[path[0]] = b64(buf)
     return json.dumps(state)
+
+
+def sent_trait(name, text):
+    """A snapshot trait as the comm sent it (text: ``delta`` JSON, ``base``/``checkpoint`` packed), read back."""
+    if name == "delta":
+        return json.loads(text)
+    assert not text.startswith("{"), (name, text[:40])         # packed: base64 of gzipped JSON
+    return unpack_json(text)
 
 
 def live_page(w, path):
@@ -207,7 +216,7 @@ def test_the_front_end_applies_each_update_to_the_snapshot_python_holds(context,
             w.add(extra[0], names=["late"])
         assert w.check() or k == 2
         for msg, _ in updates:
-            traits.update({t: json.loads(v) for t, v in msg["state"].items() if t in traits})   # sent as text
+            traits.update({t: sent_trait(t, v) for t, v in msg["state"].items() if t in traits})
             kinds.update(t for t in msg["state"] if t in traits)
         updates.clear()
         got = page.evaluate("([b, c, d]) => window.pti.applyDelta(window.pti.applyDelta(b, c), d)",
