@@ -19,7 +19,8 @@ from pathlib import Path
 from ._text import BAR, TEXT_VIEWS, to_text  # noqa: F401 (to_text is public here too, as before)
 
 __all__ = ["to_html", "to_html_page", "to_text", "asset", "script_json", "fallback_html", "renderer_hash",
-           "renderer_packed", "live_module", "live_loader", "compact_script", "pack_json", "unpack_json"]
+           "renderer_packed", "live_module", "live_loader", "compact_script", "pack_json", "unpack_json",
+           "TEXT_TRAIT", "PACKED_TRAIT"]
 
 _HERE = Path(__file__).resolve().parent
 _PROSE = "font-family: system-ui, sans-serif; color: #212529"
@@ -59,6 +60,20 @@ def pack_json(obj):
 def unpack_json(text):
     """The object ``pack_json`` packed into ``text``."""
     return json.loads(gzip.decompress(base64.b64decode(text)))
+
+
+# The inspector's snapshot traits travel as text (one line in a saved widget state, where nbformat would
+# indent a dict key by key; entry.mjs reads them): delta, sent by every update, as JSON; base and
+# checkpoint, sent rarely and saved once per inspector with the widget state, packed (a quarter the size).
+def _trait_from_text(value, _widget):
+    if not isinstance(value, str):
+        return value
+    return json.loads(value) if value.startswith("{") else unpack_json(value)
+
+
+TEXT_TRAIT = {"to_json": lambda value, _widget: json.dumps(value, separators=(",", ":")),
+              "from_json": _trait_from_text}
+PACKED_TRAIT = {"to_json": lambda value, _widget: pack_json(value), "from_json": _trait_from_text}
 
 
 def renderer_hash():

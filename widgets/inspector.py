@@ -33,7 +33,6 @@ message, and the answer carries the byte ranges that changed and who wrote them.
 """
 from __future__ import annotations
 
-import json
 import sys
 import weakref
 
@@ -42,7 +41,7 @@ from ._deltas import Channel
 from ._deltas import apply as _apply  # noqa: F401  (tests reach _apply, _writer, HISTORY_STEPS here)
 from ._deltas import delta as _delta
 from ._display import Outputs, renderer_model
-from ._export import live_module, pack_json, renderer_hash, unpack_json
+from ._export import PACKED_TRAIT, TEXT_TRAIT, live_module, renderer_hash
 from ._lifetime import module_of
 from ._names import guess_names
 from ._objects import resolve
@@ -89,17 +88,6 @@ def _install_hook():
 
 
 _Base = anywidget.AnyWidget if anywidget is not None else object
-# The snapshot traits travel as text (one line in a saved widget state, where nbformat would indent a
-# dict key by key; entry.mjs reads them): delta, sent by every update, as JSON; base and checkpoint,
-# sent rarely and saved once per inspector with the widget state, packed (pack_json: a quarter the size).
-def _from_text(value, _w):
-    if not isinstance(value, str):
-        return value
-    return json.loads(value) if value.startswith("{") else unpack_json(value)
-
-
-_AS_TEXT = {"to_json": lambda value, _w: json.dumps(value, separators=(",", ":")), "from_json": _from_text}
-_PACKED = {"to_json": lambda value, _w: pack_json(value), "from_json": _from_text}
 
 
 class Inspector(Outputs, _Base):
@@ -126,9 +114,9 @@ class Inspector(Outputs, _Base):
     if anywidget is not None:
         _esm = live_module()       # small: loads the renderer through renderer_model() (_display)
         _renderer = traitlets.Instance(Widget, allow_none=True).tag(sync=True, **widget_serialization)
-        base = traitlets.Dict().tag(sync=True, **_PACKED)   # a whole snapshot, resent only when delta outgrows it
-        checkpoint = traitlets.Dict().tag(sync=True, **_PACKED)   # base -> a recent snapshot (see _delta)
-        delta = traitlets.Dict().tag(sync=True, **_AS_TEXT)       # checkpoint -> the current snapshot
+        base = traitlets.Dict().tag(sync=True, **PACKED_TRAIT)   # a whole snapshot, resent only when delta outgrows it
+        checkpoint = traitlets.Dict().tag(sync=True, **PACKED_TRAIT)   # base -> a recent snapshot (see _delta)
+        delta = traitlets.Dict().tag(sync=True, **TEXT_TRAIT)       # checkpoint -> the current snapshot
         previews = traitlets.Bytes(b"").tag(sync=True)
         changes = traitlets.Dict().tag(sync=True)
         steps = traitlets.List().tag(sync=True)       # the history slider's steps, oldest first
