@@ -4,6 +4,8 @@ provenance) and as torch does; linspace gives, value for value, the rule
 lt_fill_linspace states (start + i * step below n/2, end - (n-1-i) * step
 from there), across the generator's chunk boundaries, for real and
 integer dtypes."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -23,6 +25,7 @@ def _python_eye(*shape, dtype=None):
 @pytest.mark.parametrize("dt", DTYPES)
 def test_eye_answers_as_the_diagonal_fill_and_torch(dt):
     torch = require_module("torch")
+    warnings.simplefilter("ignore", UserWarning)  # comparing complex64 through float32 drops the 0 imaginary parts
     for shape in SHAPES:
         dtype = getattr(pytensor, dt) if dt else None
         got, want = pytensor.eye(*shape, dtype=dtype), _python_eye(*shape, dtype=dtype)
@@ -50,7 +53,9 @@ def test_linspace_values_follow_the_stated_rule(ends):
     for n in (1, 2, 3, 1023, 1024, 1025, 2047, 2049, 100_001):
         want = _rule(start, end, n)
         assert np.array_equal(pytensor.linspace(start, end, n, dtype=pytensor.float64).numpy(), want), n
-        assert np.array_equal(pytensor.linspace(start, end, n).numpy(), want.astype(np.float32)), n
+        with np.errstate(over="ignore"):  # +-1e300 become +-inf in float32, as lt_copy converts them
+            want32 = want.astype(np.float32)
+        assert np.array_equal(pytensor.linspace(start, end, n).numpy(), want32), n
         if abs(start) < 2**62 and abs(end) < 2**62:
             got = pytensor.linspace(start, end, n, dtype=pytensor.int32).numpy()
             assert np.array_equal(got, want.astype(np.int64).astype(np.int32)), n  # through int64, as stated
