@@ -33,6 +33,7 @@ _arange_int = shim.arange_int  # arange of small plain ints as int64 in one C ca
 _random_new, _randint_new, _randperm_new = shim.random_new, shim.randint_new, shim.randperm_new
 _default_dtype = _dt.get_default_dtype
 _P_FACTORY = OP["factory"]
+_P_DIAGONAL = OP["diagonal"]
 
 
 def _finish(t, device, requires_grad, fn="factory", args=None):
@@ -524,6 +525,9 @@ def _arange_operands(start, step, n, dt):
     raise ValueError("Overflow when unpacking long long")
 
 
+_pack_d, _pack_dd = struct.Struct("d").pack, struct.Struct("dd").pack
+
+
 def linspace(start: float, end: float, steps: int, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None,
              requires_grad: bool = False, **_ignored) -> Tensor:
     """``steps`` evenly spaced values from start to end inclusive, in new memory.
@@ -541,18 +545,17 @@ def linspace(start: float, end: float, steps: int, *, dtype: _dt.dtype | str | N
                                   "and convert with .to()")
     out = _core_empty((steps,), dt)
     if steps:
-        ends = (start, end)
-        if any(isinstance(v, complex) for v in ends):
-            code, fmt = lib.LT_COMPLEX128, "dd"
-            parts = [complex(v) for v in ends]
-            start_bytes, end_bytes = (struct.pack(fmt, v.real, v.imag) for v in parts)
+        if isinstance(start, complex) or isinstance(end, complex):
+            code = lib.LT_COMPLEX128
+            zs, ze = complex(start), complex(end)
+            start_bytes, end_bytes = _pack_dd(zs.real, zs.imag), _pack_dd(ze.real, ze.imag)
         else:
-            code, fmt = lib.LT_FLOAT64, "d"
-            if dt.kind in ("int", "uint") and not all(-2**63 <= v < 2**63 for v in ends):
+            code = lib.LT_FLOAT64
+            if dt.kind in ("int", "uint") and not (-2**63 <= start < 2**63 and -2**63 <= end < 2**63):
                 # Integer results pass through int64 (see lt_fill_linspace);
                 # every value lies between the two ends.
                 raise ValueError("Overflow when unpacking long long")
-            start_bytes, end_bytes = (struct.pack(fmt, float(v)) for v in ends)
+            start_bytes, end_bytes = _pack_d(float(start)), _pack_d(float(end))
         check(lib.lt_fill_linspace(out._storage._ptr, dt.code, steps, start_bytes, end_bytes, code))
     return _finish(out, device, requires_grad, "linspace", (start, end, steps))
 
@@ -563,5 +566,10 @@ def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | str | None = None, d
     given = (n,) if m is None else (n, m)
     m = n if m is None else m
     t = zeros(n, m, dtype=dtype, device=device)
-    t.diagonal().fill_(1)
+    # t.diagonal() (recorded as that view), filled in one C call when the fast fill takes the dtype
+    d = _make(t._storage, t._dtype, (min(n, m),), (t._strides[0] + t._strides[1],), 0, _P_DIAGONAL, (0, 0, 1), t)
+    if shim.fill_inplace(d, 1) is not None:
+        shim.note_write(d)
+    else:
+        d.fill_(1)
     return _finish(t, None, requires_grad, "eye", given)

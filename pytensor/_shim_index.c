@@ -22,6 +22,7 @@
  * the unity build meets no other file's helpers. */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "_shim.h"

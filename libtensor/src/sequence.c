@@ -178,10 +178,32 @@ static double linspace_at(const linspace_ctx *l, int part, int64_t i)
     return l->end[part] - offset;
 }
 
+/* linspace_at for a real sequence of n < 2^31 values, split at n/2 into two
+ * branch-free loops over an int32 index (which converts to double in a
+ * vector instruction, where int64 has none in AVX2): the same values. */
+LT__HOT static void linspace_real(double *out, int64_t first, int64_t count, const linspace_ctx *l)
+{
+    const double start = l->start[0], end = l->end[0], step = l->step[0];
+    const int32_t half = (int32_t)(l->n / 2), last = (int32_t)(l->n - 1), lo = (int32_t)first;
+    const int32_t hi = (int32_t)(first + count), mid = hi < half ? hi : lo > half ? lo : half;
+    for (int32_t i = lo; i < mid; i++) {
+        double offset = (double)i * step;
+        out[i - lo] = start + offset;
+    }
+    for (int32_t i = mid; i < hi; i++) {
+        double offset = (double)(last - i) * step;
+        out[i - lo] = end - offset;
+    }
+}
+
 static void linspace_gen(void *chunk, int64_t first, int64_t count, const void *ctx)
 {
     const linspace_ctx *l = ctx;
     double *out = chunk;
+    if (l->parts == 1 && l->n > 1 && l->n < INT32_MAX) {
+        linspace_real(out, first, count, l);
+        return;
+    }
     for (int64_t j = 0; j < count; j++)
         for (int64_t p = 0; p < l->parts; p++)
             out[j * l->parts + p] = linspace_at(l, (int)p, first + j);
