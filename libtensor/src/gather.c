@@ -183,9 +183,33 @@ lt_status lt_mask_positions(int64_t *out, int64_t row_stride, int64_t col_stride
         return lt__fail(LT_EINVAL, "lt_mask_positions: %d columns need weights and an output", (int)ncols);
     if (numel > 0) {
         int64_t n = ndim ? shape[ndim - 1] : 1, st = ndim ? mask_strides[ndim - 1] : 0;
+        /* column c of the element at last index i of a row is base[c] + i * step[c]:
+         * one multiply-add per column instead of a dot over all dimensions */
+        int64_t base[LT_MAX_NDIM], step[LT_MAX_NDIM];
+        int fast = ndim > 0 && ncols <= LT_MAX_NDIM;
         do {
             const uint8_t *m = (const uint8_t *)mask + dot(idx, mask_strides, ndim > 0 ? ndim - 1 : 0);
-            for (int64_t i = 0; i < n; i++) {
+            int64_t i = 0;
+            if (fast && st == 1) {
+                for (int32_t c = 0; c < ncols; c++) {
+                    base[c] = dot(idx, weights + (int64_t)c * ndim, ndim); /* idx[ndim - 1] is 0 here */
+                    step[c] = weights[(int64_t)c * ndim + ndim - 1];
+                }
+                /* groups of eight while eight more rows of out exist: each element is
+                 * written at row k and k advances past the selected ones only, so a
+                 * random mask costs no mispredicted branch */
+                for (; i + 8 <= n && k + 8 <= count; i += 8) {
+                    if (!any8(m + i))
+                        continue;
+                    for (int64_t j = i; j < i + 8; j++) {
+                        int64_t *row = out + k * row_stride;
+                        for (int32_t c = 0; c < ncols; c++)
+                            row[c * col_stride] = base[c] + j * step[c];
+                        k += m[j] != 0;
+                    }
+                }
+            }
+            for (; i < n; i++) {
                 if (st == 1 && (i & 7) == 0 && i + 8 <= n && !any8(m + i)) {
                     i += 7;
                     continue;
@@ -305,6 +329,42 @@ SCATTER_ROW(scatter_row4, uint32_t)
 SCATTER_ROW(scatter_row8, uint64_t)
 #undef SCATTER_ROW
 
+/* One dense row of x[mask] = value (a stride-0 packed operand, as
+ * t[mask] = 0): the number selected comes from a byte popcount, so the write
+ * is a fixed-width blend with no dependence on a running k and vectorises;
+ * groups of eight false bytes are still skipped unwritten, as above. */
+#define FILL_ROW(NAME, T)                                                                                     \
+    static int64_t NAME(char *v, const char *p, const uint8_t *m, int64_t n, int64_t k, int64_t count)         \
+    {                                                                                                        \
+        T val = LT__LOAD(T, p);                                                                              \
+        int64_t i = 0;                                                                                       \
+        for (; i + 8 <= n; i += 8) {                                                                         \
+            uint64_t w = LT__LOAD(uint64_t, m + i);                                                          \
+            if (!w)                                                                                          \
+                continue;                                                                                    \
+            k += nonzero_bytes(w);                                                                           \
+            T *row = (T *)(void *)(v + i * (int64_t)sizeof(T));                                              \
+            for (int j = 0; j < 8; j++) {                                                                    \
+                T keep = (T)((T)(m[i + j] != 0) - 1); /* all ones when not selected */                         \
+                T mine;                                                                                      \
+                memcpy(&mine, row + j, sizeof(T));                                                           \
+                mine = (T)((mine & keep) | (val & (T)~keep));                                                \
+                memcpy(row + j, &mine, sizeof(T));                                                           \
+            }                                                                                                \
+        }                                                                                                    \
+        for (; i < n; i++)                                                                                   \
+            if (m[i]) {                                                                                      \
+                LT__STORE(T, v + i * (int64_t)sizeof(T), val);                                               \
+                k++;                                                                                         \
+            }                                                                                                \
+        return k > count ? -1 : k;                                                                           \
+    }
+FILL_ROW(fill_row1, uint8_t)
+FILL_ROW(fill_row2, uint16_t)
+FILL_ROW(fill_row4, uint32_t)
+FILL_ROW(fill_row8, uint64_t)
+#undef FILL_ROW
+
 /* One row of x[mask] = packed: writes only the selected elements where the
  * row is strided (a store to every element could dirty pages of a mapped
  * file that the write does not change), skipping runs of eight false bytes.
@@ -312,6 +372,15 @@ SCATTER_ROW(scatter_row8, uint64_t)
 static int64_t scatter_row(char *v, int64_t vst, const char *p, int64_t ps, size_t isz, const uint8_t *m, int64_t st,
                            int64_t n, int64_t k, int64_t count)
 {
+    if (vst == 1 && st == 1 && count > 0 && ps == 0) {
+        switch (isz) {
+        case 1: return fill_row1(v, p, m, n, k, count);
+        case 2: return fill_row2(v, p, m, n, k, count);
+        case 4: return fill_row4(v, p, m, n, k, count);
+        case 8: return fill_row8(v, p, m, n, k, count);
+        default: break;
+        }
+    }
     if (vst == 1 && st == 1 && count > 0) {
         switch (isz) {
         case 1: return scatter_row1(v, p, ps, m, n, k, count);
