@@ -81,6 +81,10 @@ def apply_bits_(t, bits):
 def materialise(t, bits):
     """New memory holding t's values with ``bits`` (of t's own) applied to the bytes, laid out as torch's
     ``preserve_format`` lays out a copy; the result keeps t's other bits (``resolve_conj`` keeps a negative bit)."""
+    if t._bits == CONJ and bits & CONJ:  # resolve_conj's common case: the shim's one pass over the bytes, or None
+        out = _conj_physical(raw(t))
+        if out is not None:
+            return out
     strides = preserve_strides(t._shape, t._strides)
     out = _make(shim.storage_new(numel(t._shape) * t._dtype.itemsize, False), t._dtype, t._shape, strides, 0)
     src = raw(t)

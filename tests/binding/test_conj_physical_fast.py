@@ -77,3 +77,33 @@ def test_grad_goes_through_autograd_not_around_it():
     z = pytensor.tensor([1 + 2j, 3 - 4j], requires_grad=True)
     c = z.conj_physical()
     assert c.grad_fn is not None and c.tolist() == [1 - 2j, 3 + 4j]
+
+
+RESOLVED = {  # name: make() -> a tensor with the conjugate bit; resolve_conj takes the fast path for the dense ones
+    "dense": lambda: pytensor.tensor([[1 + 2j, -0j], [3 - 4j, 5j]]).conj(),
+    "transposed": lambda: pytensor.tensor([[1 + 2j, -0j], [3 - 4j, 5j]], dtype=pytensor.complex128).t().conj(),
+    "stepped (declined)": lambda: pytensor.tensor([1 + 2j, 0j, 3 - 4j, 5j])[::2].conj(),
+    "expanded (declined)": lambda: pytensor.tensor([1 + 2j]).expand(3).conj(),
+}
+
+
+@pytest.mark.parametrize("name", RESOLVED)
+def test_resolve_conj_agrees_with_its_values(name):
+    t = RESOLVED[name]()
+    out = t.resolve_conj()
+    assert not out.is_conj() and not out.is_neg() and out.data_ptr() != t.data_ptr()
+    plain = _conj.raw(t)  # the stored bytes as values
+    want = [complex(z).conjugate() for z in plain.reshape(-1).tolist()]
+    assert out.reshape(-1).tolist() == want
+    assert _signed(out.imag) == [repr(-x) for x in plain.imag.reshape(-1).tolist()]  # -0.0 and 0.0 swap
+    assert tuple(out.shape) == tuple(t.shape)
+    if "declined" not in name:
+        assert out.stride() == t.stride()
+
+
+def test_resolve_conj_keeps_a_negative_bit_on_the_python_path():
+    z = pytensor.tensor([1 + 2j, 3 - 4j]).conj()
+    n = _conj.raw(z)
+    n._bits = _conj.CONJ | _conj.NEG  # conj and neg together: resolve_conj resolves only the conjugate bit
+    out = n.resolve_conj()
+    assert out.is_neg() and not out.is_conj() and _conj.raw(out).tolist() == [1 - 2j, 3 + 4j]
