@@ -7,7 +7,7 @@ import pytest
 
 import pytensor
 
-SHAPES = [(1, 5), (2, 3), (3, 1000), (100, 1000), (1000, 100), (10, 10000), (10000, 10), (37, 129), (5000, 3)]
+SHAPES = [(1, 5), (2, 3), (3, 1000), (100, 1000), (1000, 100), (10, 10000), (10000, 10), (37, 129), (5000, 3), (100000, 1), (7, 1), (1, 1)]
 DTYPES = ["uint8", "int16", "float32", "float64", "complex128"]
 
 
@@ -42,3 +42,12 @@ def test_declined_layouts_still_copy(shape):
     dst = pytensor.zeros(*shape)
     dst.copy_(stepped)
     assert np.array_equal(dst.numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_one_value_into_a_strided_dst(dtype):
+    base = np.zeros((6, 9), dtype=dtype)
+    w = pytensor.from_numpy(base.copy())
+    w[::2, 1::3].copy_(pytensor.tensor(5, dtype=getattr(pytensor, dtype)))   # a 0-d src: every src stride 0
+    base[::2, 1::3] = 5
+    assert np.array_equal(w.numpy(), base)
