@@ -33,6 +33,7 @@ CONJ = 1  # the values are the stored bytes conjugated (complex dtypes only)
 NEG = 2   # the values are the stored bytes negated
 
 _make = shim.make_tensor
+_conj_physical = shim.conj_physical
 
 
 def raw(t):
@@ -80,6 +81,10 @@ def apply_bits_(t, bits):
 def materialise(t, bits):
     """New memory holding t's values with ``bits`` (of t's own) applied to the bytes, laid out as torch's
     ``preserve_format`` lays out a copy; the result keeps t's other bits (``resolve_conj`` keeps a negative bit)."""
+    if t._bits == CONJ and bits & CONJ:  # resolve_conj's common case: the shim's one pass over the bytes, or None
+        out = _conj_physical(raw(t))
+        if out is not None:
+            return out
     strides = preserve_strides(t._shape, t._strides)
     out = _make(shim.storage_new(numel(t._shape) * t._dtype.itemsize, False), t._dtype, t._shape, strides, 0)
     src = raw(t)
@@ -103,7 +108,11 @@ def materialise(t, bits):
 
 def conjugate_copy(t):
     """New memory holding the conjugates of t's values (complex t), no bit: ``conj_physical``, in one pass
-    for a dense t (materialise of an alias whose conjugate bit is flipped)."""
+    for a dense t (materialise of an alias whose conjugate bit is flipped). A dense complex t with no bits
+    takes one C call (the shim's conj_physical), which declines (None) the rest to the path below."""
+    out = _conj_physical(t)
+    if out is not None:
+        return out
     alias = raw(t)
     alias._bits = t._bits ^ CONJ
     return materialise(alias, alias._bits)

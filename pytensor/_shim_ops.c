@@ -888,7 +888,51 @@ static PyObject *expand_view(PyObject *self, PyObject *const *args, Py_ssize_t n
     return out;
 }
 
+/* conj_physical(t) -> Tensor or None: the conjugates of a dense complex
+ * tensor's values in new memory with t's strides (torch's preserve_format
+ * keeps a non-overlapping and dense layout), in one pass of
+ * lt_complex_negate_parts over the block of numel elements from element 0.
+ * None declines to the Python path (pytensor/_conj.py: conjugate_copy):
+ * a real dtype, a tensor with bits or not in host memory (read_view), a
+ * layout that is not non-overlapping and dense with non-negative strides
+ * that preserve_format keeps, and an empty tensor. Records no provenance, as the Python path's
+ * make_tensor does not; autograd wraps the method above this call. */
+static PyObject *conj_physical(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!pyt_is_tensor(arg)) {
+        PyErr_SetString(PyExc_TypeError, "conj_physical(t: Tensor)");
+        return NULL;
+    }
+    view_t v;
+    if (!read_view(&v, (TensorObject *)arg) || (v.code != LT_COMPLEX64 && v.code != LT_COMPLEX128) ||
+        !lt_layout_is_non_overlapping_and_dense(v.nd, v.shape, v.strides))
+        Py_RETURN_NONE;
+    int64_t strides[LT_MAX_NDIM]; /* the result's layout must be t's own, as materialise requires */
+    if (lt_layout_preserve_strides(strides, v.nd, v.shape, v.strides) != LT_OK)
+        Py_RETURN_NONE; /* the Python path reports it */
+    for (int32_t i = 0; i < v.nd; i++)
+        if (v.strides[i] < 0 || strides[i] != v.strides[i])
+            Py_RETURN_NONE;
+    int64_t numel = numel_of(v.nd, v.shape);
+    if (!numel)
+        Py_RETURN_NONE;
+    size_t nbytes = (size_t)numel * lt_dtype_itemsize((lt_dtype)v.code); /* fits: the input holds these bytes */
+    lt_storage *s = NULL;
+    lt_status rc = lt_storage_new(&s, nbytes, 0);
+    if (rc != LT_OK)
+        return pyt_raise_last(rc);
+    MAYBE_NOGIL(nbytes, lt_complex_negate_parts(lt_storage_data(s), v.data, numel, (lt_dtype)v.code, 0, 1));
+    if (rc != LT_OK) {
+        lt_storage_release(s);
+        return pyt_raise_last(rc);
+    }
+    return pyt_tensor_over(s, v.code, v.shape, v.strides, v.nd, 0);
+}
+
 PyMethodDef pyt_ops_methods[] = {
+    {"conj_physical", conj_physical, METH_O,
+     "conj_physical(t) -> Tensor or None: a dense complex tensor's conjugates in new memory, one pass."},
     {"expand_view", (PyCFunction)(void (*)(void))expand_view, METH_FASTCALL,
      "expand_view(t, sizes, op): t broadcast to sizes (a view); None when declined."},
     {"arange_int", (PyCFunction)(void (*)(void))arange_int, METH_FASTCALL,

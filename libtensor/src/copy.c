@@ -456,6 +456,50 @@ static int copy_transposed(lt__walk *w, lt__kernel kernel, int same_dtype, size_
 
 /* ------------------------------------------------------------ copy */
 
+/* A row broadcast into dense rows (same dtype; after the walk's merging: two
+ * dims, the inner one dense in both, src's outer stride 0 and dst's outer
+ * stride one row): copy the row once, then copy the rows already written,
+ * doubling the block while it is under BROADCAST_BLOCK_BYTES and then
+ * repeating that block, so the source of every copy is the start of dst,
+ * hot in cache, and a large dst is read back no more than a row source is.
+ * One memcpy per block instead of one per row. float32 on the EPYC this was
+ * measured on, before -> after (torch): 100x1000 4.1 -> 3.1 us (3.2),
+ * 1000x100 8.1 -> 3.1 (4.4), 10000x10 39 -> 3.2 (20), 10x10000 3.1 -> 3.2
+ * (3.9); a 32 KB block (L1) beat 8, 16, 64 and 256 KB at 10^5 elements.
+ * Returns 0 when w is not such a copy. */
+#define BROADCAST_BLOCK_BYTES ((int64_t)32 << 10)
+static int copy_broadcast_rows(const lt__walk *w, size_t itemsize)
+{
+    if (w->ndim != 2 || w->stride[1][0] != (ptrdiff_t)itemsize || w->stride[1][1] != (ptrdiff_t)itemsize ||
+        w->stride[0][1] != 0 || w->stride[0][0] != (ptrdiff_t)(w->shape[1] * (int64_t)itemsize))
+        return 0;
+    char *dst = w->base[0];
+    int64_t rows = w->shape[0], row_bytes = w->shape[1] * (int64_t)itemsize, done = 1, block = 1;
+    memcpy(dst, w->base[1], (size_t)row_bytes);
+    while (done < rows) {
+        int64_t k = min64(block, rows - done);
+        memcpy(dst + done * row_bytes, dst, (size_t)(k * row_bytes));
+        done += k;
+        if ((block * 2) * row_bytes <= BROADCAST_BLOCK_BYTES && block * 2 <= done)
+            block *= 2;
+    }
+    return 1;
+}
+
+/* A src of one element (every stride 0, e.g. a (n, 1) dst from one value)
+ * is a fill: the fill kernels store a register in unrolled blocks where the
+ * move kernel reloaded the value per element ((100000, 1) float32: 3.6 us,
+ * torch 2.3 us). Returns 0 when src has a non-zero stride. */
+static lt__kernel fill_kernel(size_t itemsize);
+static int copy_one_value(const lt__walk *w, size_t itemsize, int64_t bytes_per_element)
+{
+    for (int32_t d = 0; d < w->ndim; d++)
+        if (w->stride[d][1] != 0)
+            return 0;
+    lt__walk_run(w, fill_kernel(itemsize), bytes_per_element, !lt__walk_has_zero_stride(w, 0));
+    return 1;
+}
+
 /* The copy proper, once overlap is out of the way. */
 static void copy_views(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype, const void *src,
                        const int64_t *src_strides, lt_dtype src_dtype, int32_t ndim, const int64_t *shape)
@@ -466,6 +510,10 @@ static void copy_views(void *dst, const int64_t *dst_strides, lt_dtype dst_dtype
     size_t itemsize[2] = {lt_dtype_itemsize(dst_dtype), lt_dtype_itemsize(src_dtype)};
     lt__walk_init(&w, 2, base, strides, itemsize, ndim, shape);
     lt__kernel kernel = lt__cast_kernel(dst_dtype, src_dtype);
+    if (dst_dtype == src_dtype && copy_broadcast_rows(&w, itemsize[0]))
+        return;
+    if (dst_dtype == src_dtype && copy_one_value(&w, itemsize[0], (int64_t)(itemsize[0] + itemsize[1])))
+        return;
     int64_t bpe = (int64_t)(itemsize[0] + itemsize[1]);
     /* Repeated writes to one dst element must land in order: no threads. */
     int parallel = !lt__walk_has_zero_stride(&w, 0);
