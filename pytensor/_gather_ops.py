@@ -29,6 +29,7 @@ from .errors import check
 # conjugate/negative bits, rare dtypes, every refusal), and the Python code below is then the whole rule.
 _fast_join, _fast_where, _fast_flip, _fast_roll = shim.join, shim.where, shim.flip, shim.roll
 _fast_take, _fast_nonzero, _fast_put_index = shim.take_index, shim.nonzero, shim.put_index
+_fast_take_mask = shim.take_mask
 _SELECT, _TAKE, _GATHER = 0, 1, 2
 
 
@@ -173,6 +174,9 @@ def _bool_mask(fn, mask):
 
 def masked_select(input, mask):
     """The elements of ``input`` where the bool ``mask`` is true (both broadcast), as a 1-d copy."""
+    r = _fast_take_mask(0, input, mask)  # a mask of input's shape, in one crossing (_shim_index.c)
+    if r is not None:
+        return r
     _check_tensor("masked_select", "input", input)
     mask = _bool_mask("masked_select", mask)
     shape = broadcast_shapes(input._shape, mask._shape)

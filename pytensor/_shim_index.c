@@ -13,6 +13,7 @@
  *   flip(t, dims)                    flip
  *   roll(t, shift, dim)              roll by one int along one dim (or flattened)
  *   take_index(kind, t, dim, index)  index_select, take, gather, t[idx]
+ *   take_mask(kind, t, mask)         masked_select, t[mask]
  *   nonzero(mask)                    nonzero() of a bool tensor
  *   put_index(t, index, value, acc)  t[idx] = v, index_put_((idx,), v)
  *   put_mask(t, mask, value)         t[mask] = number
@@ -459,7 +460,7 @@ enum { IX_SELECT, IX_TAKE, IX_GATHER, IX_GETITEM };
 static PyObject *ix_key_text(const ix_view *x)
 {
     char buf[32 + LT_MAX_NDIM * 24];
-    size_t n = (size_t)snprintf(buf, sizeof buf, "<int64 [");
+    size_t n = (size_t)snprintf(buf, sizeof buf, x->code == LT_BOOL ? "<bool [" : "<int64 [");
     for (int32_t d = 0; d < x->nd; d++)
         n += (size_t)snprintf(buf + n, sizeof buf - n, d ? ", %lld" : "%lld", (long long)x->shape[d]);
     snprintf(buf + n, sizeof buf - n, "]>");
@@ -597,6 +598,50 @@ static PyObject *nonzero(PyObject *self, PyObject *arg)
     return ix_finish(rc, s, LT_INT64, shape, strides, 2);
 }
 
+/* take_mask(kind, t, mask) -> Tensor or None: the elements of t under a
+ * bool mask of t's shape (at least one dimension), row-major, as a new
+ * vector: kind 0 masked_select(t, mask), kind 1 t[mask] (recorded as the
+ * gather t[<bool [shape]>], as _indexing.getitem records it). A mask of
+ * another shape (broadcast, or over the leading dims only) declines. */
+static PyObject *take_mask(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    long kind = nargs == 3 ? PyLong_AsLong(args[0]) : -1;
+    if (kind != 0 && kind != 1) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "take_mask(kind: 0 or 1, t, mask)");
+        return NULL;
+    }
+    ix_view v, m;
+    if (!ix_read(&m, args[2]) || m.code != LT_BOOL || !ix_read(&v, args[1]) || m.nd != v.nd || v.nd == 0 ||
+        memcmp(m.shape, v.shape, sizeof(int64_t) * (size_t)v.nd))
+        Py_RETURN_NONE;
+    int64_t count = 0, numel, stride = 1;
+    size_t nbytes;
+    if (!ix_sizes(&numel, &nbytes, v.nd, v.shape, v.isz))
+        Py_RETURN_NONE;
+    lt_status rc;
+    IX_NOGIL(nbytes, lt_mask_count(&count, m.data, m.strides, m.nd, m.shape));
+    lt_storage *s = NULL;
+    if (rc == LT_OK)
+        rc = lt_storage_new(&s, (size_t)count * v.isz, 0);
+    if (rc != LT_OK)
+        return pyt_raise_last(rc);
+    IX_NOGIL(nbytes, lt_mask_gather(lt_storage_data(s), v.data, v.strides, (lt_dtype)v.code, m.data, m.strides,
+                                    v.nd, v.shape, count));
+    PyObject *out = ix_finish(rc, s, v.code, &count, &stride, 1);
+    if (kind == 0 || out == Py_None || !out)
+        return out;
+    PyObject *key = ix_key_text(&m);
+    if (!key) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    out = pyt_prov_fresh(out, PROV_GATHER, key, args[1]);
+    Py_DECREF(key);
+    return out;
+}
+
 /* ------------------------------------------------------------ writes: t[idx] = v, t[mask] = x */
 
 /* 1 when t may be written through as a whole (_check_write): a writable
@@ -728,6 +773,8 @@ PyMethodDef pyt_index_methods[] = {
      "roll(t, shift, dim): roll() by one int in one crossing; None when declined."},
     {"take_index", (PyCFunction)(void (*)(void))take_index, METH_FASTCALL,
      "take_index(kind, t, dim, index): index_select/take/gather/t[idx] in one crossing; None when declined."},
+    {"take_mask", (PyCFunction)(void (*)(void))take_mask, METH_FASTCALL,
+     "take_mask(kind, t, mask): masked_select/t[mask] with a mask of t's shape in one crossing; None when declined."},
     {"nonzero", nonzero, METH_O, "nonzero(mask): nonzero() of a bool tensor in one crossing; None when declined."},
     {"put_index", (PyCFunction)(void (*)(void))put_index, METH_FASTCALL,
      "put_index(t, index, value, accumulate): t[idx] = value in one crossing; None when declined."},

@@ -12,10 +12,11 @@ from ._core import TensorBase
 from ._ffi import shim
 from ._indexing import getitem, setitem
 
-# t[idx] with one int64 index tensor, t[idx] = v and t[mask] = number in one crossing
+# t[idx] with one int64 index tensor, t[mask], t[idx] = v and t[mask] = number in one crossing
 # (pytensor/_shim_index.c); None declines to the Python rules in _indexing.
 _fast_take, _fast_put_index, _fast_put_mask, _note_write = shim.take_index, shim.put_index, shim.put_mask, \
     shim.note_write
+_fast_take_mask = shim.take_mask  # t[mask] with a bool mask of t's shape
 _GETITEM = 3
 
 
@@ -38,6 +39,8 @@ class Indexing:
     def _getitem(self, index):
         if isinstance(index, TensorBase):
             r = _fast_take(_GETITEM, self, 0, index)
+            if r is None:
+                r = _fast_take_mask(1, self, index)
             if r is not None:
                 return r
         return getitem(self, index)

@@ -18,8 +18,9 @@ library's call is warmed up once, timed once to size a batch of about 3 ms,
 then the libraries are timed in turn for 5 rounds with the order rotating
 (1 round when a call takes over a second);
 the figure is each library's minimum per-call time. ``torch.set_num_threads(1)``
-and ``pytensor.set_num_threads(1)`` hold throughout. Nothing here is asserted
-about speed: it reports.
+and ``pytensor.set_num_threads(1)`` hold throughout. With several sizes, a
+last list names the paths whose cost grows faster than torch's between two
+sizes. Nothing here is asserted about speed: it reports.
 """
 from __future__ import annotations
 
@@ -543,7 +544,38 @@ def main():
           f"torch {torch.__version__ if torch else '-'}; 1 thread each")
     print("| path | n | pytensor | torch | pt/torch | numpy | pt/numpy |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    run(args.sizes, args.only)
+    rows = run(args.sizes, args.only)
+    if len(args.sizes) > 1:
+        growth(rows)
+
+
+def growth(rows, factor=1.5):
+    """Prints the paths whose cost grows faster than it should between two
+    sizes (issue 27 item 4: "nothing whose cost grows faster than its output"):
+    pytensor's time grows more than ``factor`` times torch's growth, or more
+    than ``factor`` times the element count's when torch has no such path,
+    and pytensor is not ahead of torch at the larger size (a path with less
+    fixed cost per call grows more in ratio and is not what this looks for).
+    A kernel falling out of cache grows faster than n in both libraries; that
+    is why torch's growth is the yardstick where there is one."""
+    times = {}
+    for path, n, t, err in rows:
+        if not err and "pytensor" in t:
+            times.setdefault(path, {})[n] = t
+    flagged = []
+    for path, by_n in times.items():
+        ns = sorted(by_n)
+        for small, big in zip(ns, ns[1:]):
+            pt = by_n[big]["pytensor"] / by_n[small]["pytensor"]
+            has_torch = "torch" in by_n[big] and "torch" in by_n[small]
+            bound = by_n[big]["torch"] / by_n[small]["torch"] if has_torch else big / small
+            ahead = by_n[big]["pytensor"] <= by_n[big].get("torch", float("inf"))
+            if pt > factor * bound and not ahead:
+                flagged.append((path, small, big, pt, bound, "torch" if has_torch else "n"))
+    print(f"\nPaths behind torch whose cost grows over {factor}x faster than torch's (or than n where torch has none): "
+          f"{len(flagged)}")
+    for path, small, big, pt, bound, against in flagged:
+        print(f"- `{path}` {small:.0e} -> {big:.0e}: pytensor x{pt:.3g}, {against} x{bound:.3g}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The one-crossing paths of the gather family (pytensor/_shim_index.c: cat,
 stack, where, flip, roll, index_select, take, gather, nonzero, t[idx],
-t[idx] = v, index_put_, t[mask] = x): where the shim answers, it answers as
+masked_select, t[mask], t[idx] = v, index_put_, t[mask] = x): where the shim answers, it answers as
 the Python path does (values, dtype, shape, strides, provenance, the write);
 where it declines (grad, conjugate bits, promotion, read-only memory, aliasing,
 every refusal), the Python path answers and nothing was written. The cases
@@ -15,7 +15,8 @@ from pytensor import _indexing
 from pytensor._ffi import shim
 from support import require_module
 
-FAST = ("_fast_join", "_fast_where", "_fast_flip", "_fast_roll", "_fast_take", "_fast_nonzero", "_fast_put_index")
+FAST = ("_fast_join", "_fast_where", "_fast_flip", "_fast_roll", "_fast_take", "_fast_nonzero", "_fast_put_index",
+        "_fast_take_mask")
 
 
 class _python_path:
@@ -199,6 +200,50 @@ def test_nonzero_answers_as_the_python_path():
     assert taken == 7, taken
 
 
+@pytest.mark.filterwarnings("ignore:indexing with dtype uint8")
+@pytest.mark.parametrize("dt", DTYPES)
+def test_mask_reads_answer_as_the_python_path(dt):
+    """masked_select(t, m) and t[m] (shim.take_mask kinds 0 and 1) for masks of t's shape in every layout;
+    broadcast masks, masks over the leading dims only, 0-d tensors and non-bool masks decline."""
+    taken = declined = 0
+    for t in _layouts(_base(dt)) + [_base(dt, (6,)), _base(dt, (0, 3)), _base(dt, (3, 1, 2)), _base(dt, ())]:
+        b = _base("float32", tuple(t.shape)) if t.dim() else pytensor.tensor(1.0)
+        masks = [b > 0, (b > 0).contiguous(), b > 9, b == b, _base("int64", tuple(t.shape)).to(pytensor.uint8)]
+        if t.dim() == 2 and t.shape[0]:
+            masks += [(b.T.contiguous() > 0).T, (b[:, :1] > 0), (b[:, 0] > 0)]  # transposed; broadcast; leading
+        for m in masks:
+            for kind, public in ((0, lambda: pytensor.masked_select(t, m)), (1, lambda: t[m])):
+                fast = shim.take_mask(kind, t, m)
+                with _python_path():
+                    slow = _outcome(lambda: g.masked_select(t, m) if kind == 0 else _indexing.getitem(t, m))
+                assert _outcome(public) == slow
+                if fast is None:
+                    declined += 1
+                    continue
+                taken += 1
+                assert tuple(m.shape) == tuple(t.shape) and m.dtype == pytensor.bool and t.dim()
+                assert _outcome(lambda: fast) == slow
+                if kind == 1:
+                    want = [(s.op, s.text) for s in pytensor.provenance(_indexing.getitem(t, m))]
+                    assert [(s.op, s.text) for s in pytensor.provenance(fast)] == want
+    assert taken >= 60 and declined >= 20, (taken, declined)
+
+
+def test_mask_reads_decline_grad_conjugates_and_bad_kinds():
+    g_ = pytensor.ones(3, requires_grad=True)
+    m = pytensor.tensor([True, False, True])
+    assert shim.take_mask(1, g_, m) is None and shim.take_mask(0, g_, m) is None
+    assert g_[m].grad_fn is not None and pytensor.masked_select(g_, m).grad_fn is not None
+    c = pytensor.ones(3, dtype=pytensor.complex64) * 1j
+    assert shim.take_mask(1, c.conj(), m) is None
+    assert c.conj()[m].tolist() == [-1j, -1j]
+    assert shim.take_mask(0, [1.0, 2.0, 3.0], m) is None
+    with pytest.raises(TypeError):
+        shim.take_mask(2, c, m)
+    with pytest.raises(TypeError):
+        shim.take_mask(0, c)
+
+
 def _write_outcome(fn, target):
     """What a write leaves: the exception type or None, and the target's values, layout and version."""
     before = target._version
@@ -349,6 +394,9 @@ def test_fast_paths_match_torch():
         (a.T[idx], ta.T[tidx]),
         (a.unsqueeze(1)[idx], ta.unsqueeze(1)[tidx]),
         ((a > 5).T.nonzero(), (ta > 5).T.nonzero()),
+        (a.T[a.T > 5], ta.T[ta.T > 5]),
+        (pytensor.masked_select(a.T, a.T > 5), torch.masked_select(ta.T, ta.T > 5)),
+        (a[a > 99], ta[ta > 99]),
     ]
     for got, want in pairs:
         assert got.shape == want.shape and got.stride() == want.stride(), (got.stride(), want.stride())
