@@ -16,6 +16,7 @@ from ._provenance import OP
 from .errors import DeviceError
 
 _is_contiguous = shim.is_contiguous
+_contiguous_copy = shim.contiguous_copy  # contiguous()'s copy, recorded as contiguous from t; None: declined
 _cast = shim.cast  # t converted into new memory laid out as preserve_format, in one crossing; None: declined
 _note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see _provenance.py)
 _P_CONTIGUOUS, _P_CLONE, _P_TO = OP["contiguous"], OP["clone"], OP["to"]
@@ -73,6 +74,9 @@ class Copies:
         """Self when already contiguous, otherwise a row-major copy."""
         if _is_contiguous(self):  # one C call on the object: the common case does no other work
             return self
+        r = _contiguous_copy(self)  # the row-major copy in one more crossing; None: declined
+        if r is not None:
+            return r
         out = empty(self._shape, self._dtype)
         copy_into(out, self)
         return _note(out, _P_CONTIGUOUS, None, self)
