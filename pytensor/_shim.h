@@ -204,6 +204,11 @@ extern int pyt_prov_on;
  * exception only when the tuple cannot be allocated. */
 PyObject *pyt_prov_node_of(TensorObject *t);
 
+/* t becomes its storage's last recorded writer, for a write whose version
+ * is already counted (note_write bumps, then calls this; a path whose
+ * libtensor kernel bumps calls it alone). Returns 0, or -1 with an exception. */
+int pyt_prov_record_writer(TensorObject *t);
+
 /* The op names as a tuple, for the module attribute prov_ops (a new reference). */
 PyObject *pyt_prov_op_names(void);
 

@@ -350,7 +350,8 @@ static int rng_real_arg(double *out, PyObject *x)
  * writable host memory, a sampled dtype, and a dense layout: contiguous, or
  * dense in another order, filled in memory order (torch's iterator order;
  * normal_ then takes the scalar path, as torch does for a tensor that is not
- * contiguous). The caller records the write. */
+ * contiguous). The write is recorded here: libtensor's fill bumps the version
+ * once, as torch's does, and t becomes the storage's last writer. */
 static PyObject *random_inplace(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -397,6 +398,9 @@ static PyObject *random_inplace(PyObject *self, PyObject *const *args, Py_ssize_
     Py_XDECREF(keep);
     if (rc != LT_OK)
         return pyt_raise_last(rc);
+    /* the fill counted the write (libtensor bumps the version): record only who wrote */
+    if (pyt_prov_record_writer(t) != 0)
+        return NULL;
     return Py_NewRef(args[0]);
 }
 

@@ -481,3 +481,30 @@ def test_in_place_fills_bump_the_version_and_write_through_views():
     row = base[1, 3:]
     row.normal_(100, 1)
     assert all(90 < x < 110 for x in base[1, 3:].tolist())
+
+
+class _Float(float):
+    """A float the one-crossing path declines (not exactly float): the Python path fills."""
+
+
+@pytest.mark.parametrize("method, args, kwargs", [
+    ("uniform_", (), {}), ("uniform_", (-1, 1), {}), ("uniform_", (), {"from": -2.0, "to": 2.0}),
+    ("uniform_", (_Float(-1), 1), {}), ("normal_", (), {}), ("normal_", (2, 0.5), {}),
+    ("normal_", (_Float(2), 0.5), {})])
+@pytest.mark.parametrize("layout", ["contiguous", "T", "offset", "column", "float16", "complex64 conj"])
+def test_in_place_fills_count_one_write_as_torch(torch, method, args, kwargs, layout):
+    """Each in-place random fill adds 1 to ``_version``, as torch's does,
+    whichever path fills it (one C call, the Python path, a temporary copied
+    into a strided view), and its tensor becomes the storage's last writer."""
+    make = {"contiguous": lambda L: L.zeros(40), "T": lambda L: L.zeros(40, 3).T,
+            "offset": lambda L: L.zeros(60)[5:50], "column": lambda L: L.zeros(6, 4)[:, 1],
+            "float16": lambda L: L.zeros(17, dtype=L.float16),
+            "complex64 conj": lambda L: L.zeros(9, dtype=L.complex64).conj()}[layout]
+    ours, theirs = make(pytensor), make(torch)
+    v_ours, v_theirs = ours._version, theirs._version
+    assert getattr(ours, method)(*args, **kwargs) is ours
+    getattr(theirs, method)(*args, **kwargs)
+    assert theirs._version - v_theirs == 1
+    assert ours._version - v_ours == theirs._version - v_theirs
+    version, writer, _node = pytensor._ffi.shim.last_write(ours.untyped_storage())
+    assert (version, writer) == (ours._version, id(ours))
