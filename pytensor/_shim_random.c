@@ -8,7 +8,8 @@
  *                               it in its _cap slot
  *   rng_addr(capsule) -> int    the lt_generator's address, for cffi
  *   rng_register(cls, default)  the Generator class and the default generator,
- *                               held for the life of the process
+ *                               once, at import: held for the life of the process
+ *                               (pytensor/_generator.py says why)
  *   random_new(kind, size, dtype, generator, prov_arg, like)
  *                               rand / randn (kind 0 / 1) and their *_like forms
  *   randint_new(low, high, size, dtype, generator, prov_arg, like)
@@ -81,6 +82,11 @@ static PyObject *rng_register(PyObject *self, PyObject *const *args, Py_ssize_t 
         PyErr_SetString(PyExc_TypeError, "rng_register(Generator class, default generator)");
         return NULL;
     }
+    if (rng_default_obj) { /* torch's default generator is one object for the process: so is ours */
+        PyErr_SetString(PyExc_RuntimeError, "rng_register: the default generator was registered at import and "
+                        "stays for the life of the process; seed it or set its state instead");
+        return NULL;
+    }
     if (!rng_cap_name && !(rng_cap_name = PyUnicode_InternFromString("_cap")))
         return NULL;
     PyObject *cap = PyObject_GetAttr(args[1], rng_cap_name);
@@ -90,13 +96,9 @@ static PyObject *rng_register(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_DECREF(cap); /* the default generator, held below, keeps its capsule */
     if (!g)
         return NULL;
-    PyTypeObject *old_cls = rng_cls;
-    PyObject *old_default = rng_default_obj;
     rng_cls = (PyTypeObject *)Py_NewRef(args[0]);
     rng_default_obj = Py_NewRef(args[1]);
     rng_default = g;
-    Py_XDECREF((PyObject *)old_cls);
-    Py_XDECREF(old_default);
     Py_RETURN_NONE;
 }
 

@@ -508,3 +508,37 @@ def test_in_place_fills_count_one_write_as_torch(torch, method, args, kwargs, la
     assert ours._version - v_ours == theirs._version - v_theirs
     version, writer, _node = pytensor._ffi.shim.last_write(ours.untyped_storage())
     assert (version, writer) == (ours._version, id(ours))
+
+
+def test_default_generator_is_one_object_that_rebinding_does_not_replace(torch, monkeypatch):
+    """torch.default_generator is one fixed object: rebinding the attribute
+    changes nothing torch.rand draws from. pytensor's is the same object under
+    both names, registered once at import, and rebinding either name leaves
+    manual_seed, rand and randn (the one-call path and the Python path) on
+    the registered generator; the object bound in its place is never drawn from."""
+    registered = pytensor.default_generator
+    assert registered is pytensor._generator.default_generator
+    assert torch.default_generator is torch.random.default_generator
+    stand_in, torch_stand_in = pytensor.Generator(), torch.Generator()
+    untouched = bytes(stand_in.get_state().numpy())
+    monkeypatch.setattr(pytensor, "default_generator", stand_in)
+    monkeypatch.setattr(pytensor._generator, "default_generator", stand_in)
+    monkeypatch.setattr(torch, "default_generator", torch_stand_in)
+    assert pytensor.manual_seed(5) is registered
+    torch.manual_seed(5)
+    assert _bytes(pytensor.rand(17)) == _bytes(torch.rand(17))
+    assert _bytes(pytensor.rand(pytensor.Size([3]))) == _bytes(torch.rand(torch.Size([3])))  # the Python path
+    _assert_same_normals(torch, pytensor.randn(16), torch.randn(16))
+    assert _bytes(pytensor.empty(5).uniform_()) == _bytes(torch.empty(5).uniform_())
+    assert registered.initial_seed() == pytensor.initial_seed() == 5
+    assert stand_in.initial_seed() == torch_stand_in.initial_seed() == 67280421310721
+    assert bytes(stand_in.get_state().numpy()) == untouched
+    assert bytes(pytensor.get_rng_state().numpy()) == bytes(registered.get_state().numpy())
+
+
+def test_the_default_generator_is_registered_once():
+    with pytest.raises(RuntimeError, match="registered at import"):
+        pytensor._ffi.shim.rng_register(pytensor.Generator, pytensor.Generator())
+    pytensor.manual_seed(1)
+    a = pytensor.rand(4).tolist()
+    assert pytensor.manual_seed(1) is pytensor.default_generator and pytensor.rand(4).tolist() == a
