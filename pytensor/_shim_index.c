@@ -108,10 +108,10 @@ static PyObject *ix_finish(lt_status rc, lt_storage *s, int code, const int64_t 
 }
 
 /* The strides v walks broadcast to shape (nd dims), libtensor's rule
- * (lt_layout_broadcast_strides): 1, or 0 when it does not broadcast. */
+ * (pyt_broadcast_strides): 1, or 0 when it does not broadcast. */
 static int ix_bstrides(int64_t *out, int32_t nd, const int64_t *shape, const ix_view *v)
 {
-    return lt_layout_broadcast_strides(out, nd, shape, v->nd, v->shape, v->strides) == LT_OK;
+    return pyt_broadcast_strides(out, nd, shape, v->nd, v->shape, v->strides);
 }
 
 /* The layout torch's iterator gives a new result over operands (each a

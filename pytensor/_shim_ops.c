@@ -105,20 +105,19 @@ static int is_float_code(int code) { return code >= LT_FLOAT16 && code <= LT_FLO
 /* The data pointer of t's element 0, or NULL to decline (pyt_element0). */
 static char *element0(TensorObject *t, size_t itemsize) { return pyt_element0(t, itemsize); }
 
-/* The operand readers every fast path shares (declared in _shim.h). */
-int pyt_read_view(pyt_view *v, TensorObject *t)
+/* The operand helpers every fast path shares (declared in _shim.h). */
+int pyt_broadcast_strides(int64_t *out, int32_t nd, const int64_t *shape, int32_t op_nd, const int64_t *op_shape,
+                          const int64_t *op_strides)
 {
-    v->code = pyt_dtype_code_of(t->dtype);
-    if (v->code < 0)
-        return 0;
-    Py_ssize_t n = pyt_int64_tuple(t->shape, v->shape, LT_MAX_NDIM);
-    if (n < 0 || pyt_int64_tuple(t->strides, v->strides, LT_MAX_NDIM) != n) {
-        PyErr_Clear();
-        return 0;
+    if (op_nd == 0) { /* a number or a 0-d tensor: the same element everywhere */
+        memset(out, 0, sizeof(int64_t) * (size_t)nd);
+        return 1;
     }
-    v->nd = (int32_t)n;
-    v->isz = lt_dtype_itemsize((lt_dtype)v->code);
-    return (v->data = element0(t, v->isz)) != NULL;
+    if (op_nd == nd && !memcmp(op_shape, shape, sizeof(int64_t) * (size_t)nd)) {
+        memcpy(out, op_strides, sizeof(int64_t) * (size_t)nd);
+        return 1;
+    }
+    return lt_layout_broadcast_strides(out, nd, shape, op_nd, op_shape, op_strides) == LT_OK;
 }
 
 int pyt_scalar_operand(unsigned char *buf, PyObject *x, int code)
@@ -203,10 +202,9 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     for (int32_t d = 0; d < nd; d++)
         if (__builtin_mul_overflow(numel, shape[d], &numel))
             Py_RETURN_NONE; /* Python raises torch's message for sizes this large */
-    for (int k = 0; k < 2 && rc == LT_OK; k++) /* the operands broadcast: lt_layout_broadcast_shapes said so */
-        rc = lt_layout_broadcast_strides(bstrides[k], nd, shape, ndims[k], shapes[k], strides[k]);
-    if (rc != LT_OK)
-        return pyt_raise_last(rc);
+    for (int k = 0; k < 2; k++) /* the operands broadcast: lt_layout_broadcast_shapes said so */
+        if (!pyt_broadcast_strides(bstrides[k], nd, shape, ndims[k], shapes[k], strides[k]))
+            return pyt_raise_last(LT_EINVAL);
     int out_code = op >= LT_OP_EQ ? LT_BOOL : code;
     size_t nbytes;
     if (__builtin_mul_overflow((size_t)numel, lt_dtype_itemsize((lt_dtype)out_code), &nbytes))
@@ -589,7 +587,7 @@ static PyObject *binary_inplace(PyObject *self, PyObject *const *args, Py_ssize_
     if (pyt_is_tensor(args[1])) {
         TensorObject *b = (TensorObject *)args[1];
         if (b->dtype != a->dtype || !read_view(&vb, b) ||
-            lt_layout_broadcast_strides(bstrides, va.nd, va.shape, vb.nd, vb.shape, vb.strides) != LT_OK)
+            !pyt_broadcast_strides(bstrides, va.nd, va.shape, vb.nd, vb.shape, vb.strides))
             Py_RETURN_NONE; /* does not broadcast to a: Python's message */
         if (b->storage == a->storage && (b != a && !(vb.data == va.data && vb.nd == va.nd &&
                                                      !memcmp(vb.shape, va.shape, sizeof(int64_t) * (size_t)va.nd) &&
@@ -734,7 +732,7 @@ static PyObject *copy_inplace(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (src_complex && !dst_complex && d.code != LT_BOOL)
         Py_RETURN_NONE;
     int64_t bstrides[LT_MAX_NDIM];
-    if (lt_layout_broadcast_strides(bstrides, d.nd, d.shape, src.nd, src.shape, src.strides) != LT_OK)
+    if (!pyt_broadcast_strides(bstrides, d.nd, d.shape, src.nd, src.shape, src.strides))
         Py_RETURN_NONE; /* does not broadcast: Python's message */
     size_t nbytes = (size_t)numel_of(d.nd, d.shape) * lt_dtype_itemsize((lt_dtype)d.code);
     lt_status rc;
