@@ -252,22 +252,8 @@ typedef struct pyt_view {
 
 /* Reads t into v: 1, or 0 to decline (no error set) a dtype that is not
  * registered, a shape or strides that do not read as int64, or what
- * pyt_element0 declines (memory off the host, a lazy bit). Inline: it is
- * the first step of every fast path. */
-static inline int pyt_read_view(pyt_view *v, TensorObject *t)
-{
-    v->code = pyt_dtype_code_of(t->dtype);
-    if (v->code < 0)
-        return 0;
-    Py_ssize_t n = pyt_int64_tuple(t->shape, v->shape, LT_MAX_NDIM);
-    if (n < 0 || pyt_int64_tuple(t->strides, v->strides, LT_MAX_NDIM) != n) {
-        PyErr_Clear();
-        return 0;
-    }
-    v->nd = (int32_t)n;
-    v->isz = lt_dtype_itemsize((lt_dtype)v->code);
-    return (v->data = pyt_element0(t, v->isz)) != NULL;
-}
+ * pyt_element0 declines (memory off the host, a lazy bit). */
+int pyt_read_view(pyt_view *v, TensorObject *t);
 
 /* A Python number x as one element of dtype code in buf (16 aligned bytes),
  * when it is of the tensor's kind and converts exactly as the Python paths
@@ -280,11 +266,23 @@ int pyt_scalar_operand(unsigned char *buf, PyObject *x, int code);
 
 /* The strides (elements) an operand of op_nd dims walks broadcast to shape
  * (nd dims): libtensor's rule, lt_layout_broadcast_strides, which this calls
- * unless the operand already has the shape (the common case, where its own
- * strides are the answer and the call would cost more than the copy).
- * 1, or 0 when the operand does not broadcast to shape (no error set). */
-int pyt_broadcast_strides(int64_t *out, int32_t nd, const int64_t *shape, int32_t op_nd, const int64_t *op_shape,
-                          const int64_t *op_strides);
+ * unless the answer needs no rule: an operand of the result's shape keeps its
+ * strides, a 0-d one (a number) walks 0 everywhere. Inline, on every binary
+ * op's path, where the call would cost more than these copies. 1, or 0 when
+ * the operand does not broadcast to shape (no error set). */
+static inline int pyt_broadcast_strides(int64_t *out, int32_t nd, const int64_t *shape, int32_t op_nd,
+                                        const int64_t *op_shape, const int64_t *op_strides)
+{
+    int same = op_nd == nd;
+    for (int32_t d = 0; d < op_nd && same; d++)
+        same = op_shape[d] == shape[d];
+    if (same || op_nd == 0) {
+        for (int32_t d = 0; d < nd; d++)
+            out[d] = op_nd ? op_strides[d] : 0;
+        return 1;
+    }
+    return lt_layout_broadcast_strides(out, nd, shape, op_nd, op_shape, op_strides) == LT_OK;
+}
 
 /* rc = call, run with the GIL released when the job moves PYT_NOGIL_NBYTES
  * or more (below, releasing it costs more than it frees), as a cffi call

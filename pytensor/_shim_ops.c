@@ -105,19 +105,20 @@ static int is_float_code(int code) { return code >= LT_FLOAT16 && code <= LT_FLO
 /* The data pointer of t's element 0, or NULL to decline (pyt_element0). */
 static char *element0(TensorObject *t, size_t itemsize) { return pyt_element0(t, itemsize); }
 
-/* The operand helpers every fast path shares (declared in _shim.h). */
-int pyt_broadcast_strides(int64_t *out, int32_t nd, const int64_t *shape, int32_t op_nd, const int64_t *op_shape,
-                          const int64_t *op_strides)
+/* The operand readers every fast path shares (declared in _shim.h). */
+int pyt_read_view(pyt_view *v, TensorObject *t)
 {
-    if (op_nd == 0) { /* a number or a 0-d tensor: the same element everywhere */
-        memset(out, 0, sizeof(int64_t) * (size_t)nd);
-        return 1;
+    v->code = pyt_dtype_code_of(t->dtype);
+    if (v->code < 0)
+        return 0;
+    Py_ssize_t n = pyt_int64_tuple(t->shape, v->shape, LT_MAX_NDIM);
+    if (n < 0 || pyt_int64_tuple(t->strides, v->strides, LT_MAX_NDIM) != n) {
+        PyErr_Clear();
+        return 0;
     }
-    if (op_nd == nd && !memcmp(op_shape, shape, sizeof(int64_t) * (size_t)nd)) {
-        memcpy(out, op_strides, sizeof(int64_t) * (size_t)nd);
-        return 1;
-    }
-    return lt_layout_broadcast_strides(out, nd, shape, op_nd, op_shape, op_strides) == LT_OK;
+    v->nd = (int32_t)n;
+    v->isz = lt_dtype_itemsize((lt_dtype)v->code);
+    return (v->data = element0(t, v->isz)) != NULL;
 }
 
 int pyt_scalar_operand(unsigned char *buf, PyObject *x, int code)

@@ -207,10 +207,11 @@ static PyObject *rng_filled(const rng_fill *f, int32_t nd, const int64_t *shape,
     lt_generator *g = rng_of(generator, &keep);
     if (!g)
         Py_RETURN_NONE;
+    int contiguous = f->kind == RNG_NORMAL && lt_layout_is_contiguous(nd, shape, strides); /* normal's block rule */
     lt_storage *s = NULL;
     lt_status rc = lt_storage_new(&s, (size_t)nbytes, 0);
     if (rc == LT_OK)
-        PYT_NOGIL(nbytes, rng_fill_storage(f, g, s, n, lt_layout_is_contiguous(nd, shape, strides)));
+        PYT_NOGIL(nbytes, rng_fill_storage(f, g, s, n, contiguous));
     Py_XDECREF(keep);
     if (rc != LT_OK) {
         lt_storage_release(s);
