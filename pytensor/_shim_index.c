@@ -29,6 +29,9 @@
 
 #define IX_MAX_JOIN 64
 
+/* The GIL-release macro under its old name here (the one definition is _shim.h's). */
+#define IX_NOGIL PYT_NOGIL
+
 /* A list's or tuple's length and item i (borrowed): the limited API has no
  * PySequence_Fast macros. */
 static Py_ssize_t ix_len(PyObject *seq) { return PyList_CheckExact(seq) ? PyList_Size(seq) : PyTuple_Size(seq); }
