@@ -539,13 +539,23 @@ def linspace(start: float, end: float, steps: int, *, dtype: _dt.dtype | str | N
     steps = operator.index(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dt = _dt.dtype_arg("linspace", dtype) or _dt.get_default_dtype()
+    given = (start, end)
+    start, end = (a.item() if isinstance(a, TensorBase) else a for a in given)
+    # torch infers a complex range from a Python complex (NumPy's complex128 is one) or a complex
+    # tensor's item; NumPy's complex64 is not a complex to it, and reads as a float (with NumPy's warning)
+    is_complex = isinstance(start, complex) or isinstance(end, complex)
+    dt = _dt.dtype_arg("linspace", dtype)
+    if dt is None:  # the default complex dtype when either end is complex
+        dt = _dt.default_complex() if is_complex else _dt.get_default_dtype()
+    elif is_complex and not dt.is_complex:
+        raise RuntimeError(f"linspace(): start {start!r} and end {end!r} make a complex range, which dtype "
+                           f"{dt.name} cannot hold; pass a complex dtype, or take .real of the ends first")
     if dt.kind in ("float8", "float4"):
         raise NotImplementedError(f"linspace() is not implemented for {dt.name}, as in torch; make it in float32 "
                                   "and convert with .to()")
     out = _core_empty((steps,), dt)
     if steps:
-        if isinstance(start, complex) or isinstance(end, complex):
+        if is_complex:
             code = lib.LT_COMPLEX128
             zs, ze = complex(start), complex(end)
             start_bytes, end_bytes = _pack_dd(zs.real, zs.imag), _pack_dd(ze.real, ze.imag)
@@ -557,7 +567,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: _dt.dtype | str | N
                 raise ValueError("Overflow when unpacking long long")
             start_bytes, end_bytes = _pack_d(float(start)), _pack_d(float(end))
         check(lib.lt_fill_linspace(out._storage._ptr, dt.code, steps, start_bytes, end_bytes, code))
-    return _finish(out, device, requires_grad, "linspace", (start, end, steps))
+    return _finish(out, device, requires_grad, "linspace", (*given, steps))
 
 
 def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | str | None = None, device: str | _device | None = None,

@@ -118,11 +118,20 @@ class Generator:
         return f"<pytensor.Generator object at {id(self):#x}>"
 
 
-# The generator used when none is given. Seeded from the operating system at
-# start-up, as torch's is: call manual_seed for reproducible numbers.
-default_generator = Generator()
-default_generator.seed()
-shim.rng_register(Generator, default_generator)
+# The generator used when none is given, torch's ``torch.default_generator``:
+# one object for the life of the process, seeded from the operating system
+# at start-up as torch's is (call manual_seed for reproducible numbers). The
+# shim registers it here, once (a second registration is refused), and every
+# call without ``generator=`` reaches it through the shim or through
+# ``_default`` below, never by looking this name up again. So rebinding
+# ``pytensor.default_generator`` or ``pytensor._generator.default_generator``
+# changes nothing that draws: rand, randn, manual_seed, seed, get_rng_state
+# and the rest keep using the registered generator, as torch.rand keeps using
+# torch's after ``torch.default_generator`` is rebound. To change the default
+# stream, seed it or set its state; to draw from another, pass ``generator=``.
+default_generator = _default = Generator()
+_default.seed()
+shim.rng_register(Generator, _default)
 
 
 def manual_seed(seed: int) -> Generator:
@@ -133,36 +142,36 @@ def manual_seed(seed: int) -> Generator:
     >>> pytensor.rand(3)
     tensor([0.4963, 0.7682, 0.0885])
     """
-    return default_generator.manual_seed(seed)
+    return _default.manual_seed(seed)
 
 
 def seed() -> int:
     """Seed the default generator from the operating system; returns the seed."""
-    return default_generator.seed()
+    return _default.seed()
 
 
 def initial_seed() -> int:
     """The default generator's last seed."""
     s = _rng_initial_seed(None)
-    return default_generator.initial_seed() if s is None else s
+    return _default.initial_seed() if s is None else s
 
 
 def get_rng_state():
     """The default generator's state (a uint8 tensor)."""
     t = _rng_get_state(None)
-    return default_generator.get_state() if t is None else t
+    return _default.get_state() if t is None else t
 
 
 def set_rng_state(new_state) -> None:
     """Restore the default generator's state from ``get_rng_state()``."""
     if _rng_set_state(None, new_state) is None:
-        default_generator.set_state(new_state)
+        _default.set_state(new_state)
 
 
 def generator_arg(generator, fn):
     """The lt_generator behind a ``generator=`` argument (None: the default)."""
     if generator is None:
-        return default_generator._gen
+        return _default._gen
     if not isinstance(generator, Generator):
         raise TypeError(f"{fn}(): argument 'generator' must be a pytensor.Generator, not {type(generator).__name__}")
     return generator._gen

@@ -204,6 +204,11 @@ extern int pyt_prov_on;
  * exception only when the tuple cannot be allocated. */
 PyObject *pyt_prov_node_of(TensorObject *t);
 
+/* t becomes its storage's last recorded writer, for a write whose version
+ * is already counted (note_write bumps, then calls this; a path whose
+ * libtensor kernel bumps calls it alone). Returns 0, or -1 with an exception. */
+int pyt_prov_record_writer(TensorObject *t);
+
 /* The op names as a tuple, for the module attribute prov_ops (a new reference). */
 PyObject *pyt_prov_op_names(void);
 
@@ -229,6 +234,67 @@ static inline PyObject *pyt_prov_fresh(PyObject *obj, int op, PyObject *arg, PyO
     t->prov_arg = arg;
     return obj;
 }
+
+/* ------------------------------------------------------------ the fast paths' operands (_shim_ops.c)
+ *
+ * What every one-crossing path of _shim_ops.c, _shim_index.c and
+ * _shim_random.c reads from its operands, in one place, so that they all
+ * decline the same tensors and numbers. */
+
+/* A tensor's layout and element 0, as pyt_read_view reads them. */
+typedef struct pyt_view {
+    int32_t nd;
+    int code; /* lt_dtype */
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM]; /* strides in elements */
+    char *data;     /* element 0: the storage's bytes + offset * isz */
+    size_t isz;     /* bytes per element */
+} pyt_view;
+
+/* Reads t into v: 1, or 0 to decline (no error set) a dtype that is not
+ * registered, a shape or strides that do not read as int64, or what
+ * pyt_element0 declines (memory off the host, a lazy bit). */
+int pyt_read_view(pyt_view *v, TensorObject *t);
+
+/* A Python number x as one element of dtype code in buf (16 aligned bytes),
+ * when it is of the tensor's kind and converts exactly as the Python paths
+ * convert it: a float for float32/float64; an int exact in a double for the
+ * floating dtypes, or within [-128, 127] ([0, 127] for uint8) for the
+ * integer ones, so within every integer type's range. 1 when written, 0 to
+ * decline (no error set): other numbers, bool, complex and the wide unsigned
+ * dtypes, the float8s. */
+int pyt_scalar_operand(unsigned char *buf, PyObject *x, int code);
+
+/* The strides (elements) an operand of op_nd dims walks broadcast to shape
+ * (nd dims): libtensor's rule, lt_layout_broadcast_strides, which this calls
+ * unless the answer needs no rule: an operand of the result's shape keeps its
+ * strides, a 0-d one (a number) walks 0 everywhere. Inline, on every binary
+ * op's path, where the call would cost more than these copies. 1, or 0 when
+ * the operand does not broadcast to shape (no error set). */
+static inline int pyt_broadcast_strides(int64_t *out, int32_t nd, const int64_t *shape, int32_t op_nd,
+                                        const int64_t *op_shape, const int64_t *op_strides)
+{
+    int same = op_nd == nd;
+    for (int32_t d = 0; d < op_nd && same; d++)
+        same = op_shape[d] == shape[d];
+    if (same || op_nd == 0) {
+        for (int32_t d = 0; d < nd; d++)
+            out[d] = op_nd ? op_strides[d] : 0;
+        return 1;
+    }
+    return lt_layout_broadcast_strides(out, nd, shape, op_nd, op_shape, op_strides) == LT_OK;
+}
+
+/* rc = call, run with the GIL released when the job moves PYT_NOGIL_NBYTES
+ * or more (below, releasing it costs more than it frees), as a cffi call
+ * runs. rc must be an lt_status in scope. */
+#define PYT_NOGIL_NBYTES (1 << 16)
+#define PYT_NOGIL(nbytes, call)                                                            \
+    do {                                                                                   \
+        PyThreadState *pyt_ts_ = (nbytes) >= PYT_NOGIL_NBYTES ? PyEval_SaveThread() : NULL; \
+        rc = (call);                                                                       \
+        if (pyt_ts_)                                                                       \
+            PyEval_RestoreThread(pyt_ts_);                                                 \
+    } while (0)
 
 /* ------------------------------------------------------------ cross-file entry points */
 

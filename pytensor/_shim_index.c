@@ -30,6 +30,9 @@
 
 #define IX_MAX_JOIN 64
 
+/* The GIL-release macro under its old name here (the one definition is _shim.h's). */
+#define IX_NOGIL PYT_NOGIL
+
 /* A list's or tuple's length and item i (borrowed): the limited API has no
  * PySequence_Fast macros. */
 static Py_ssize_t ix_len(PyObject *seq) { return PyList_CheckExact(seq) ? PyList_Size(seq) : PyTuple_Size(seq); }
@@ -39,42 +42,16 @@ static PyObject *ix_item(PyObject *seq, Py_ssize_t i)
     return PyList_CheckExact(seq) ? PyList_GetItem(seq, i) : PyTuple_GetItem(seq, i);
 }
 
-/* A tensor's view read from the object, or 0 (declined, no error set). */
-typedef struct ix_view {
-    int32_t nd;
-    int code;
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
-    char *data;
-    size_t isz;
-} ix_view;
+/* A tensor's view read from the object (pyt_read_view, _shim.h). */
+typedef pyt_view ix_view;
 
-/* 1 when obj is a tensor whose bytes are its values, on the host, not
- * requiring grad, of a dtype with element moves (bool to complex128). */
+/* 1 when obj is a tensor pyt_read_view reads (its bytes are its values, on
+ * the host), not requiring grad, of a dtype with element moves (bool to
+ * complex128); 0 declines, no error set. */
 static int ix_read(ix_view *v, PyObject *obj)
 {
-    if (!pyt_is_tensor(obj))
-        return 0;
-    TensorObject *t = (TensorObject *)obj;
-    StorageObject *st = (StorageObject *)t->storage;
-    if (t->bits || t->requires_grad != Py_False || st->host != Py_True)
-        return 0;
-    v->code = pyt_dtype_code_of(t->dtype);
-    if (v->code < 0 || v->code > LT_COMPLEX128)
-        return 0;
-    Py_ssize_t n = pyt_int64_tuple(t->shape, v->shape, LT_MAX_NDIM);
-    if (n < 0 || pyt_int64_tuple(t->strides, v->strides, LT_MAX_NDIM) != n) {
-        PyErr_Clear();
-        return 0;
-    }
-    long long offset = PyLong_AsLongLong(t->offset);
-    if (offset == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return 0;
-    }
-    v->nd = (int32_t)n;
-    v->isz = lt_dtype_itemsize((lt_dtype)v->code);
-    v->data = (char *)lt_storage_data(st->s) + (size_t)offset * v->isz;
-    return 1;
+    return pyt_is_tensor(obj) && ((TensorObject *)obj)->requires_grad == Py_False &&
+           pyt_read_view(v, (TensorObject *)obj) && v->code <= LT_COMPLEX128;
 }
 
 /* A plain int dimension wrapped into [0, n) (n 0 acts as 1, as wrap_dim):
@@ -122,15 +99,6 @@ static lt_storage *ix_new(int64_t *strides, int32_t nd, const int64_t *shape, si
     return s;
 }
 
-/* Runs rc = call with the GIL released when the job is large, as cffi calls are. */
-#define IX_NOGIL(nbytes, call)                                                   \
-    do {                                                                         \
-        PyThreadState *ts_ = (nbytes) >= (1 << 16) ? PyEval_SaveThread() : NULL; \
-        rc = (call);                                                             \
-        if (ts_)                                                                 \
-            PyEval_RestoreThread(ts_);                                           \
-    } while (0)
-
 /* The tensor over s (stolen) when rc is LT_OK; else s is released and the
  * call declines (None), so the Python path raises its own message. */
 static PyObject *ix_finish(lt_status rc, lt_storage *s, int code, const int64_t *shape, const int64_t *strides,
@@ -143,20 +111,11 @@ static PyObject *ix_finish(lt_status rc, lt_storage *s, int code, const int64_t 
     return pyt_tensor_over(s, code, shape, strides, nd, 0);
 }
 
-/* strides of an operand of shape (nd_op dims) broadcast to shape (nd dims),
- * _layout.broadcast_strides' rule: 0 where it lacks the dimension or
- * stretches an extent 1. 0 when it does not broadcast. */
+/* The strides v walks broadcast to shape (nd dims), libtensor's rule
+ * (pyt_broadcast_strides): 1, or 0 when it does not broadcast. */
 static int ix_bstrides(int64_t *out, int32_t nd, const int64_t *shape, const ix_view *v)
 {
-    if (v->nd > nd)
-        return 0;
-    for (int32_t d = 0, pad = nd - v->nd; d < nd; d++) {
-        int64_t n = d < pad ? 1 : v->shape[d - pad];
-        if (n != shape[d] && n != 1)
-            return 0;
-        out[d] = d < pad || (n == 1 && shape[d] != 1) ? 0 : v->strides[d - pad];
-    }
-    return 1;
+    return pyt_broadcast_strides(out, nd, shape, v->nd, v->shape, v->strides);
 }
 
 /* The layout torch's iterator gives a new result over operands (each a
@@ -192,31 +151,22 @@ static lt_status ix_result_layout(int64_t *out, int32_t nd, const int64_t *shape
 }
 
 /* A Python number as one element of dtype code, where as_tensor_operand
- * converts it exactly so: a float or an int within 2^53 for float32/float64,
- * an int in [-128, 127] for the integer types ([0, 127] for uint8). 1 when
- * written, 0 to decline (bools, complex, other dtypes: Python). */
+ * converts it exactly so: pyt_scalar_operand's numbers, less two that
+ * where's and the writes' Python path treats otherwise than binary's: a
+ * float past float32's range into float32 (refused there: "cannot be
+ * converted to type float32 without overflow"; binary makes it inf) and any
+ * number into float16/bfloat16 (converted through their own rules). 1 when
+ * written, 0 to decline. */
 static int ix_scalar(unsigned char *buf, PyObject *x, int code)
 {
-    int is_float = code == LT_FLOAT32 || code == LT_FLOAT64;
-    int is_int = code == LT_UINT8 || (code >= LT_INT8 && code <= LT_INT64);
-    double d;
-    if (PyFloat_CheckExact(x) && is_float) {
-        d = PyFloat_AsDouble(x);
-        if (code == LT_FLOAT32 && isfinite(d) && fabs(d) > FLT_MAX)
-            return 0; /* Python refuses it ("cannot be converted to type float32 without overflow") */
-    } else if (PyLong_CheckExact(x) && (is_float || is_int)) {
-        int overflow = 0;
-        long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
-        long long lo = is_float ? -(1LL << 53) : code == LT_UINT8 ? 0 : -128, hi = is_float ? (1LL << 53) : 127;
-        if (overflow || v < lo || v > hi) {
-            PyErr_Clear();
-            return 0;
-        }
-        d = (double)v;
-    } else {
+    if (code == LT_FLOAT16 || code == LT_BFLOAT16)
         return 0;
+    if (code == LT_FLOAT32 && PyFloat_CheckExact(x)) {
+        double d = PyFloat_AsDouble(x);
+        if (isfinite(d) && fabs(d) > FLT_MAX)
+            return 0;
     }
-    return lt_copy(buf, NULL, (lt_dtype)code, &d, NULL, LT_FLOAT64, 0, NULL) == LT_OK;
+    return pyt_scalar_operand(buf, x, code);
 }
 
 /* ------------------------------------------------------------ cat, stack */
@@ -279,7 +229,7 @@ static PyObject *join(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
         if (part[d] == 0 || numel == 0)
             continue;
-        IX_NOGIL(nbytes, lt_copy(dst + (size_t)(at * strides[d]) * v[i].isz, strides, (lt_dtype)v[i].code,
+        PYT_NOGIL(nbytes, lt_copy(dst + (size_t)(at * strides[d]) * v[i].isz, strides, (lt_dtype)v[i].code,
                                       v[i].data, src_strides, (lt_dtype)v[i].code, out_nd, part));
         at += part[d];
     }
@@ -337,7 +287,7 @@ static PyObject *where(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         rc = lt_storage_new(&s, nbytes, 0);
     if (rc != LT_OK)
         return pyt_raise_last(rc);
-    IX_NOGIL(nbytes, lt_where(lt_storage_data(s), strides, c.data, ops[0], ab[0].data, ops[1], ab[1].data, ops[2],
+    PYT_NOGIL(nbytes, lt_where(lt_storage_data(s), strides, c.data, ops[0], ab[0].data, ops[1], ab[1].data, ops[2],
                               (lt_dtype)code, nd, shape));
     return ix_finish(rc, s, code, shape, strides, nd);
 }
@@ -388,7 +338,7 @@ static PyObject *flip(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (rc != LT_OK)
         return pyt_raise_last(rc);
     if (numel)
-        IX_NOGIL(nbytes, lt_copy(lt_storage_data(s), strides, (lt_dtype)v.code, src, src_strides, (lt_dtype)v.code,
+        PYT_NOGIL(nbytes, lt_copy(lt_storage_data(s), strides, (lt_dtype)v.code, src, src_strides, (lt_dtype)v.code,
                                  v.nd, v.shape));
     return ix_finish(rc, s, v.code, v.shape, strides, v.nd);
 }
@@ -441,11 +391,11 @@ static PyObject *roll(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         int64_t part[LT_MAX_NDIM];
         memcpy(part, wshape, sizeof part);
         part[d] = m - k; /* dst[k:] = src[:m-k] */
-        IX_NOGIL(nbytes, lt_copy(dst + (size_t)(k * wdst[d]) * v.isz, wdst, (lt_dtype)v.code, v.data, wsrc,
+        PYT_NOGIL(nbytes, lt_copy(dst + (size_t)(k * wdst[d]) * v.isz, wdst, (lt_dtype)v.code, v.data, wsrc,
                                  (lt_dtype)v.code, nd, part));
         part[d] = k; /* dst[:k] = src[m-k:] */
         if (rc == LT_OK && k)
-            IX_NOGIL(nbytes, lt_copy(dst, wdst, (lt_dtype)v.code, v.data + (m - k) * wsrc[d] * (int64_t)v.isz, wsrc,
+            PYT_NOGIL(nbytes, lt_copy(dst, wdst, (lt_dtype)v.code, v.data + (m - k) * wsrc[d] * (int64_t)v.isz, wsrc,
                                      (lt_dtype)v.code, nd, part));
     }
     return ix_finish(rc, s, v.code, v.shape, strides, v.nd);
@@ -554,7 +504,7 @@ static PyObject *take_index(PyObject *self, PyObject *const *args, Py_ssize_t na
         rc = lt_storage_new(&s, nbytes, 0);
     if (rc != LT_OK)
         return pyt_raise_last(rc);
-    IX_NOGIL(nbytes, lt_index_take(lt_storage_data(s), strides, v.data, src_strides, (const int64_t *)x.data,
+    PYT_NOGIL(nbytes, lt_index_take(lt_storage_data(s), strides, v.data, src_strides, (const int64_t *)x.data,
                                    index_strides, dim_size, dim_stride, d, wrap, (lt_dtype)v.code, nd, shape));
     PyObject *out = ix_finish(rc, s, v.code, shape, strides, nd);
     if (kind != IX_GETITEM || out == Py_None || !out)
@@ -593,7 +543,7 @@ static PyObject *nonzero(PyObject *self, PyObject *arg)
     lt_storage *s = NULL;
     if ((rc = lt_storage_new(&s, nbytes, 0)) != LT_OK)
         return pyt_raise_last(rc);
-    IX_NOGIL(nbytes, lt_mask_positions(lt_storage_data(s), 1, count, count, m.nd, weights, m.data, m.strides, m.nd,
+    PYT_NOGIL(nbytes, lt_mask_positions(lt_storage_data(s), 1, count, count, m.nd, weights, m.data, m.strides, m.nd,
                                        m.shape));
     return ix_finish(rc, s, LT_INT64, shape, strides, 2);
 }
@@ -718,7 +668,7 @@ static PyObject *put_index(PyObject *self, PyObject *const *args, Py_ssize_t nar
     lt_status rc = lt_index_offsets(offsets, 1, index, x.strides, &v.shape[0], &v.strides[0], &dim_id, 1, x.nd,
                                     x.shape);
     if (rc == LT_OK && numel)
-        IX_NOGIL(nbytes, lt_index_scatter(v.data, dst_strides, offsets, offset_strides, val.data, src_strides,
+        PYT_NOGIL(nbytes, lt_index_scatter(v.data, dst_strides, offsets, offset_strides, val.data, src_strides,
                                           (lt_dtype)v.code, accumulate, nd, shape));
     if (offsets != &one_offset)
         PyMem_Free(offsets);
@@ -753,9 +703,9 @@ static PyObject *put_mask(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (!ix_sizes(&numel, &nbytes, v.nd, v.shape, v.isz))
         Py_RETURN_NONE;
     lt_status rc;
-    IX_NOGIL(nbytes, lt_mask_count(&count, m.data, m.strides, m.nd, m.shape));
+    PYT_NOGIL(nbytes, lt_mask_count(&count, m.data, m.strides, m.nd, m.shape));
     if (rc == LT_OK)
-        IX_NOGIL(nbytes, lt_mask_scatter(v.data, v.strides, scalar, 0, (lt_dtype)v.code, m.data, m.strides, m.nd,
+        PYT_NOGIL(nbytes, lt_mask_scatter(v.data, v.strides, scalar, 0, (lt_dtype)v.code, m.data, m.strides, m.nd,
                                          m.shape, count));
     if (rc != LT_OK)
         return pyt_raise_last(rc);

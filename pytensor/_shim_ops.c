@@ -105,12 +105,26 @@ static int is_float_code(int code) { return code >= LT_FLOAT16 && code <= LT_FLO
 /* The data pointer of t's element 0, or NULL to decline (pyt_element0). */
 static char *element0(TensorObject *t, size_t itemsize) { return pyt_element0(t, itemsize); }
 
-/* A Python number as one element of tensor dtype code in buf, when it is of
- * the tensor's kind and converts exactly as the Python path converts it
- * (a float for float32/float64 tensors; a small int for any fast dtype).
- * Returns 1 when written, 0 to decline. */
-static int scalar_operand(unsigned char *buf, PyObject *x, int code)
+/* The operand readers every fast path shares (declared in _shim.h). */
+int pyt_read_view(pyt_view *v, TensorObject *t)
 {
+    v->code = pyt_dtype_code_of(t->dtype);
+    if (v->code < 0)
+        return 0;
+    Py_ssize_t n = pyt_int64_tuple(t->shape, v->shape, LT_MAX_NDIM);
+    if (n < 0 || pyt_int64_tuple(t->strides, v->strides, LT_MAX_NDIM) != n) {
+        PyErr_Clear();
+        return 0;
+    }
+    v->nd = (int32_t)n;
+    v->isz = lt_dtype_itemsize((lt_dtype)v->code);
+    return (v->data = element0(t, v->isz)) != NULL;
+}
+
+int pyt_scalar_operand(unsigned char *buf, PyObject *x, int code)
+{
+    if (!fast_dtype(code))
+        return 0;
     double d;
     if (PyFloat_CheckExact(x)) {
         if (code != LT_FLOAT32 && code != LT_FLOAT64)
@@ -122,8 +136,10 @@ static int scalar_operand(unsigned char *buf, PyObject *x, int code)
         /* exact in a double; for integer tensors, within every fast integer type's range */
         long long lo = is_float_code(code) ? -(1LL << 53) : code == LT_UINT8 ? 0 : -128;
         long long hi = is_float_code(code) ? (1LL << 53) : 127;
-        if (overflow || v < lo || v > hi)
+        if (overflow || v < lo || v > hi) {
+            PyErr_Clear();
             return 0;
+        }
         d = (double)v;
     } else {
         return 0;
@@ -159,7 +175,7 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     char *data[2];
     for (int k = 0; k < 2; k++) {
         if (!t[k]) {
-            if (!scalar_operand(scalar, args[k], code))
+            if (!pyt_scalar_operand(scalar, args[k], code))
                 Py_RETURN_NONE;
             ndims[k] = 0;
             data[k] = (char *)scalar;
@@ -187,9 +203,9 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     for (int32_t d = 0; d < nd; d++)
         if (__builtin_mul_overflow(numel, shape[d], &numel))
             Py_RETURN_NONE; /* Python raises torch's message for sizes this large */
-    for (int k = 0; k < 2; k++) /* 0 where operand k is missing the dim or stretches an extent of 1 */
-        for (int32_t d = 0, pad = nd - ndims[k]; d < nd; d++)
-            bstrides[k][d] = d < pad || shapes[k][d - pad] == 1 ? 0 : strides[k][d - pad];
+    for (int k = 0; k < 2; k++) /* the operands broadcast: lt_layout_broadcast_shapes said so */
+        if (!pyt_broadcast_strides(bstrides[k], nd, shape, ndims[k], shapes[k], strides[k]))
+            return pyt_raise_last(LT_EINVAL);
     int out_code = op >= LT_OP_EQ ? LT_BOOL : code;
     size_t nbytes;
     if (__builtin_mul_overflow((size_t)numel, lt_dtype_itemsize((lt_dtype)out_code), &nbytes))
@@ -218,28 +234,9 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * reference, and the tests compare the two. */
 
 /* A tensor's view read from the object: 1, or 0 (declined, no error set). */
-typedef struct view_t {
-    int32_t nd;
-    int code;
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
-    char *data;
-} view_t;
+typedef pyt_view view_t;
 
-static int read_view(view_t *v, TensorObject *t)
-{
-    v->code = pyt_dtype_code_of(t->dtype);
-    if (v->code < 0)
-        return 0;
-    Py_ssize_t n = pyt_int64_tuple(t->shape, v->shape, LT_MAX_NDIM);
-    if (n < 0 || pyt_int64_tuple(t->strides, v->strides, LT_MAX_NDIM) != n) {
-        PyErr_Clear();
-        return 0;
-    }
-    v->nd = (int32_t)n;
-    if (!(v->data = element0(t, lt_dtype_itemsize((lt_dtype)v->code))))
-        return 0;
-    return 1;
-}
+static int read_view(view_t *v, TensorObject *t) { return pyt_read_view(v, t); }
 
 /* The element count of a shape a tensor already has (so it fits int64 by
  * torch's rule, which lt_layout_numel applies: a zero extent anywhere makes 0). */
@@ -249,14 +246,8 @@ static int64_t numel_of(int32_t nd, const int64_t *shape)
     return lt_layout_numel(&n, nd, shape) == LT_OK ? n : 0;
 }
 
-/* Runs rc = call with the GIL released when the job is large, as cffi calls are. */
-#define MAYBE_NOGIL(nbytes, call)                                          \
-    do {                                                                   \
-        PyThreadState *ts_ = (nbytes) >= (1 << 16) ? PyEval_SaveThread() : NULL; \
-        rc = (call);                                                       \
-        if (ts_)                                                           \
-            PyEval_RestoreThread(ts_);                                     \
-    } while (0)
+/* Runs rc = call with the GIL released when the job is large (_shim.h). */
+#define MAYBE_NOGIL PYT_NOGIL
 
 enum { RED_SUM, RED_MEAN, RED_ALL, RED_ANY };
 
@@ -596,21 +587,16 @@ static PyObject *binary_inplace(PyObject *self, PyObject *const *args, Py_ssize_
     const char *bdata;
     if (pyt_is_tensor(args[1])) {
         TensorObject *b = (TensorObject *)args[1];
-        if (b->dtype != a->dtype || !read_view(&vb, b) || vb.nd > va.nd)
-            Py_RETURN_NONE;
-        for (int32_t d = 0, pad = va.nd - vb.nd; d < va.nd; d++) {
-            int64_t n = d < pad ? 1 : vb.shape[d - pad];
-            if (n != va.shape[d] && n != 1)
-                Py_RETURN_NONE; /* does not broadcast to a: Python's message */
-            bstrides[d] = d < pad || n == 1 ? 0 : vb.strides[d - pad];
-        }
+        if (b->dtype != a->dtype || !read_view(&vb, b) ||
+            !pyt_broadcast_strides(bstrides, va.nd, va.shape, vb.nd, vb.shape, vb.strides))
+            Py_RETURN_NONE; /* does not broadcast to a: Python's message */
         if (b->storage == a->storage && (b != a && !(vb.data == va.data && vb.nd == va.nd &&
                                                      !memcmp(vb.shape, va.shape, sizeof(int64_t) * (size_t)va.nd) &&
                                                      !memcmp(vb.strides, va.strides, sizeof(int64_t) * (size_t)va.nd))))
             Py_RETURN_NONE; /* b aliases a in another way: the Python path copies first */
         bdata = vb.data;
     } else {
-        if (!scalar_operand(scalar, args[1], va.code))
+        if (!pyt_scalar_operand(scalar, args[1], va.code))
             Py_RETURN_NONE;
         memset(bstrides, 0, sizeof bstrides);
         bdata = (const char *)scalar;
@@ -740,19 +726,15 @@ static PyObject *copy_inplace(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
     view_t d, src;
     if (!pyt_is_tensor(args[1]) || !writable_view(&d, (TensorObject *)args[0], 1) ||
-        !read_view(&src, (TensorObject *)args[1]) || src.nd > d.nd || src.code == LT_FLOAT4_E2M1FN_X2)
+        !read_view(&src, (TensorObject *)args[1]) || src.code == LT_FLOAT4_E2M1FN_X2)
         Py_RETURN_NONE;
     int src_complex = src.code == LT_COMPLEX64 || src.code == LT_COMPLEX128;
     int dst_complex = d.code == LT_COMPLEX64 || d.code == LT_COMPLEX128;
     if (src_complex && !dst_complex && d.code != LT_BOOL)
         Py_RETURN_NONE;
     int64_t bstrides[LT_MAX_NDIM];
-    for (int32_t k = 0, pad = d.nd - src.nd; k < d.nd; k++) {
-        int64_t n = k < pad ? 1 : src.shape[k - pad];
-        if (n != d.shape[k] && n != 1)
-            Py_RETURN_NONE; /* does not broadcast: Python's message */
-        bstrides[k] = k < pad || (n == 1 && d.shape[k] != 1) ? 0 : src.strides[k - pad];
-    }
+    if (!pyt_broadcast_strides(bstrides, d.nd, d.shape, src.nd, src.shape, src.strides))
+        Py_RETURN_NONE; /* does not broadcast: Python's message */
     size_t nbytes = (size_t)numel_of(d.nd, d.shape) * lt_dtype_itemsize((lt_dtype)d.code);
     lt_status rc;
     MAYBE_NOGIL(nbytes, lt_copy(d.data, d.strides, (lt_dtype)d.code, src.data, bstrides, (lt_dtype)src.code, d.nd,

@@ -194,31 +194,62 @@ static PyObject *prov_is_enabled(PyObject *self, PyObject *unused)
     return PyBool_FromLong(pyt_prov_on);
 }
 
+/* t, whose storage holds a write whose version is already counted, becomes
+ * that storage's last recorded writer (while recording is on): its id() and
+ * node, and the version as it stands. Returns 0, or -1 with an exception. */
+int pyt_prov_record_writer(TensorObject *t)
+{
+    if (!pyt_prov_on)
+        return 0;
+    StorageObject *st = (StorageObject *)t->storage;
+    PyObject *node = pyt_prov_node_of(t);
+    if (!node)
+        return -1;
+    pyt_replace_ref(&st->writer_node, node);
+    st->writer_id = (uintptr_t)t;
+    st->writer_version = lt_storage_version(st->s);
+    return 0;
+}
+
+/* The tensor behind note_write's argument, or NULL with a TypeError. */
+static TensorObject *written_tensor(PyObject *obj, const char *fn)
+{
+    if (!pyt_is_tensor(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s() takes a pytensor.Tensor", fn);
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)obj;
+    if (!PyObject_TypeCheck(t->storage, pyt_storage_cls)) { /* _storage is writable from Python */
+        PyErr_Format(PyExc_TypeError, "%s(): the tensor's _storage is not a pytensor storage", fn);
+        return NULL;
+    }
+    return t;
+}
+
 /* note_write(t): t's storage was written through t. Bumps the storage's
  * version (what Tensor._version_bump did through cffi) and, while recording
  * is on, remembers t's id() and node there. */
 static PyObject *note_write(PyObject *self, PyObject *obj)
 {
     (void)self;
-    if (!pyt_is_tensor(obj)) {
-        PyErr_SetString(PyExc_TypeError, "note_write() takes a pytensor.Tensor");
+    TensorObject *t = written_tensor(obj, "note_write");
+    if (!t)
         return NULL;
-    }
-    TensorObject *t = (TensorObject *)obj;
-    if (!PyObject_TypeCheck(t->storage, pyt_storage_cls)) { /* _storage is writable from Python */
-        PyErr_SetString(PyExc_TypeError, "note_write(): the tensor's _storage is not a pytensor storage");
+    lt_storage_bump_version(((StorageObject *)t->storage)->s);
+    if (pyt_prov_record_writer(t) != 0)
         return NULL;
-    }
-    StorageObject *st = (StorageObject *)t->storage;
-    lt_storage_bump_version(st->s);
-    if (pyt_prov_on) {
-        PyObject *node = pyt_prov_node_of(t);
-        if (!node)
-            return NULL;
-        pyt_replace_ref(&st->writer_node, node);
-        st->writer_id = (uintptr_t)obj;
-        st->writer_version = lt_storage_version(st->s);
-    }
+    Py_RETURN_NONE;
+}
+
+/* note_writer(t): note_write without the bump, for a write whose libtensor
+ * kernel bumped the version itself (the random fills take the storage and
+ * count their write, libtensor.h): one write counts once, as in torch. */
+static PyObject *note_writer(PyObject *self, PyObject *obj)
+{
+    (void)self;
+    TensorObject *t = written_tensor(obj, "note_writer");
+    if (!t || pyt_prov_record_writer(t) != 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 
@@ -262,6 +293,7 @@ PyMethodDef pyt_prov_methods[] = {
     {"prov_enable", prov_enable, METH_O, "Turn provenance recording on or off."},
     {"prov_is_enabled", prov_is_enabled, METH_NOARGS, "Whether provenance is being recorded."},
     {"note_write", note_write, METH_O, "Bump the version and record the writer."},
+    {"note_writer", note_writer, METH_O, "Record the writer of a write whose version is already counted."},
     {"last_write", last_write, METH_O, "The storage's last recorded writer."},
     {NULL, NULL, 0, NULL},
 };

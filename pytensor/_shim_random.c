@@ -8,7 +8,8 @@
  *                               it in its _cap slot
  *   rng_addr(capsule) -> int    the lt_generator's address, for cffi
  *   rng_register(cls, default)  the Generator class and the default generator,
- *                               held for the life of the process
+ *                               once, at import: held for the life of the process
+ *                               (pytensor/_generator.py says why)
  *   random_new(kind, size, dtype, generator, prov_arg, like)
  *                               rand / randn (kind 0 / 1) and their *_like forms
  *   randint_new(low, high, size, dtype, generator, prov_arg, like)
@@ -42,9 +43,6 @@ static PyTypeObject *rng_cls;
 static PyObject *rng_default_obj;
 static lt_generator *rng_default;
 static PyObject *rng_cap_name; /* interned "_cap" */
-
-/* Below this many bytes a fill keeps the GIL: releasing it costs more. */
-#define RNG_NOGIL_NBYTES (1 << 16)
 
 static void rng_capsule_free(PyObject *cap)
 {
@@ -81,6 +79,11 @@ static PyObject *rng_register(PyObject *self, PyObject *const *args, Py_ssize_t 
         PyErr_SetString(PyExc_TypeError, "rng_register(Generator class, default generator)");
         return NULL;
     }
+    if (rng_default_obj) { /* torch's default generator is one object for the process: so is ours */
+        PyErr_SetString(PyExc_RuntimeError, "rng_register: the default generator was registered at import and "
+                        "stays for the life of the process; seed it or set its state instead");
+        return NULL;
+    }
     if (!rng_cap_name && !(rng_cap_name = PyUnicode_InternFromString("_cap")))
         return NULL;
     PyObject *cap = PyObject_GetAttr(args[1], rng_cap_name);
@@ -90,13 +93,9 @@ static PyObject *rng_register(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_DECREF(cap); /* the default generator, held below, keeps its capsule */
     if (!g)
         return NULL;
-    PyTypeObject *old_cls = rng_cls;
-    PyObject *old_default = rng_default_obj;
     rng_cls = (PyTypeObject *)Py_NewRef(args[0]);
     rng_default_obj = Py_NewRef(args[1]);
     rng_default = g;
-    Py_XDECREF((PyObject *)old_cls);
-    Py_XDECREF(old_default);
     Py_RETURN_NONE;
 }
 
@@ -170,24 +169,37 @@ static int rng_layout(int64_t *shape, int64_t *strides, int32_t *nd, PyObject *s
 
 /* What one new tensor's fill needs, and how it ends. */
 typedef struct rng_fill {
-    int kind; /* 0 uniform [0, 1), 1 standard normal, 2 integers */
+    int kind; /* RNG_UNIFORM [0, 1), RNG_NORMAL standard, RNG_INT, RNG_PERM */
     int code;
-    uint64_t range; /* kind 2 */
-    int64_t low;    /* kind 2 */
+    uint64_t range; /* RNG_INT */
+    int64_t low;    /* RNG_INT */
 } rng_fill;
 
-enum { RNG_UNIFORM, RNG_NORMAL, RNG_INT };
+enum { RNG_UNIFORM, RNG_NORMAL, RNG_INT, RNG_PERM };
 
-/* A new tensor of f.code laid out by size or like, filled from generator and
- * recorded as a factory step with prov_arg; None to decline. */
-static PyObject *rng_new_tensor(const rng_fill *f, PyObject *size, PyObject *generator, PyObject *prov_arg,
-                                PyObject *like)
+/* The fill f of n elements from element 0 of s (a dense tensor of nd dims:
+ * contiguous says whether row-major), from g. */
+static lt_status rng_fill_storage(const rng_fill *f, lt_generator *g, lt_storage *s, int64_t n, int contiguous)
 {
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], nbytes, n;
-    int32_t nd;
-    int ok = rng_layout(shape, strides, &nd, size, like);
-    if (ok <= 0)
-        return ok < 0 ? NULL : Py_NewRef(Py_None);
+    switch (f->kind) {
+    case RNG_UNIFORM:
+        return lt_random_uniform(g, s, 0, (lt_dtype)f->code, n, 0.0, 1.0);
+    case RNG_NORMAL:
+        return lt_random_normal(g, s, 0, (lt_dtype)f->code, n, 0.0, 1.0, contiguous);
+    case RNG_INT:
+        return lt_random_int(g, s, 0, (lt_dtype)f->code, n, f->range, f->low);
+    default:
+        return lt_random_perm(g, s, 0, (lt_dtype)f->code, n);
+    }
+}
+
+/* A new tensor of f.code of nd dims with shape and (dense) strides, filled
+ * from generator and recorded as a factory step with prov_arg; None to
+ * decline. */
+static PyObject *rng_filled(const rng_fill *f, int32_t nd, const int64_t *shape, const int64_t *strides,
+                            PyObject *generator, PyObject *prov_arg)
+{
+    int64_t nbytes, n;
     if (lt_layout_nbytes(&nbytes, nd, shape, lt_dtype_itemsize((lt_dtype)f->code)) != LT_OK ||
         lt_layout_numel(&n, nd, shape) != LT_OK)
         Py_RETURN_NONE; /* too large: the Python path's message */
@@ -195,19 +207,11 @@ static PyObject *rng_new_tensor(const rng_fill *f, PyObject *size, PyObject *gen
     lt_generator *g = rng_of(generator, &keep);
     if (!g)
         Py_RETURN_NONE;
+    int contiguous = f->kind == RNG_NORMAL && lt_layout_is_contiguous(nd, shape, strides); /* normal's block rule */
     lt_storage *s = NULL;
     lt_status rc = lt_storage_new(&s, (size_t)nbytes, 0);
-    if (rc == LT_OK) {
-        PyThreadState *ts = nbytes >= RNG_NOGIL_NBYTES ? PyEval_SaveThread() : NULL;
-        if (f->kind == RNG_UNIFORM)
-            rc = lt_random_uniform(g, s, 0, (lt_dtype)f->code, n, 0.0, 1.0);
-        else if (f->kind == RNG_NORMAL)
-            rc = lt_random_normal(g, s, 0, (lt_dtype)f->code, n, 0.0, 1.0, lt_layout_is_contiguous(nd, shape, strides));
-        else
-            rc = lt_random_int(g, s, 0, (lt_dtype)f->code, n, f->range, f->low);
-        if (ts)
-            PyEval_RestoreThread(ts);
-    }
+    if (rc == LT_OK)
+        PYT_NOGIL(nbytes, rng_fill_storage(f, g, s, n, contiguous));
     Py_XDECREF(keep);
     if (rc != LT_OK) {
         lt_storage_release(s);
@@ -215,6 +219,18 @@ static PyObject *rng_new_tensor(const rng_fill *f, PyObject *size, PyObject *gen
     }
     return pyt_prov_fresh(pyt_tensor_over(s, f->code, shape, strides, nd, 0), PROV_FACTORY,
                           prov_arg == Py_None ? NULL : prov_arg, NULL);
+}
+
+/* rng_filled over the layout of size or like (rng_layout). */
+static PyObject *rng_new_tensor(const rng_fill *f, PyObject *size, PyObject *generator, PyObject *prov_arg,
+                                PyObject *like)
+{
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM];
+    int32_t nd;
+    int ok = rng_layout(shape, strides, &nd, size, like);
+    if (ok <= 0)
+        return ok < 0 ? NULL : Py_NewRef(Py_None);
+    return rng_filled(f, nd, shape, strides, generator, prov_arg);
 }
 
 /* random_new(kind, size, dtype, generator, prov_arg, like) -> Tensor or None:
@@ -305,28 +321,9 @@ static PyObject *randperm_new(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (!(code == LT_UINT8 || (code >= LT_INT8 && code <= LT_FLOAT64)) || !rng_int_arg(&n, args[0]) || n < 0 ||
         n > rng_int_hi[code])
         Py_RETURN_NONE;
-    int64_t shape[1] = {n}, strides[1] = {1}, nbytes;
-    if (lt_layout_nbytes(&nbytes, 1, shape, lt_dtype_itemsize((lt_dtype)code)) != LT_OK)
-        Py_RETURN_NONE; /* too large: the Python path's message */
-    PyObject *keep;
-    lt_generator *g = rng_of(args[2], &keep);
-    if (!g)
-        Py_RETURN_NONE;
-    lt_storage *s = NULL;
-    lt_status rc = lt_storage_new(&s, (size_t)nbytes, 0);
-    if (rc == LT_OK) {
-        PyThreadState *ts = nbytes >= RNG_NOGIL_NBYTES ? PyEval_SaveThread() : NULL;
-        rc = lt_random_perm(g, s, 0, (lt_dtype)code, n);
-        if (ts)
-            PyEval_RestoreThread(ts);
-    }
-    Py_XDECREF(keep);
-    if (rc != LT_OK) {
-        lt_storage_release(s);
-        return pyt_raise_last(rc);
-    }
-    return pyt_prov_fresh(pyt_tensor_over(s, code, shape, strides, 1, 0), PROV_FACTORY,
-                          args[3] == Py_None ? NULL : args[3], NULL);
+    const int64_t shape[1] = {n}, strides[1] = {1};
+    rng_fill f = {RNG_PERM, code, 0, 0};
+    return rng_filled(&f, 1, shape, strides, args[2], args[3]);
 }
 
 /* A Python float, or an int within 2^53 (so converting it keeps the Python
@@ -350,7 +347,8 @@ static int rng_real_arg(double *out, PyObject *x)
  * writable host memory, a sampled dtype, and a dense layout: contiguous, or
  * dense in another order, filled in memory order (torch's iterator order;
  * normal_ then takes the scalar path, as torch does for a tensor that is not
- * contiguous). The caller records the write. */
+ * contiguous). The write is recorded here: libtensor's fill bumps the version
+ * once, as torch's does, and t becomes the storage's last writer. */
 static PyObject *random_inplace(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -366,37 +364,34 @@ static PyObject *random_inplace(PyObject *self, PyObject *const *args, Py_ssize_
         return NULL;
     }
     StorageObject *st = (StorageObject *)t->storage;
-    int code = pyt_dtype_code_of(t->dtype);
+    pyt_view v;
     double a, b;
-    if (t->requires_grad != Py_False || t->bits || !PyObject_TypeCheck(t->storage, pyt_storage_cls) ||
-        st->host != Py_True || st->readonly != Py_False || !rng_sampled(code) || !rng_real_arg(&a, args[2]) ||
+    if (t->requires_grad != Py_False || !PyObject_TypeCheck(t->storage, pyt_storage_cls) ||
+        st->readonly != Py_False || !pyt_read_view(&v, t) || !rng_sampled(v.code) || !rng_real_arg(&a, args[2]) ||
         !rng_real_arg(&b, args[3]) || (kind == RNG_UNIFORM ? !(a <= b) : !(b >= 0.0)))
         Py_RETURN_NONE;
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], n;
-    Py_ssize_t nd = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM);
-    long long offset = PyLong_AsLongLong(t->offset);
-    if (nd < 0 || pyt_int64_tuple(t->strides, strides, LT_MAX_NDIM) != nd || (offset == -1 && PyErr_Occurred())) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    int contiguous = lt_layout_is_contiguous((int32_t)nd, shape, strides);
-    if (!contiguous && !lt_layout_is_non_overlapping_and_dense((int32_t)nd, shape, strides))
+    int64_t n;
+    int contiguous = lt_layout_is_contiguous(v.nd, v.shape, v.strides);
+    if (!contiguous && !lt_layout_is_non_overlapping_and_dense(v.nd, v.shape, v.strides))
         Py_RETURN_NONE; /* a strided view: the Python path fills a temporary and copies it in */
-    if (lt_layout_numel(&n, (int32_t)nd, shape) != LT_OK)
+    if (lt_layout_numel(&n, v.nd, v.shape) != LT_OK)
         Py_RETURN_NONE;
     PyObject *keep;
     lt_generator *g = rng_of(args[4], &keep);
     if (!g)
         Py_RETURN_NONE;
-    size_t nbytes = (size_t)n * lt_dtype_itemsize((lt_dtype)code);
-    PyThreadState *ts = nbytes >= RNG_NOGIL_NBYTES ? PyEval_SaveThread() : NULL;
-    lt_status rc = kind == RNG_UNIFORM ? lt_random_uniform(g, st->s, offset, (lt_dtype)code, n, a, b)
-                                       : lt_random_normal(g, st->s, offset, (lt_dtype)code, n, a, b, contiguous);
-    if (ts)
-        PyEval_RestoreThread(ts);
+    /* the fills take the storage and element 0's offset in elements */
+    int64_t offset = (int64_t)(v.data - (char *)lt_storage_data(st->s)) / (int64_t)v.isz;
+    size_t nbytes = (size_t)n * v.isz;
+    lt_status rc;
+    PYT_NOGIL(nbytes, kind == RNG_UNIFORM ? lt_random_uniform(g, st->s, offset, (lt_dtype)v.code, n, a, b)
+                                          : lt_random_normal(g, st->s, offset, (lt_dtype)v.code, n, a, b, contiguous));
     Py_XDECREF(keep);
     if (rc != LT_OK)
         return pyt_raise_last(rc);
+    /* the fill counted the write (libtensor bumps the version): record only who wrote */
+    if (pyt_prov_record_writer(t) != 0)
+        return NULL;
     return Py_NewRef(args[0]);
 }
 
@@ -449,23 +444,17 @@ static PyObject *rng_set_state(PyObject *self, PyObject *const *args, Py_ssize_t
     if (!pyt_is_tensor(args[1]))
         Py_RETURN_NONE;
     TensorObject *t = (TensorObject *)args[1];
-    StorageObject *st = (StorageObject *)t->storage;
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], n;
-    Py_ssize_t nd = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM);
-    long long offset = PyLong_AsLongLong(t->offset);
-    if (nd < 0 || pyt_int64_tuple(t->strides, strides, LT_MAX_NDIM) != nd || (offset == -1 && PyErr_Occurred())) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    if (pyt_dtype_code_of(t->dtype) != LT_UINT8 || t->bits || !PyObject_TypeCheck(t->storage, pyt_storage_cls) ||
-        st->host != Py_True || !lt_layout_is_contiguous((int32_t)nd, shape, strides) ||
-        lt_layout_numel(&n, (int32_t)nd, shape) != LT_OK || n != LT_GENERATOR_STATE_NBYTES)
+    pyt_view v;
+    int64_t n;
+    if (!PyObject_TypeCheck(t->storage, pyt_storage_cls) || !pyt_read_view(&v, t) || v.code != LT_UINT8 ||
+        !lt_layout_is_contiguous(v.nd, v.shape, v.strides) || lt_layout_numel(&n, v.nd, v.shape) != LT_OK ||
+        n != LT_GENERATOR_STATE_NBYTES)
         Py_RETURN_NONE;
     PyObject *keep;
     lt_generator *g = rng_of(args[0], &keep);
     if (!g)
         Py_RETURN_NONE;
-    lt_status rc = lt_generator_set_state(g, (const uint8_t *)lt_storage_data(st->s) + offset, (size_t)n);
+    lt_status rc = lt_generator_set_state(g, (const uint8_t *)v.data, (size_t)n);
     Py_XDECREF(keep);
     if (rc != LT_OK)
         return pyt_raise_last(rc);

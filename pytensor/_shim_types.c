@@ -366,6 +366,35 @@ static PyMemberDef tensor_members[] = {
 enum { SCALAR_ITEM, SCALAR_FLOAT, SCALAR_INT, SCALAR_BOOL, SCALAR_INDEX, SCALAR_COMPLEX, SCALAR_KINDS };
 static const char *const SCALAR_SLOW[SCALAR_KINDS] = {"_item", "_float", "_int", "_bool", "_index", "_complex"};
 
+/* The element at p of dtype code as a Python object (a new reference), for
+ * the listable codes: item() and tolist() read elements through it. */
+static PyObject *element_object(int code, const char *p)
+{
+    union {
+        uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
+        int8_t i8; int16_t i16; int32_t i32; int64_t i64;
+        float f32; double f64; float c64[2]; double c128[2];
+    } v;
+    memcpy(&v, p, lt_dtype_itemsize((lt_dtype)code));
+    switch (code) {
+    case LT_BOOL: return PyBool_FromLong(v.u8 != 0);
+    case LT_UINT8: return PyLong_FromUnsignedLong(v.u8);
+    case LT_UINT16: return PyLong_FromUnsignedLong(v.u16);
+    case LT_UINT32: return PyLong_FromUnsignedLong(v.u32);
+    case LT_UINT64: return PyLong_FromUnsignedLongLong(v.u64);
+    case LT_INT8: return PyLong_FromLong(v.i8);
+    case LT_INT16: return PyLong_FromLong(v.i16);
+    case LT_INT32: return PyLong_FromLong(v.i32);
+    case LT_INT64: return PyLong_FromLongLong(v.i64);
+    case LT_FLOAT32: return PyFloat_FromDouble(v.f32);
+    case LT_FLOAT64: return PyFloat_FromDouble(v.f64);
+    case LT_COMPLEX64: return PyComplex_FromDoubles(v.c64[0], v.c64[1]);
+    default: return PyComplex_FromDoubles(v.c128[0], v.c128[1]); /* LT_COMPLEX128: the callers' last kind */
+    }
+}
+
+static int listable_code(int code) { return code <= LT_INT64 || (code >= LT_FLOAT32 && code <= LT_COMPLEX128); }
+
 /* The element of a one-element tensor as its item() (a bool, int, float or
  * complex), into *out; for a complex element also its parts in re/im. 1 when
  * read, 0 to decline (no exception), -1 with an exception. */
@@ -386,38 +415,20 @@ static int read_scalar(TensorObject *t, PyObject **out, double *re, double *im)
     const char *p = pyt_element0(t, lt_dtype_itemsize((lt_dtype)code));
     if (!p)
         return 0;
-    union {
-        uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
-        int8_t i8; int16_t i16; int32_t i32; int64_t i64;
-        float f32; double f64; float c64[2]; double c128[2];
-    } v;
-    memcpy(&v, p, lt_dtype_itemsize((lt_dtype)code));
-    double d;
-    switch (code) {
-    case LT_BOOL: *out = PyBool_FromLong(v.u8 != 0); break;
-    case LT_UINT8: *out = PyLong_FromUnsignedLong(v.u8); break;
-    case LT_UINT16: *out = PyLong_FromUnsignedLong(v.u16); break;
-    case LT_UINT32: *out = PyLong_FromUnsignedLong(v.u32); break;
-    case LT_UINT64: *out = PyLong_FromUnsignedLongLong(v.u64); break;
-    case LT_INT8: *out = PyLong_FromLong(v.i8); break;
-    case LT_INT16: *out = PyLong_FromLong(v.i16); break;
-    case LT_INT32: *out = PyLong_FromLong(v.i32); break;
-    case LT_INT64: *out = PyLong_FromLongLong(v.i64); break;
-    case LT_FLOAT32: *out = PyFloat_FromDouble(v.f32); break;
-    case LT_FLOAT64: *out = PyFloat_FromDouble(v.f64); break;
-    case LT_COMPLEX64:
-    case LT_COMPLEX128:
-        *re = code == LT_COMPLEX64 ? v.c64[0] : v.c128[0];
-        *im = code == LT_COMPLEX64 ? v.c64[1] : v.c128[1];
-        *out = PyComplex_FromDoubles(*re, *im);
-        break;
-    default: /* float16, bfloat16, the float8s: every one is exactly a double (libtensor's codec) */
-        if (lt_copy(&d, NULL, LT_FLOAT64, p, NULL, (lt_dtype)code, 0, NULL) != LT_OK) {
-            PyErr_Clear();
-            return 0;
+    if (listable_code(code)) {
+        *out = element_object(code, p);
+        if (*out && (code == LT_COMPLEX64 || code == LT_COMPLEX128)) {
+            *re = PyComplex_RealAsDouble(*out);
+            *im = PyComplex_ImagAsDouble(*out);
         }
-        *out = PyFloat_FromDouble(d);
+        return *out ? 1 : -1;
     }
+    double d; /* float16, bfloat16, the float8s: every one is exactly a double (libtensor's codec) */
+    if (lt_copy(&d, NULL, LT_FLOAT64, p, NULL, (lt_dtype)code, 0, NULL) != LT_OK) {
+        PyErr_Clear();
+        return 0;
+    }
+    *out = PyFloat_FromDouble(d);
     return *out ? 1 : -1;
 }
 
@@ -477,34 +488,6 @@ static PyObject *scalar_as(PyObject *self, int kind)
  * to a contiguous copy, reads it through a memoryview and slices it into
  * nested lists; it stays the path for the 16- and 8-bit floats, conjugate
  * and negative views and memory off the host. */
-
-/* The element at p of dtype code as a Python object (a new reference). */
-static PyObject *element_object(int code, const char *p)
-{
-    union {
-        uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
-        int8_t i8; int16_t i16; int32_t i32; int64_t i64;
-        float f32; double f64; float c64[2]; double c128[2];
-    } v;
-    memcpy(&v, p, lt_dtype_itemsize((lt_dtype)code));
-    switch (code) {
-    case LT_BOOL: return PyBool_FromLong(v.u8 != 0);
-    case LT_UINT8: return PyLong_FromUnsignedLong(v.u8);
-    case LT_UINT16: return PyLong_FromUnsignedLong(v.u16);
-    case LT_UINT32: return PyLong_FromUnsignedLong(v.u32);
-    case LT_UINT64: return PyLong_FromUnsignedLongLong(v.u64);
-    case LT_INT8: return PyLong_FromLong(v.i8);
-    case LT_INT16: return PyLong_FromLong(v.i16);
-    case LT_INT32: return PyLong_FromLong(v.i32);
-    case LT_INT64: return PyLong_FromLongLong(v.i64);
-    case LT_FLOAT32: return PyFloat_FromDouble(v.f32);
-    case LT_FLOAT64: return PyFloat_FromDouble(v.f64);
-    case LT_COMPLEX64: return PyComplex_FromDoubles(v.c64[0], v.c64[1]);
-    default: return PyComplex_FromDoubles(v.c128[0], v.c128[1]); /* LT_COMPLEX128: the callers' last kind */
-    }
-}
-
-static int listable_code(int code) { return code <= LT_INT64 || (code >= LT_FLOAT32 && code <= LT_COMPLEX128); }
 
 /* One row of n elements every step bytes from p, into list (items 0..n). The
  * loop is written per type: this is where tolist() spends its time. 0, or -1
@@ -790,10 +773,8 @@ static PyObject *storage_copy(PyObject *self, PyObject *src)
     if (PyObject_GetBuffer(src, &view, PyBUF_SIMPLE) != 0)
         return NULL;
     lt_storage *s = NULL;
-    PyThreadState *ts = view.len >= (1 << 16) ? PyEval_SaveThread() : NULL;
-    lt_status rc = lt_storage_new_copy(&s, view.buf, (size_t)view.len);
-    if (ts)
-        PyEval_RestoreThread(ts);
+    lt_status rc;
+    PYT_NOGIL(view.len, lt_storage_new_copy(&s, view.buf, (size_t)view.len));
     PyBuffer_Release(&view);
     if (rc != LT_OK)
         return pyt_raise_last(rc);

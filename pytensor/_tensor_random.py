@@ -12,9 +12,11 @@ from ._core import empty as _core_empty
 from ._ffi import shim
 from ._generator import fill_normal, fill_uniform
 
-# random_inplace(t, kind 0 uniform_ / 1 normal_, a, b, generator): the common case in one C call
-# (pytensor/_shim_random.c: no grad, a dense writable tensor, plain numbers); None: the methods below decide
-_random_inplace, _note_write = shim.random_inplace, shim.note_write
+# random_inplace(t, kind 0 uniform_ / 1 normal_, a, b, generator): the common case in one C call, the
+# write recorded (pytensor/_shim_random.c: no grad, a dense writable tensor, plain numbers); None: the
+# methods below decide. note_writer records t as the writer of a write already counted: libtensor's
+# fill and copy_ each bump the version once, so one uniform_ counts one write, as in torch.
+_random_inplace, _note_writer = shim.random_inplace, shim.note_writer
 
 
 def _memory_order(t):
@@ -34,7 +36,7 @@ def _fill_view(t, fill):
         tmp = _core_empty(tuple(view.shape), t._dtype)
         fill(tmp, False)
         view.copy_(tmp)
-    t._version_bump()
+    _note_writer(t)
     return t
 
 
@@ -77,13 +79,11 @@ class Random:
 
     def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator=None, **kwargs):
         if not kwargs and _random_inplace(self, 0, from_, to, generator) is not None:
-            _note_write(self)
             return self
         return self._uniform_(from_, to, generator=generator, **kwargs)
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None):
         if _random_inplace(self, 1, mean, std, generator) is not None:
-            _note_write(self)
             return self
         return self._normal_(mean, std, generator=generator)
 

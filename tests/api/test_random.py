@@ -481,3 +481,64 @@ def test_in_place_fills_bump_the_version_and_write_through_views():
     row = base[1, 3:]
     row.normal_(100, 1)
     assert all(90 < x < 110 for x in base[1, 3:].tolist())
+
+
+class _Float(float):
+    """A float the one-crossing path declines (not exactly float): the Python path fills."""
+
+
+@pytest.mark.parametrize("method, args, kwargs", [
+    ("uniform_", (), {}), ("uniform_", (-1, 1), {}), ("uniform_", (), {"from": -2.0, "to": 2.0}),
+    ("uniform_", (_Float(-1), 1), {}), ("normal_", (), {}), ("normal_", (2, 0.5), {}),
+    ("normal_", (_Float(2), 0.5), {})])
+@pytest.mark.parametrize("layout", ["contiguous", "T", "offset", "column", "float16", "complex64 conj"])
+def test_in_place_fills_count_one_write_as_torch(torch, method, args, kwargs, layout):
+    """Each in-place random fill adds 1 to ``_version``, as torch's does,
+    whichever path fills it (one C call, the Python path, a temporary copied
+    into a strided view), and its tensor becomes the storage's last writer."""
+    make = {"contiguous": lambda L: L.zeros(40), "T": lambda L: L.zeros(40, 3).T,
+            "offset": lambda L: L.zeros(60)[5:50], "column": lambda L: L.zeros(6, 4)[:, 1],
+            "float16": lambda L: L.zeros(17, dtype=L.float16),
+            "complex64 conj": lambda L: L.zeros(9, dtype=L.complex64).conj()}[layout]
+    ours, theirs = make(pytensor), make(torch)
+    v_ours, v_theirs = ours._version, theirs._version
+    assert getattr(ours, method)(*args, **kwargs) is ours
+    getattr(theirs, method)(*args, **kwargs)
+    assert theirs._version - v_theirs == 1
+    assert ours._version - v_ours == theirs._version - v_theirs
+    version, writer, _node = pytensor._ffi.shim.last_write(ours.untyped_storage())
+    assert (version, writer) == (ours._version, id(ours))
+
+
+def test_default_generator_is_one_object_that_rebinding_does_not_replace(torch, monkeypatch):
+    """torch.default_generator is one fixed object: rebinding the attribute
+    changes nothing torch.rand draws from. pytensor's is the same object under
+    both names, registered once at import, and rebinding either name leaves
+    manual_seed, rand and randn (the one-call path and the Python path) on
+    the registered generator; the object bound in its place is never drawn from."""
+    registered = pytensor.default_generator
+    assert registered is pytensor._generator.default_generator
+    assert torch.default_generator is torch.random.default_generator
+    stand_in, torch_stand_in = pytensor.Generator(), torch.Generator()
+    untouched = bytes(stand_in.get_state().numpy())
+    monkeypatch.setattr(pytensor, "default_generator", stand_in)
+    monkeypatch.setattr(pytensor._generator, "default_generator", stand_in)
+    monkeypatch.setattr(torch, "default_generator", torch_stand_in)
+    assert pytensor.manual_seed(5) is registered
+    torch.manual_seed(5)
+    assert _bytes(pytensor.rand(17)) == _bytes(torch.rand(17))
+    assert _bytes(pytensor.rand(pytensor.Size([3]))) == _bytes(torch.rand(torch.Size([3])))  # the Python path
+    _assert_same_normals(torch, pytensor.randn(16), torch.randn(16))
+    assert _bytes(pytensor.empty(5).uniform_()) == _bytes(torch.empty(5).uniform_())
+    assert registered.initial_seed() == pytensor.initial_seed() == 5
+    assert stand_in.initial_seed() == torch_stand_in.initial_seed() == 67280421310721
+    assert bytes(stand_in.get_state().numpy()) == untouched
+    assert bytes(pytensor.get_rng_state().numpy()) == bytes(registered.get_state().numpy())
+
+
+def test_the_default_generator_is_registered_once():
+    with pytest.raises(RuntimeError, match="registered at import"):
+        pytensor._ffi.shim.rng_register(pytensor.Generator, pytensor.Generator())
+    pytensor.manual_seed(1)
+    a = pytensor.rand(4).tolist()
+    assert pytensor.manual_seed(1) is pytensor.default_generator and pytensor.rand(4).tolist() == a

@@ -2,6 +2,7 @@
 import gc
 import math
 import sys
+import warnings
 
 import pytest
 
@@ -164,6 +165,55 @@ def test_factories_match_torch():
         assert pytensor.arange(*args).dtype.name == str(torch.arange(*args).dtype)[6:]
     for args in [(0, 1, 7), (-2.5, 10, 11), (3, 3, 1), (0, 1, 0)]:
         assert pytensor.linspace(*args).tolist() == pytest.approx(torch.linspace(*args).tolist(), rel=1e-6)
+
+
+LINSPACE_COMPLEX = [((0, 1j, 3), {}), ((1j, 2, 3), {}), ((0, 1 + 0j, 5), {}), ((-1 - 2j, 3.5 + 1j, 4), {}),
+                    ((0, 1j, 1), {}), ((0, 1j, 0), {}), ((0, 1j, 3), {"dtype": "complex128"}),
+                    ((0, 1j, 3), {"dtype": "complex64"}), ((0.5, 2.5, 3), {"dtype": "complex64"}),
+                    ((0, 1j, 3), {"dtype": "float32"}), ((0, 1j, 3), {"dtype": "float64"}),
+                    ((0, 1j, 3), {"dtype": "int64"}), ((0, 1j, 3), {"dtype": "float16"}),
+                    ((0, 1j, 3), {"dtype": "bool"}), (("np", 1j, 2, 3), {}), (("np64", 1j, 2, 3), {}),
+                    (("tensor", 1j, 2, 3), {}), (("tensor", 1.0, 2, 3), {})]
+
+
+@pytest.mark.parametrize("default", ["float32", "float64"])
+@pytest.mark.parametrize("args, kwargs", LINSPACE_COMPLEX)
+def test_linspace_with_complex_ends_infers_the_default_complex_dtype_as_torch(args, kwargs, default):
+    """A complex start or end (Python's, NumPy's, a 0-d tensor's) makes
+    linspace complex: the default complex dtype (complex128 under a float64
+    default), as torch 2.13 infers it; a real dtype passed for complex ends
+    is refused with torch's exception type."""
+    torch = require_module("torch")
+    np = require_module("numpy")
+
+    def ends(lib):
+        if args[0] == "np":
+            return (np.complex64(args[1]),) + args[2:]
+        if args[0] == "np64":
+            return (np.complex128(args[1]),) + args[2:]
+        if args[0] == "tensor":
+            return (lib.tensor(args[1]),) + args[2:]
+        return args
+
+    def answer(lib):
+        kw = {k: getattr(lib, v) for k, v in kwargs.items()}
+        with warnings.catch_warnings(record=True) as warned:  # NumPy's ComplexWarning, for complex64 read as a float
+            warnings.simplefilter("always")
+            try:
+                t = lib.linspace(*ends(lib), **kw)
+            except Exception as e:  # noqa: BLE001  the exception type is part of the answer
+                return type(e).__name__
+        return str(t.dtype).split(".")[-1], [complex(x) for x in t.tolist()], {w.category for w in warned}
+
+    saved = (torch.get_default_dtype(), pytensor.get_default_dtype())
+    torch.set_default_dtype(getattr(torch, default))
+    pytensor.set_default_dtype(getattr(pytensor, default))
+    try:
+        ours, theirs = answer(pytensor), answer(torch)
+    finally:
+        torch.set_default_dtype(saved[0])
+        pytensor.set_default_dtype(saved[1])
+    assert ours == theirs
 
 
 def test_live_storage_count_returns_to_baseline(live_baseline):

@@ -333,3 +333,19 @@ def test_like_forms_refuse_what_is_not_a_tensor_as_torch(fn, args):
             getattr(torch, fn)(bad, *args)
         with pytest.raises(TypeError, match=f"{fn}\\(\\): argument 'input' \\(position 1\\) must be Tensor"):
             getattr(pytensor, fn)(bad, *args)
+
+
+@pytest.mark.parametrize("kind", [0, 1])
+def test_random_inplace_records_its_write_in_its_one_call(kind):
+    """shim.random_inplace is the whole of uniform_/normal_'s common case: the
+    fill's one version bump (libtensor counts it) and the writer record, with
+    no note_write after it, so one call is one write."""
+    shim = pytensor._ffi.shim
+    t = pytensor.zeros(2, 8)
+    other = t[0]
+    shim.note_write(other)  # the last writer before: another view of the storage
+    before = t._version
+    assert shim.random_inplace(t, kind, 0.0, 1.0, None) is t
+    assert t._version == before + 1
+    version, writer, _node = shim.last_write(t.untyped_storage())
+    assert (version, writer) == (before + 1, id(t))
