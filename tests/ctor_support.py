@@ -37,3 +37,17 @@ def sample(dtype_name, n=4):
 
 def pt_dtype(name):
     return getattr(pytensor, name)
+
+
+def assert_shares_numpy(make, name):
+    """``make(a)`` of a NumPy array of dtype ``name`` is a tensor of the matching dtype over ``a``'s own
+    bytes: a write through either one is seen through the other. Returns ``(a, t)``."""
+    a = sample(name, 4)
+    t = make(a)
+    assert t.dtype is pt_dtype(name) and t.data_ptr() == address(a)
+    assert t.tolist() == a.tolist()
+    t[0] = a[1].item()
+    assert a[0] == a[1]
+    a[3] = a[2]
+    assert t[3].item() == a[2].item()
+    return a, t

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import pytensor
-from ctor_support import GRAD_DTYPES, NO_GRAD_DTYPES, NUMPY_DTYPES, address, pt_dtype, sample
+from ctor_support import GRAD_DTYPES, NO_GRAD_DTYPES, NUMPY_DTYPES, address, assert_shares_numpy, pt_dtype, sample
 
 
 # ------------------------------------------------------------------ tensors
@@ -71,13 +71,7 @@ def test_copies_keep_a_dense_layout():
 
 @pytest.mark.parametrize("name", NUMPY_DTYPES)
 def test_every_numpy_dtype_is_shared(name):
-    a = sample(name, 4)
-    t = pytensor.asarray(a)
-    assert t.dtype is pt_dtype(name) and t.data_ptr() == address(a)
-    t[0] = a[1].item()
-    assert a[0] == a[1]
-    a[3] = a[2]
-    assert t[3].item() == a[2].item()
+    assert_shares_numpy(pytensor.asarray, name)
 
 
 @pytest.mark.parametrize("name", NUMPY_DTYPES)
