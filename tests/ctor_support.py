@@ -1,6 +1,7 @@
 """Helpers for the constructor tests: where a source's bytes live, and the
 dtypes every constructor must handle."""
 import numpy as np
+import pytest
 
 import pytensor
 
@@ -50,4 +51,17 @@ def assert_shares_numpy(make, name):
     assert a[0] == a[1]
     a[3] = a[2]
     assert t[3].item() == a[2].item()
+    return a, t
+
+
+def assert_shares_read_only(make):
+    """``make(a)`` of a read-only NumPy array is a tensor over ``a``'s bytes that refuses writes
+    (ReadOnlyError). Returns ``(a, t)``."""
+    a = np.arange(4.0)
+    a.flags.writeable = False
+    t = make(a)
+    assert t.data_ptr() == address(a)
+    with pytest.raises(pytensor.ReadOnlyError):
+        t[0] = 1.0
+    assert a[0] == 0
     return a, t

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pytensor
-from ctor_support import NUMPY_DTYPES, address, assert_shares_numpy, pt_dtype
+from ctor_support import NUMPY_DTYPES, address, assert_shares_numpy, assert_shares_read_only, pt_dtype
 
 
 def test_tensor_is_returned_itself():
@@ -68,12 +68,7 @@ def test_numpy_refusals_are_from_numpys():
 
 
 def test_read_only_array_is_shared_read_only():
-    a = np.arange(3)
-    a.flags.writeable = False
-    t = pytensor.as_tensor(a)
-    assert t.data_ptr() == address(a)
-    with pytest.raises(pytensor.ReadOnlyError):
-        t[0] = 5
+    assert_shares_read_only(pytensor.as_tensor)
 
 
 def test_numpy_scalars_are_copied_with_their_dtype():
