@@ -112,3 +112,18 @@ def outcome(fn):
     if isinstance(r, tuple):
         return tuple(outcome(lambda x=x: x) for x in r)
     return (str(r.dtype).rsplit(".", 1)[-1], tuple(r.shape), r.stride(), repr(r.tolist()))
+
+
+def read_by_both(package_read, our_read):
+    """``(the safetensors package's result, pytensor's)`` for one file, None for a refusal: the package
+    may refuse with any exception, pytensor only with SafetensorError (anything else propagates)."""
+    from pytensor.safetensors import SafetensorError
+    try:
+        theirs = package_read()
+    except Exception:  # noqa: BLE001  (the package raises several types)
+        theirs = None
+    try:
+        ours = our_read()
+    except SafetensorError:
+        ours = None
+    return theirs, ours

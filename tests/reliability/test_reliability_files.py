@@ -487,14 +487,7 @@ def test_every_file_pytensor_reads_the_package_reads_the_same():
     def run(case):
         kind, data = case
         seen.add(kind)
-        try:
-            theirs = st_torch.load(data)
-        except Exception:  # noqa: BLE001  (the package raises several types)
-            theirs = None
-        try:
-            ours = pst.load(data)
-        except SafetensorError:
-            ours = None
+        theirs, ours = support.read_by_both(lambda: st_torch.load(data), lambda: pst.load(data))
         outcomes.add((kind, ours is not None))
         if ours is None:
             return
