@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from browser_support import CHROMIUM_STARTERS
 from support import IN_CI, require_module, require_program  # noqa: F401
 
 
@@ -49,15 +50,15 @@ def refcount(obj):
 
 
 def _launches_chromium(item):
-    """Whether the test, or a fixture it uses, starts Chromium (browser_support.chromium_context)."""
+    """Whether the test, or a fixture it uses, starts Chromium (names one of CHROMIUM_STARTERS)."""
     own = getattr(getattr(item, "function", None), "__code__", None)
-    if own is not None and "chromium_context" in own.co_names:
+    if own is not None and CHROMIUM_STARTERS & set(own.co_names):
         return True
     defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
     for name in getattr(item, "fixturenames", ()):
         for fixturedef in defs.get(name, ()):
             code = getattr(getattr(fixturedef, "func", None), "__code__", None)
-            if code is not None and "chromium_context" in code.co_names:
+            if code is not None and CHROMIUM_STARTERS & set(code.co_names):
                 return True
     return False
 

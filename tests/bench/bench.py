@@ -178,6 +178,22 @@ def run(quick):
     return rows
 
 
+def median_ms(fn, rounds, clock=time.perf_counter):
+    """Median milliseconds of ``rounds`` calls of ``fn``, by ``clock``."""
+    out = []
+    for _ in range(rounds):
+        t0 = clock()
+        fn()
+        out.append((clock() - t0) * 1e3)
+    return statistics.median(out)
+
+
+def median_cpu_ms(fn, rounds):
+    """``median_ms`` in CPU time of this process: on a shared machine, what other processes do shows
+    less in it than in wall time (for work that is pure Python, one thread)."""
+    return median_ms(fn, rounds, time.process_time)
+
+
 def cpu_model():
     """The CPU's model name as /proc/cpuinfo gives it (or platform's guess)."""
     try:
