@@ -13,19 +13,21 @@ def widget_packages():
     require_module("ipywidgets")
 
 
+def _caught(monkeypatch, method):
+    """Every call of ``Inspector.<method>(msg, buffers=None)``, as ``(msg, buffers)``, instead of sending it."""
+    from pytensor.widgets import Inspector
+    out = []
+    monkeypatch.setattr(Inspector, method, lambda self, msg, buffers=None: out.append((msg, buffers)))
+    return out
+
+
 @pytest.fixture
 def sent(monkeypatch):
     """Custom messages the widget sends to the front end, each as ``(content, buffers)``."""
-    from pytensor.widgets import Inspector
-    out = []
-    monkeypatch.setattr(Inspector, "send", lambda self, content, buffers=None: out.append((content, buffers)))
-    return out
+    return _caught(monkeypatch, "send")
 
 
 @pytest.fixture
 def updates(monkeypatch):
     """Every state update the widget sends (what the comm would carry), each as ``(message, buffers)``."""
-    from pytensor.widgets import Inspector
-    out = []
-    monkeypatch.setattr(Inspector, "_send", lambda self, msg, buffers=None: out.append((msg, buffers)))
-    return out
+    return _caught(monkeypatch, "_send")
