@@ -13,7 +13,7 @@ import pytensor
 from pytensor import _gather_ops as g
 from pytensor import _indexing
 from pytensor._ffi import shim
-from support import declining, outcome, require_module
+from support import declining, outcome as _outcome, require_module  # _outcome: the name this file's tests use
 
 FAST = ("_fast_join", "_fast_where", "_fast_flip", "_fast_roll", "_fast_take", "_fast_nonzero", "_fast_put_index")
 
@@ -28,11 +28,11 @@ def _compare(fast_call, public_call):
     Returns 1 when the shim answered, 0 when it declined."""
     fast = fast_call()
     with _python_path():
-        slow = outcome(public_call)
-    assert outcome(public_call) == slow
+        slow = _outcome(public_call)
+    assert _outcome(public_call) == slow
     if fast is None:
         return 0
-    assert outcome(lambda: fast) == slow
+    assert _outcome(lambda: fast) == slow
     return 1
 
 
@@ -149,11 +149,11 @@ def test_getitem_of_an_index_tensor_answers_as_the_python_path(dt):
         for idx in [pytensor.tensor([2, 0, 1, 0]), pytensor.tensor([[1, 0], [-1, 0]]), pytensor.tensor([0, 9]),
                     pytensor.tensor([[0], [1]]).transpose(0, 1), pytensor.zeros(0, dtype=pytensor.int64)]:
             fast = shim.take_index(3, t, 0, idx)
-            slow = outcome(lambda: _indexing.getitem(t, idx))
-            assert outcome(lambda: t[idx]) == slow
+            slow = _outcome(lambda: _indexing.getitem(t, idx))
+            assert _outcome(lambda: t[idx]) == slow
             if fast is not None:
                 taken += 1
-                assert outcome(lambda: fast) == slow
+                assert _outcome(lambda: fast) == slow
                 want = [(s.op, s.text) for s in pytensor.provenance(_indexing.getitem(t, idx))]
                 assert [(s.op, s.text) for s in pytensor.provenance(fast)] == want
     assert taken > 15, taken
@@ -172,12 +172,12 @@ def test_nonzero_answers_as_the_python_path():
         fast = shim.nonzero(m)
         for as_tuple in (False, True):
             with _python_path():
-                slow = outcome(lambda: g.nonzero(m, as_tuple=as_tuple))
-            assert outcome(lambda: g.nonzero(m, as_tuple=as_tuple)) == slow
+                slow = _outcome(lambda: g.nonzero(m, as_tuple=as_tuple))
+            assert _outcome(lambda: g.nonzero(m, as_tuple=as_tuple)) == slow
         if fast is not None:
             taken += 1
             with _python_path():
-                assert outcome(lambda: fast) == outcome(lambda: g.nonzero(m))
+                assert _outcome(lambda: fast) == _outcome(lambda: g.nonzero(m))
     assert taken == 7, taken
 
 
