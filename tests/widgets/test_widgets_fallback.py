@@ -13,15 +13,13 @@ renderer, inlined; no CDN) after the live view, and only one of the two is drawn
 
 Skips without nbclient, nbconvert, JupyterLab, Playwright or Chromium; fails under CI.
 """
-import os
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 import pytest
 
-from browser_support import chromium_context, jupyter_env, jupyter_server, new_page, run_all_cells
+from browser_support import artifacts_dir, chromium_context, jupyter_env, jupyter_server, new_page, run_all_cells
 from support import require_module
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -35,7 +33,7 @@ inspect(base, col)
 """
 LATER = "base[9] = 99   # a later cell writes: the saved picture follows"
 LANES = ["base", "col"]
-ARTIFACTS = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tempfile.gettempdir())
+ARTIFACTS = artifacts_dir(tempfile.gettempdir())
 LANES_JS = "(ls) => ls.map((l) => l.dataset.name)"
 
 pytestmark = pytest.mark.usefixtures("widget_packages")

@@ -26,13 +26,13 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import chromium_context, free_port, new_page, serving
+from browser_support import artifacts_dir, chromium_context, free_port, new_page, serving
 from notebook_support import PICTURES, SETUP, THIRTEEN, carrier_last, execute, expected_lanes, save, tour_cells
 from support import IN_CI, require_module
 from tour_expectations import QUESTIONS, check_lanes
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tempfile.gettempdir())
+ARTIFACTS = artifacts_dir(tempfile.gettempdir())
 # where .ci/run installs it (a cache of the CI's own, outside the package)
 CI_CODE_SERVER = ROOT / ".ci" / "cache" / "code-server" / "node_modules" / ".bin" / "code-server"
 SETTINGS = {"workbench.startupEditor": "none", "security.workspace.trust.enabled": False,
