@@ -2,11 +2,13 @@
 browser skips on a developer machine that lacks it, but FAILS when the CI
 environment variable is set, so CI can never pass by skipping."""
 import gc
+import inspect
 import os
 import sys
 
 import pytest
 
+from browser_support import CHROMIUM_STARTERS
 from support import IN_CI, require_module, require_program  # noqa: F401
 
 
@@ -48,18 +50,28 @@ def refcount(obj):
     return sys.getrefcount(obj)
 
 
+def _starts_chromium(fn, depth=2):
+    """Whether ``fn`` names one of CHROMIUM_STARTERS, itself or through a function of its module it calls
+    (a test's helper that opens the page), up to ``depth`` calls down."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    if CHROMIUM_STARTERS & set(code.co_names):
+        return True
+    if depth == 0:
+        return False
+    module_globals = getattr(fn, "__globals__", {})
+    helpers = (module_globals.get(name) for name in code.co_names)
+    return any(_starts_chromium(inspect.unwrap(h), depth - 1) for h in helpers if inspect.isfunction(h))
+
+
 def _launches_chromium(item):
-    """Whether the test, or a fixture it uses, starts Chromium (browser_support.chromium_context)."""
-    own = getattr(getattr(item, "function", None), "__code__", None)
-    if own is not None and "chromium_context" in own.co_names:
+    """Whether the test, or a fixture it uses, starts Chromium (``_starts_chromium``)."""
+    if _starts_chromium(getattr(item, "function", None)):
         return True
     defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-    for name in getattr(item, "fixturenames", ()):
-        for fixturedef in defs.get(name, ()):
-            code = getattr(getattr(fixturedef, "func", None), "__code__", None)
-            if code is not None and "chromium_context" in code.co_names:
-                return True
-    return False
+    return any(_starts_chromium(getattr(fixturedef, "func", None))
+               for name in getattr(item, "fixturenames", ()) for fixturedef in defs.get(name, ()))
 
 
 def pytest_collection_modifyitems(config, items):

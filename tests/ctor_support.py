@@ -1,6 +1,7 @@
 """Helpers for the constructor tests: where a source's bytes live, and the
 dtypes every constructor must handle."""
 import numpy as np
+import pytest
 
 import pytensor
 
@@ -37,3 +38,30 @@ def sample(dtype_name, n=4):
 
 def pt_dtype(name):
     return getattr(pytensor, name)
+
+
+def assert_shares_numpy(make, name):
+    """``make(a)`` of a NumPy array of dtype ``name`` is a tensor of the matching dtype over ``a``'s own
+    bytes: a write through either one is seen through the other. Returns ``(a, t)``."""
+    a = sample(name, 4)
+    t = make(a)
+    assert t.dtype is pt_dtype(name) and t.data_ptr() == address(a)
+    assert t.tolist() == a.tolist()
+    t[0] = a[1].item()
+    assert a[0] == a[1]
+    a[3] = a[2]
+    assert t[3].item() == a[2].item()
+    return a, t
+
+
+def assert_shares_read_only(make):
+    """``make(a)`` of a read-only NumPy array is a tensor over ``a``'s bytes that refuses writes
+    (ReadOnlyError). Returns ``(a, t)``."""
+    a = np.arange(4.0)
+    a.flags.writeable = False
+    t = make(a)
+    assert t.data_ptr() == address(a)
+    with pytest.raises(pytensor.ReadOnlyError):
+        t[0] = 1.0
+    assert a[0] == 0
+    return a, t

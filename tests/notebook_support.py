@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from browser_support import new_page
+
 ROOT = Path(__file__).resolve().parent.parent
 TOUR = ROOT / "examples" / "memory_tour.ipynb"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -65,9 +67,7 @@ def open_notebook(context, server, path, kernel=True):
     from playwright.sync_api import expect
     app, root, route, token, env = server
     save(read(path), root, path.name, env=env)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page = new_page(context)
     page.goto(f"{route}/{path.name}?reset&token={token}")
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
     if not kernel:

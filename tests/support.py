@@ -1,5 +1,6 @@
 """Helpers shared by test modules (importable because pytest's pythonpath
 includes tests/)."""
+import contextlib
 import importlib
 import json
 import os
@@ -82,3 +83,47 @@ def teaching_cases(tmp_path):
          ["buf", "lo", "hi"]),
         ("from_file at an offset", [m, m[3:6]], ["m", "m[3:6]"]),
     ]
+
+
+@contextlib.contextmanager
+def declining(module, *names):
+    """Within the block each ``module.<name>`` (a one-crossing fast path, whose None means "declined")
+    declines every call, so what calls it runs its Python path."""
+    saved = {name: getattr(module, name) for name in names}
+    for name in names:
+        setattr(module, name, lambda *args: None)
+    try:
+        yield
+    finally:
+        for name, fn in saved.items():
+            setattr(module, name, fn)
+
+
+def outcome(fn):
+    """What ``fn()`` answers, in a form that compares across paths and libraries: the exception's type
+    name, a bool, a tuple of outcomes, or a tensor's (dtype name, shape, strides, values). The values
+    are compared by repr, so NaN equals NaN."""
+    try:
+        r = fn()
+    except Exception as e:  # noqa: BLE001  the exception type is part of the answer
+        return type(e).__name__
+    if isinstance(r, bool):
+        return r
+    if isinstance(r, tuple):
+        return tuple(outcome(lambda x=x: x) for x in r)
+    return (str(r.dtype).rsplit(".", 1)[-1], tuple(r.shape), r.stride(), repr(r.tolist()))
+
+
+def read_by_both(package_read, our_read):
+    """``(the safetensors package's result, pytensor's)`` for one file, None for a refusal: the package
+    may refuse with any exception, pytensor only with SafetensorError (anything else propagates)."""
+    from pytensor.safetensors import SafetensorError
+    try:
+        theirs = package_read()
+    except Exception:  # noqa: BLE001  (the package raises several types)
+        theirs = None
+    try:
+        ours = our_read()
+    except SafetensorError:
+        ours = None
+    return theirs, ours

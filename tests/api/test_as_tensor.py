@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pytensor
-from ctor_support import NUMPY_DTYPES, address, pt_dtype, sample
+from ctor_support import NUMPY_DTYPES, address, assert_shares_numpy, assert_shares_read_only, pt_dtype
 
 
 def test_tensor_is_returned_itself():
@@ -41,13 +41,7 @@ def test_dtype_change_keeps_autograd_history():
 
 @pytest.mark.parametrize("name", NUMPY_DTYPES)
 def test_every_numpy_dtype_is_shared(name):
-    a = sample(name, 4)
-    t = pytensor.as_tensor(a)
-    assert t.dtype is pt_dtype(name) and t.data_ptr() == address(a)
-    t[0] = a[1].item()
-    assert a[0] == a[1]
-    a[3] = a[2]
-    assert t[3].item() == a[2].item()
+    assert_shares_numpy(pytensor.as_tensor, name)
 
 
 def test_numpy_of_another_dtype_is_copied():
@@ -74,12 +68,7 @@ def test_numpy_refusals_are_from_numpys():
 
 
 def test_read_only_array_is_shared_read_only():
-    a = np.arange(3)
-    a.flags.writeable = False
-    t = pytensor.as_tensor(a)
-    assert t.data_ptr() == address(a)
-    with pytest.raises(pytensor.ReadOnlyError):
-        t[0] = 5
+    assert_shares_read_only(pytensor.as_tensor)
 
 
 def test_numpy_scalars_are_copied_with_their_dtype():

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import pytensor
-from ctor_support import GRAD_DTYPES, NO_GRAD_DTYPES, NUMPY_DTYPES, address, pt_dtype, sample
+from ctor_support import (GRAD_DTYPES, NO_GRAD_DTYPES, NUMPY_DTYPES, address, assert_shares_numpy,
+                          assert_shares_read_only, pt_dtype, sample)
 
 
 # ------------------------------------------------------------------ tensors
@@ -71,13 +72,7 @@ def test_copies_keep_a_dense_layout():
 
 @pytest.mark.parametrize("name", NUMPY_DTYPES)
 def test_every_numpy_dtype_is_shared(name):
-    a = sample(name, 4)
-    t = pytensor.asarray(a)
-    assert t.dtype is pt_dtype(name) and t.data_ptr() == address(a)
-    t[0] = a[1].item()
-    assert a[0] == a[1]
-    a[3] = a[2]
-    assert t[3].item() == a[2].item()
+    assert_shares_numpy(pytensor.asarray, name)
 
 
 @pytest.mark.parametrize("name", NUMPY_DTYPES)
@@ -132,12 +127,7 @@ def test_numpy_refusals_are_from_numpys():
 
 
 def test_read_only_array_is_shared_read_only():
-    a = np.arange(3.0)
-    a.flags.writeable = False
-    t = pytensor.asarray(a)
-    assert t.data_ptr() == address(a)
-    with pytest.raises(pytensor.ReadOnlyError):
-        t[0] = 1
+    a, _ = assert_shares_read_only(pytensor.asarray)
     c = pytensor.asarray(a, copy=True)
     c[0] = 1                                   # a copy is writable
     assert a[0] == 0

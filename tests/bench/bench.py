@@ -29,15 +29,28 @@ except ImportError:  # the table then has no torch column
     torch = None
 
 
-def per_call(fn, budget_s=0.01):
-    """Seconds per call of ``fn``: a timeit loop sized to about ``budget_s``."""
+def sized_loop(fn, budget_s, most=1 << 22):
+    """``(n, seconds)``: the first timeit loop of ``n`` calls of ``fn`` that takes about ``budget_s``
+    (or ``most`` calls), and what it took."""
     timer = timeit.Timer(fn)
     n = 1
     while True:
         t = timer.timeit(n)
-        if t >= budget_s or n >= 1 << 22:
-            return t / n
+        if t >= budget_s or n >= most:
+            return n, t
         n *= 2 if t == 0 else max(2, int(budget_s / t * 1.2))
+
+
+def per_call(fn, budget_s=0.01):
+    """Seconds per call of ``fn``: a timeit loop sized to about ``budget_s``."""
+    n, t = sized_loop(fn, budget_s)
+    return t / n
+
+
+def best_per_call(fn, n, repeat=5):
+    """Seconds per call: the best of ``repeat`` loops of ``n`` calls (the least disturbed by the other
+    jobs sharing the cores)."""
+    return min(timeit.Timer(fn).repeat(repeat, n)) / n
 
 
 def once(fn):
@@ -165,6 +178,42 @@ def run(quick):
     return rows
 
 
+def median_ms(fn, rounds, clock=time.perf_counter):
+    """Median milliseconds of ``rounds`` calls of ``fn``, by ``clock``."""
+    out = []
+    for _ in range(rounds):
+        t0 = clock()
+        fn()
+        out.append((clock() - t0) * 1e3)
+    return statistics.median(out)
+
+
+def median_cpu_ms(fn, rounds):
+    """``median_ms`` in CPU time of this process: on a shared machine, what other processes do shows
+    less in it than in wall time (for work that is pure Python, one thread)."""
+    return median_ms(fn, rounds, time.process_time)
+
+
+def cpu_model():
+    """The CPU's model name as /proc/cpuinfo gives it (or platform's guess)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def run_line(quick):
+    """The first line of a side-by-side table: when, where, and every library's version."""
+    return (f"Run: {time.strftime('%Y-%m-%d %H:%M')} · {platform.machine()} · Python {platform.python_version()} · "
+            f"numpy {np.__version__} · torch {torch.__version__ if torch else 'absent'} · "
+            f"pytensor {pytensor.__version__} ({pytensor.get_num_threads()} threads)"
+            f"{' · --quick' if quick else ''}\n")
+
+
 def fmt_time(s):
     if s is None:
         return "–"
@@ -178,10 +227,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes and 5 rounds")
     args = ap.parse_args(argv)
-    print(f"Run: {time.strftime('%Y-%m-%d')} · {platform.machine()} · {platform.python_version()} · "
-          f"numpy {np.__version__} · torch {torch.__version__ if torch else 'absent'} · "
-          f"pytensor {pytensor.__version__} ({pytensor.get_num_threads()} threads)"
-          f"{' · --quick' if args.quick else ''}\n")
+    print(run_line(args.quick))
     rows = run(args.quick)
     print("| group | case | pytensor | numpy | torch | pt/numpy | pt/torch | target |")
     print("|---|---|---:|---:|---:|---:|---:|---|")

@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 import pytensor
-from bench import once  # this folder is the script's, so on sys.path
+from bench import cpu_model, once  # this folder is the script's, so on sys.path
 
 try:
     import torch
@@ -39,18 +39,6 @@ except ImportError:  # the table then has no torch column
     torch = None
 
 DTYPES = ("uint8", "int16", "float32", "float64")  # 1, 2, 4 and 8 bytes
-
-
-def cpu_model():
-    """The CPU's model name as /proc/cpuinfo gives it (or platform's guess)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def cache_sizes():

@@ -15,10 +15,8 @@ faster). Not part of the test suite: nothing here is asserted.
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -29,7 +27,7 @@ try:
 except ImportError:
     torch = None
 
-from bench import fmt_time, per_call  # the same timer as the side-by-side harness
+from bench import fmt_time, per_call, run_line  # the same timer and header as the side-by-side harness
 
 
 class Case:
@@ -96,9 +94,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="5 rounds instead of 9")
     args = ap.parse_args(argv)
-    print(f"Run: {time.strftime('%Y-%m-%d %H:%M')} · {platform.machine()} · Python {platform.python_version()} · "
-          f"numpy {np.__version__} · torch {torch.__version__ if torch else 'absent'} · "
-          f"pytensor {pytensor.__version__}{' · --quick' if args.quick else ''}\n")
+    print(run_line(args.quick))
     rows = run(5 if args.quick else 9)
     print("| fast path it falls back from | case | pytensor | torch | pt/torch |")
     print("|---|---|---:|---:|---:|")

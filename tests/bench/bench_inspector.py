@@ -26,9 +26,7 @@ the commit before widgets/_text.py wrote it (``BEFORE``, loaded from git), whose
 square of the views.
     cd /tmp && python /work/main/tests/bench/bench_inspector.py scale500   # that table only (no browser)
 """
-import base64
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -40,11 +38,12 @@ import numpy as np
 import pytensor
 import pytensor.widgets
 from pytensor.widgets import Inspector, snapshot, to_html, to_text
+from bench import median_cpu_ms, median_ms  # this folder is the script's, so on sys.path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests/: Chromium and the live page, as the tests have them
+from browser_support import live_page, open_chromium, state_json  # noqa: E402
 
 ROUNDS = 5
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def cases():
@@ -60,20 +59,11 @@ def cases():
     yield "1 GiB buffer, a strided view over it (ownership sweep)", [huge, huge[::1024], huge[1 << 27:]]
 
 
-def median_ms(fn, rounds=ROUNDS):
-    out = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(out)
-
-
 def browser_times(page, path):
     def load():
         page.goto(path.as_uri())
         page.wait_for_selector("svg.pti-svg", timeout=60_000)
-    load_ms = median_ms(load)
+    load_ms = median_ms(load, ROUNDS)
 
     swatch = page.locator("g.pti-lane").last.locator(".pti-swatch")
     swatch.scroll_into_view_if_needed()      # scrolling hides the tooltip: scroll first, then time the hover
@@ -83,7 +73,7 @@ def browser_times(page, path):
         page.mouse.move(0, 0)
         swatch.hover()
         page.wait_for_selector(".pti-tip:visible", timeout=60_000)
-    hover_ms = median_ms(hover)
+    hover_ms = median_ms(hover, ROUNDS)
 
     def zoom():
         gen = page.locator(".pti-region").first.get_attribute("data-end")
@@ -91,28 +81,12 @@ def browser_times(page, path):
         page.wait_for_function("(g) => document.querySelector('.pti-region').dataset.end !== g", arg=gen,
                                timeout=60_000)
         page.locator(".pti-zoom[data-act='reset']").first.click()
-    zoom_ms = median_ms(zoom)
+    zoom_ms = median_ms(zoom, ROUNDS)
     return load_ms, hover_ms, zoom_ms
 
 
 # ---------------------------------------------------------------------- live updates
 UPDATE_VIEWS = (50, 200, 500)
-
-# The live view (inspector.js's default export) over a stand-in for anywidget's model: `ptiSet`
-# stores traits as the comm would and fires their change events.
-HARNESS = """
-const traits = {}, handlers = {};
-const model = { get: (k) => traits[k], on: (ev, f) => (handlers[ev] = handlers[ev] || []).push(f),
-  off() {}, send() {} };
-const unpack = (state) => { for (const [k, v] of Object.entries(state)) traits[k] = k === "previews" ? toU8(v) : v; };
-window.ptiSet = (json) => {
-  const state = JSON.parse(json);
-  unpack(state);
-  for (const k of Object.keys(state)) for (const f of handlers[`change:${k}`] || []) f();
-};
-unpack(INITIAL);
-render({ model, el: document.getElementById("w") });
-"""
 
 # From the update message's arrival (its JSON text) to a laid-out, painted picture of it.
 REDRAW_JS = """async ([json, gen]) => {
@@ -132,27 +106,6 @@ def update_objs(n):
     return base, [base] + [base[k * 100:k * 100 + 1200:(k % 5) + 1] for k in range(n - 1)]
 
 
-def _state_json(msg, buffers):
-    """A widget update as the page receives it: its state, the preview buffer as base64."""
-    state = dict(msg["state"])
-    for path, buf in zip(msg.get("buffer_paths", []), buffers or []):
-        state[path[0]] = base64.b64encode(bytes(buf)).decode("ascii")
-    return json.dumps(state, separators=(",", ":"))
-
-
-def _live_page(w, path):
-    widgets = Path(__file__).resolve().parents[2] / "widgets"
-    initial = {"base": w.base, "checkpoint": w.checkpoint, "delta": w.delta,
-               "previews": base64.b64encode(w.previews).decode("ascii"), "changes": w.changes, "steps": w.steps,
-               "poll_ms": 0}
-    path.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"><style>'
-                    + (widgets / "inspector.css").read_text(encoding="utf-8") + '</style></head>'
-                    '<body><div id="w"></div><script type="module">\n'
-                    + (widgets / "inspector.js").read_text(encoding="utf-8")
-                    + "\nconst INITIAL = " + json.dumps(initial).replace("</", "<\\/") + ";\n" + HARNESS
-                    + "</script></body></html>", encoding="utf-8")
-
-
 def update_times(ctx, tmp, n):
     """One live update of ``n`` views: Python's check(), bytes sent, Chromium redraw; medians."""
     base, objs = update_objs(n)
@@ -160,10 +113,8 @@ def update_times(ctx, tmp, n):
     sent = []
     w._send = lambda msg, buffers=None: sent.append((msg, buffers))
     full = len(json.dumps(w.snapshot, separators=(",", ":"))) + len(w.previews)   # what an update resent before
-    path = Path(tmp) / f"updates{n}.html"
-    _live_page(w, path)
     page = ctx.new_page()
-    page.goto(path.as_uri())
+    page.goto(live_page(w, Path(tmp) / f"updates{n}.html").as_uri())
     page.wait_for_selector("svg.pti-svg", timeout=60_000)
     arr = np.asarray(base)
     check_ms, sizes, redraw_ms = [], ([], []), []
@@ -179,7 +130,7 @@ def update_times(ctx, tmp, n):
         msg, buffers = sent[-1]
         sizes[k % 2].append(len(json.dumps(msg, separators=(",", ":"), default=lambda b: None))
                             + sum(len(b) for b in buffers or []))
-        redraw_ms.append(page.evaluate(REDRAW_JS, [_state_json(msg, buffers), w.snapshot["generation"]]))
+        redraw_ms.append(page.evaluate(REDRAW_JS, [state_json(msg, buffers), w.snapshot["generation"]]))
     lanes = page.locator("g.pti-lane").count()
     page.close()
     w.close()
@@ -219,15 +170,15 @@ def bounds_table(ctx, tmp):
     for name, objs in bound_cases(tmp):
         work = Work()
         snap, blob = snapshot(*objs, work=work)
-        snap_ms = median_ms(lambda: snapshot(*objs), rounds=3)
-        text_ms = median_ms(lambda: to_text(snap, blob), rounds=3)
+        snap_ms = median_ms(lambda: snapshot(*objs), 3)
+        text_ms = median_ms(lambda: to_text(snap, blob), 3)
         path = Path(tmp) / "bounds.html"
         path.write_text(to_html(snap, blob), encoding="utf-8")
 
         def load():
             page.goto(path.as_uri())
             page.wait_for_selector("svg.pti-svg", timeout=120_000)
-        load_ms = median_ms(load, rounds=3)
+        load_ms = median_ms(load, 3)
         meeting = sum(r["overlaps_total"] for r in snap["regions"])
         print(f"| {name} | {snap_ms:.0f} ms | {text_ms:.0f} ms | {load_ms:.0f} ms "
               f"| {len(snap['overlaps']):,} / {meeting:,} | {work.pages_asked:,} |")
@@ -265,17 +216,6 @@ def overlapping_500():
     yield "500 short slices of 200", [base[k % 50:k % 50 + 200] for k in range(500)]
 
 
-def median_cpu_ms(fn, rounds=ROUNDS):
-    """Median CPU time of ``fn`` in this process: on a shared machine, what other processes do shows
-    less in it than in wall time (this table is pure Python, one thread)."""
-    out = []
-    for _ in range(rounds):
-        t0 = time.process_time()
-        fn()
-        out.append((time.process_time() - t0) * 1e3)
-    return statistics.median(out)
-
-
 def scale_table():
     before = text_before()
     print("| 500 views of one buffer | snapshot() | to_text() | to_html() | all three | text | "
@@ -284,13 +224,13 @@ def scale_table():
     for name, objs in overlapping_500():
         names = [f"v{k}" for k in range(len(objs))]
         snap, blob = snapshot(*objs, names=names)
-        snap_ms = median_cpu_ms(lambda: snapshot(*objs, names=names))
-        text_ms = median_cpu_ms(lambda: to_text(snap, blob))
-        html_ms = median_cpu_ms(lambda: to_html(snap, blob))
+        snap_ms = median_cpu_ms(lambda: snapshot(*objs, names=names), ROUNDS)
+        text_ms = median_cpu_ms(lambda: to_text(snap, blob), ROUNDS)
+        html_ms = median_cpu_ms(lambda: to_html(snap, blob), ROUNDS)
         cells = [f"{snap_ms:.0f} ms", f"{text_ms:.0f} ms", f"{html_ms:.0f} ms",
                  f"{snap_ms + text_ms + html_ms:.0f} ms", f"{len(to_text(snap, blob)) / 1024:.0f} KiB"]
         if before is not None:
-            cells += [f"{median_cpu_ms(lambda: before(snap, blob), rounds=3):.0f} ms",
+            cells += [f"{median_cpu_ms(lambda: before(snap, blob), 3):.0f} ms",
                       f"{len(before(snap, blob)) / 1024:.0f} KiB"]
         else:
             cells += ["-", "-"]
@@ -304,29 +244,22 @@ def main():
         print()
         scale_table()
         return
-    from playwright.sync_api import sync_playwright
     if sys.argv[1:] == ["bounds"]:
-        with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-            ctx = p.chromium.launch_persistent_context(str(Path(tmp) / "profile"), executable_path=CHROMIUM,
-                                                       headless=True, args=ARGS,
-                                                       viewport={"width": 1280, "height": 900})
+        with tempfile.TemporaryDirectory() as tmp, open_chromium("pti-bench-") as ctx:
             print(f"Run: {time.strftime('%Y-%m-%d')} · {sys.platform} · Python {sys.version.split()[0]} · "
                   f"numpy {np.__version__} · Chromium via Playwright · median of 3")
             print()
             bounds_table(ctx, tmp)
-            ctx.close()
         return
     only_updates = sys.argv[1:] == ["updates"]
     rows = []
-    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(str(Path(tmp) / "profile"), executable_path=CHROMIUM,
-                                                   headless=True, args=ARGS, viewport={"width": 1280, "height": 900})
+    with tempfile.TemporaryDirectory() as tmp, open_chromium("pti-bench-") as ctx:
         page = ctx.new_page()
         for name, objs in ([] if only_updates else cases()):
             names = [f"v{k}" for k in range(len(objs))]
-            snap_ms = median_ms(lambda: snapshot(*objs, names=names))
+            snap_ms = median_ms(lambda: snapshot(*objs, names=names), ROUNDS)
             w = Inspector(*objs, names=names)
-            check_ms = median_ms(w.check)
+            check_ms = median_ms(w.check, ROUNDS)
             path = Path(tmp) / "page.html"
             path.write_text(to_html(w.snapshot, w.previews), encoding="utf-8")
             w.close()
@@ -347,7 +280,6 @@ def main():
               f"median of {2 * ROUNDS}.")
         print()
         update_table(ctx, tmp)
-        ctx.close()
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ import warnings
 import numpy as np
 
 import pytensor
+from bench import cpu_model  # this folder is the script's, so on sys.path
 
 try:
     import torch
@@ -447,17 +448,6 @@ def _line(row):
         return f"| `{path}` | {n:.0e} | error: {err} | | | | |"
     return (f"| `{path}` | {n:.0e} | {_fmt(t.get('pytensor'))} | {_fmt(t.get('torch'))} | {_ratio(t, 'torch')} | "
             f"{_fmt(t.get('numpy'))} | {_ratio(t, 'numpy')} |")
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 # ------------------------------------------------------------------ memory (item 5)

@@ -36,7 +36,7 @@ import sys
 import time
 import timeit
 
-from bench_copy_sweep import cpu_model  # this folder is the script's, so on sys.path
+from bench import cpu_model  # this folder is the script's, so on sys.path
 
 LIBS = ("pytensor", "torch", "numpy")
 MiB = 1 << 20

@@ -29,7 +29,6 @@ import platform
 import statistics
 import subprocess
 import sys
-import timeit
 
 if "--import-from" in sys.argv:  # a baseline process: import pytensor from the given folder only
     sys.meta_path = [f for f in sys.meta_path if "editable_loader" not in type(f).__module__]
@@ -38,24 +37,13 @@ if "--import-from" in sys.argv:  # a baseline process: import pytensor from the 
 import numpy as np
 
 import pytensor
+from bench import best_per_call, sized_loop  # this folder is the script's, so on sys.path
 _provenance = getattr(pytensor, "_provenance", None)  # absent in a build from before provenance
 
 
 def loops_for(fn, budget_s=0.002):
     """How many calls of ``fn`` take about ``budget_s``."""
-    timer = timeit.Timer(fn)
-    n = 1
-    while True:
-        t = timer.timeit(n)
-        if t >= budget_s or n >= 1 << 22:
-            return n
-        n *= 2 if t == 0 else max(2, int(budget_s / t * 1.2))
-
-
-def per_call(fn, n, repeat=5):
-    """Seconds per call: the best of ``repeat`` loops of ``n`` calls (the least
-    disturbed by the other jobs sharing the cores)."""
-    return min(timeit.Timer(fn).repeat(repeat, n)) / n
+    return sized_loop(fn, budget_s)[0]
 
 
 def cases():
@@ -89,7 +77,7 @@ def run(rounds):
             for r in range(rounds):
                 for flag in ((True, False) if r % 2 == 0 else (False, True)):
                     _provenance.set_enabled(flag)
-                    (on if flag else off).append(per_call(fn, n))
+                    (on if flag else off).append(best_per_call(fn, n))
             ratio = statistics.median(a / b for a, b in zip(on, off))
             rows.append((group, name, statistics.median(on), statistics.median(off), ratio))
             print(f"  measured {name}", file=sys.stderr)
@@ -100,7 +88,7 @@ def run(rounds):
 
 def emit():
     """One round of every case, as JSON on stdout: the baseline comparison's child process."""
-    print(json.dumps({name: per_call(fn, loops_for(fn)) for _, name, fn in cases()}))
+    print(json.dumps({name: best_per_call(fn, loops_for(fn)) for _, name, fn in cases()}))
 
 
 def against(baseline, current, rounds):

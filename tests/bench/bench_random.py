@@ -16,31 +16,20 @@ Not part of the test suite (nothing here is asserted).
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
-import timeit
 
 import numpy as np
 import torch
 
 import pytensor
+from bench import best_per_call, cpu_model, sized_loop  # this folder is the script's, so on sys.path
 
 SIZES = (10**2, 10**5, 10**7)
 
 
 def loops_for(fn, budget_s=0.02):
     """How many calls of ``fn`` take about ``budget_s``."""
-    timer = timeit.Timer(fn)
-    n = 1
-    while True:
-        t = timer.timeit(n)
-        if t >= budget_s or n >= 1 << 20:
-            return n
-        n *= 2 if t == 0 else max(2, int(budget_s / t * 1.2))
-
-
-def per_call(fn, n, repeat=5):
-    return min(timeit.Timer(fn).repeat(repeat, n)) / n
+    return sized_loop(fn, budget_s, most=1 << 20)[0]
 
 
 def cases():
@@ -114,8 +103,8 @@ def main():
         for name, dt, fns in table:
             for lib in order:
                 if lib in fns:
-                    times[(name, dt, lib)].append(per_call(fns[lib], loops[(name, dt, lib)]))
-    print(f"CPU: {platform.processor() or platform.machine()}; threads: pytensor {pytensor.get_num_threads()}, "
+                    times[(name, dt, lib)].append(best_per_call(fns[lib], loops[(name, dt, lib)]))
+    print(f"CPU: {cpu_model()}; threads: pytensor {pytensor.get_num_threads()}, "
           f"torch {torch.get_num_threads()}; torch {torch.__version__}, NumPy {np.__version__}; {args.rounds} rounds")
     print("| case | dtype | pytensor | torch | NumPy | pt/torch | pt/NumPy |")
     print("|---|---|---:|---:|---:|---:|---:|")

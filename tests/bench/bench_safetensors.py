@@ -30,7 +30,7 @@ import tempfile
 import time
 
 
-from bench_copy_sweep import cpu_model  # this folder is the script's, so on sys.path
+from bench import cpu_model  # this folder is the script's, so on sys.path
 
 LIBS = ("pytensor", "safetensors", "torch.load")
 

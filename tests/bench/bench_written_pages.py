@@ -10,26 +10,16 @@ live widget's poll (``_processes.moved``) with nothing written. CPU time of this
 
     cd /tmp && python /work/main/tests/bench/bench_written_pages.py
 """
-import statistics
 import sys
-import time
 
 import numpy as np
 
 import pytensor
 from pytensor.widgets import _processes, _written, snapshot
+from bench import median_cpu_ms  # this folder is the script's, so on sys.path
 
 ROUNDS = 7
 SIZES_MIB = (4, 16, 64, 128, 256)
-
-
-def median_cpu_ms(fn):
-    out = []
-    for _ in range(ROUNDS):
-        t0 = time.process_time()
-        fn()
-        out.append((time.process_time() - t0) * 1e3)
-    return statistics.median(out)
 
 
 def main():
@@ -42,13 +32,13 @@ def main():
         t = pytensor.ones(mib << 18, dtype=pytensor.float32).share_memory_()
         snap, _ = snapshot(t, names=["t"])
         _written.DIGEST_BYTES = 0
-        off = median_cpu_ms(lambda: snapshot(t, names=["t"]))
+        off = median_cpu_ms(lambda: snapshot(t, names=["t"]), ROUNDS)
         _written.DIGEST_BYTES = shipped
         snapshot(t, names=["t"])
-        on = median_cpu_ms(lambda: snapshot(t, names=["t"]))
+        on = median_cpu_ms(lambda: snapshot(t, names=["t"]), ROUNDS)
         snap, _ = snapshot(t, names=["t"])
         said = snap["regions"][0]["processes"]["written_since"]
-        poll = median_cpu_ms(lambda: _processes.moved(snap))
+        poll = median_cpu_ms(lambda: _processes.moved(snap), ROUNDS)
         print(f"| {mib} MiB | {on:.1f} | {off:.1f} | {on - off:.1f} | "
               f"{'not checked' if said is None else said} | {poll:.1f} |")
         del t, snap

@@ -16,7 +16,7 @@ import pytest
 
 import pytensor
 from pytensor import _tensor_copies
-from support import require_module
+from support import declining, require_module
 
 torch = require_module("torch")
 
@@ -228,18 +228,14 @@ def test_shorthands_and_to_answer_as_torch(src, layout):
 
 def test_the_one_call_path_agrees_with_the_python_path():
     """The shim's cast against the same conversion with the fast path out of the way."""
-    saved = _tensor_copies._cast
     cases = 0
     for src in SOURCES:
         for layout in ("dense", "T", "strided", "0-d", "empty"):
             a = _source(pytensor, src, layout)
             for dt in (pytensor.float16, pytensor.bfloat16, pytensor.float32, pytensor.int64, pytensor.bool):
                 fast = _answer(lambda: a.to(dt))
-                _tensor_copies._cast = lambda *args: None
-                try:
+                with declining(_tensor_copies, "_cast"):
                     slow = _answer(lambda: a.to(dt))
-                finally:
-                    _tensor_copies._cast = saved
                 assert fast[:4] == slow[:4], (src, layout, dt)
                 cases += 1
     assert cases == len(SOURCES) * 5 * 5

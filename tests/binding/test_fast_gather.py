@@ -13,33 +13,15 @@ import pytensor
 from pytensor import _gather_ops as g
 from pytensor import _indexing
 from pytensor._ffi import shim
-from support import require_module
+from support import declining, outcome as _outcome, require_module  # _outcome: the name this file's tests use
 
 FAST = ("_fast_join", "_fast_where", "_fast_flip", "_fast_roll", "_fast_take", "_fast_nonzero", "_fast_put_index",
         "_fast_take_mask")
 
 
-class _python_path:
+def _python_path():
     """Within the block every fast path of _gather_ops declines, so its functions run their Python rules."""
-
-    def __enter__(self):
-        self.saved = {name: getattr(g, name) for name in FAST}
-        for name in FAST:
-            setattr(g, name, lambda *args: None)
-
-    def __exit__(self, *exc):
-        for name, fn in self.saved.items():
-            setattr(g, name, fn)
-
-
-def _outcome(fn):
-    try:
-        r = fn()
-    except Exception as e:  # noqa: BLE001  the exception type is part of the answer
-        return type(e).__name__
-    if isinstance(r, tuple):
-        return tuple(_outcome(lambda x=x: x) for x in r)
-    return (r.dtype, tuple(r.shape), r.stride(), repr(r.tolist()))  # repr: NaN equals NaN
+    return declining(g, *FAST)
 
 
 def _compare(fast_call, public_call):

@@ -10,7 +10,7 @@ import pytest
 import pytensor
 from pytensor import _ops
 from pytensor._ffi import shim
-from support import require_module
+from support import declining, outcome, require_module
 
 DTYPES = ["uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64", "bool",
           "complex64"]
@@ -20,20 +20,8 @@ OPS = ["add", "sub", "mul", "div", "eq", "lt", "ge"]
 
 def _slow(a, b, name):
     """The Python path: the same operation with the fast path out of the way."""
-    saved = _ops._fast_binary
-    _ops._fast_binary = lambda *args: None
-    try:
+    with declining(_ops, "_fast_binary"):
         return _ops.binary(a, b, name)
-    finally:
-        _ops._fast_binary = saved
-
-
-def _outcome(fn):
-    try:
-        r = fn()
-    except Exception as e:  # noqa: BLE001  the exception type is part of the answer
-        return type(e).__name__
-    return (r.dtype, r.shape, r.stride(), repr(r.tolist()))  # repr: NaN equals NaN
 
 
 def _tensor(dt):
@@ -52,8 +40,8 @@ def test_fast_path_answers_as_the_python_path(dt):
                 declined += 1
             else:
                 taken += 1
-                assert _outcome(lambda: fast) == _outcome(lambda: _slow(a, b, name)), (name, a, b)
-            assert _outcome(lambda: _ops.binary(a, b, name)) == _outcome(lambda: _slow(a, b, name)), (name, a, b)
+                assert outcome(lambda: fast) == outcome(lambda: _slow(a, b, name)), (name, a, b)
+            assert outcome(lambda: _ops.binary(a, b, name)) == outcome(lambda: _slow(a, b, name)), (name, a, b)
     if dt in ("bool", "complex64"):
         assert taken == 0 and declined > 0
     else:
@@ -102,28 +90,6 @@ def _torch():
     return torch_
 
 
-def _declining(module, attr):
-    """A context that makes module.attr (a shim function) decline everything."""
-    class Ctx:
-        def __enter__(self):
-            self.saved = getattr(module, attr)
-            setattr(module, attr, lambda *args: None)
-
-        def __exit__(self, *exc):
-            setattr(module, attr, self.saved)
-    return Ctx()
-
-
-def _answer(fn):
-    try:
-        r = fn()
-    except Exception as e:  # noqa: BLE001  the exception type is part of the answer
-        return type(e).__name__
-    if isinstance(r, bool):
-        return r
-    return (str(r.dtype).rsplit(".", 1)[-1], tuple(r.shape), r.stride(), repr(r.tolist()))
-
-
 RED_DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32", "float64", "complex64",
               "float8_e4m3fn"]
 RED_DIMS = [None, 0, 1, -1, 2, -3, (0,), (0, 1), (1, 0), (), (0, 0), [0]]
@@ -143,10 +109,10 @@ def test_reductions_answer_as_the_python_path_and_torch(dt, layout):
     for name, dim, keepdim in itertools.product(["sum", "mean", "all", "any"], RED_DIMS, [False, True]):
         a, b = _red_source(pytensor, dt, layout), _red_source(torch, dt, layout)
         kw = {} if dim is None and not keepdim else {"dim": dim, "keepdim": keepdim}
-        fast = _answer(lambda: getattr(a, name)(**kw))
-        with _declining(_ops, "_fast_reduce"):
-            slow = _answer(lambda: getattr(a, name)(**kw))
-        want = _answer(lambda: getattr(b, name)(**kw))
+        fast = outcome(lambda: getattr(a, name)(**kw))
+        with declining(_ops, "_fast_reduce"):
+            slow = outcome(lambda: getattr(a, name)(**kw))
+        want = outcome(lambda: getattr(b, name)(**kw))
         taken += shim.reduce(a, ["sum", "mean", "all", "any"].index(name), dim, keepdim) is not None \
             if not isinstance(dim, list) else 0
         if isinstance(fast, tuple) and isinstance(slow, tuple) and 0 in fast[1]:
@@ -203,10 +169,10 @@ def test_factories_answer_as_the_python_path_and_torch(name, args, kw):
     torch = _torch()
     pkw = {k: getattr(pytensor, v) if k == "dtype" else v for k, v in kw.items()}
     tkw = {k: getattr(torch, v) if k == "dtype" else v for k, v in kw.items()}
-    fast = _answer(lambda: getattr(pytensor, name)(*args, **pkw))
-    with _declining(_factories, "_filled"):
-        slow = _answer(lambda: getattr(pytensor, name)(*args, **pkw))
-    want = _answer(lambda: getattr(torch, name)(*args, **tkw))
+    fast = outcome(lambda: getattr(pytensor, name)(*args, **pkw))
+    with declining(_factories, "_filled"):
+        slow = outcome(lambda: getattr(pytensor, name)(*args, **pkw))
+    want = outcome(lambda: getattr(torch, name)(*args, **tkw))
     if name == "empty" and not isinstance(fast, str):
         fast, slow, want = fast[:3], slow[:3], want[:3]  # uninitialised values
     assert fast == slow
@@ -250,11 +216,11 @@ def test_inplace_ops_answer_as_the_python_path_and_torch(dt):
             if fast:
                 r = getattr(base, INPLACE_OPS[name])(operand)
             else:
-                with _declining(_ops, "_fast_inplace"):
+                with declining(_ops, "_fast_inplace"):
                     r = getattr(base, INPLACE_OPS[name])(operand)
             assert r is base
             return base
-        fast, slow, want = _answer(lambda: run(pytensor)), _answer(lambda: run(pytensor, False)), _answer(
+        fast, slow, want = outcome(lambda: run(pytensor)), outcome(lambda: run(pytensor, False)), outcome(
             lambda: run(torch))
         assert fast == slow, (name, other)
         assert fast == want, (name, other, fast, want)
@@ -301,10 +267,10 @@ def test_permute_and_t_answer_as_the_python_path_and_torch(args):
     torch = _torch()
     from pytensor import _tensor_views
     a, b = pytensor.arange(24.0).view(2, 3, 4)[:, ::2], torch.arange(24.0).view(2, 3, 4)[:, ::2]
-    fast = _answer(lambda: a.permute(*args))
-    with _declining(_tensor_views, "permute_view"):
-        slow = _answer(lambda: a.permute(*args))
-    want = _answer(lambda: b.permute(*args))
+    fast = outcome(lambda: a.permute(*args))
+    with declining(_tensor_views, "permute_view"):
+        slow = outcome(lambda: a.permute(*args))
+    want = outcome(lambda: b.permute(*args))
     assert fast == slow == want
     if not isinstance(fast, str):
         r = a.permute(*args)
@@ -312,7 +278,7 @@ def test_permute_and_t_answer_as_the_python_path_and_torch(args):
         assert r.storage_offset() == a.storage_offset()
         assert pytensor.provenance(r) is not None
     m, tm = pytensor.arange(6.0).view(2, 3), torch.arange(6.0).view(2, 3)
-    assert _answer(lambda: m.t()) == _answer(lambda: tm.t()) and _answer(m.T.t) == _answer(tm.T.t)
+    assert outcome(lambda: m.t()) == outcome(lambda: tm.t()) and outcome(m.T.t) == outcome(tm.T.t)
 
 
 COPY_SOURCES = ["same", "row", "col", "T", "int32", "float16", "shifted", "self", "wide", "complex", "scalar0d"]
@@ -339,24 +305,24 @@ def test_copy_and_fill_answer_as_the_python_path_and_torch(dt):
         if fast:
             call()
         else:
-            with _declining(_tensor_writes, "_copy_inplace"), _declining(_tensor_writes, "_fill_inplace"):
+            with declining(_tensor_writes, "_copy_inplace", "_fill_inplace"):
                 call()
         return base
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for kind in COPY_SOURCES:
-            fast, slow = _answer(lambda: run(pytensor, "copy", kind)), _answer(lambda: run(pytensor, "copy", kind,
+            fast, slow = outcome(lambda: run(pytensor, "copy", kind)), outcome(lambda: run(pytensor, "copy", kind,
                                                                                           fast=False))
-            want = _answer(lambda: run(torch, "copy", kind))
+            want = outcome(lambda: run(torch, "copy", kind))
             assert fast == slow, (kind, fast, slow)
             # a partly overlapping source: pytensor copies as if through a temporary (lt_copy's contract),
             # torch refuses it
             assert fast == want or (kind == "shifted" and want == "RuntimeError"), (kind, fast, want)
         for value in (0, 1, 2.5, -1, True, 300, float("nan"), 1e300):
-            fast, slow = _answer(lambda: run(pytensor, "fill", value=value)), _answer(
+            fast, slow = outcome(lambda: run(pytensor, "fill", value=value)), outcome(
                 lambda: run(pytensor, "fill", value=value, fast=False))
-            want = _answer(lambda: run(torch, "fill", value=value))
+            want = outcome(lambda: run(torch, "fill", value=value))
             assert fast == slow, (value, fast, slow)
             assert fast == want or isinstance(want, str) == isinstance(fast, str) and isinstance(fast, str), (
                 value, fast, want)
@@ -394,10 +360,10 @@ ARANGE_ARGS = [(5,), (0,), (2, 9), (9, 2, -2), (2, 9, 3), (-5, 5, 4), (3, 3), (2
 @pytest.mark.parametrize("args", ARANGE_ARGS)
 def test_arange_answers_as_the_python_path_and_torch(args):
     torch = _torch()
-    fast = _answer(lambda: pytensor.arange(*args))
-    with _declining(_factories, "_arange_int"):
-        slow = _answer(lambda: pytensor.arange(*args))
-    assert fast == slow == _answer(lambda: torch.arange(*args))
+    fast = outcome(lambda: pytensor.arange(*args))
+    with declining(_factories, "_arange_int"):
+        slow = outcome(lambda: pytensor.arange(*args))
+    assert fast == slow == outcome(lambda: torch.arange(*args))
     full = {1: (0,) + args + (1,), 2: args + (1,), 3: args}[len(args)]
     taken = shim.arange_int(*full, None) is not None
     plain = all(type(a) is int for a in args) and all(abs(a) <= 2**31 for a in full)
@@ -413,15 +379,15 @@ def test_expand_and_movedim_answer_as_the_python_path_and_torch(args):
     torch = _torch()
     from pytensor import _tensor_views
     a, b = pytensor.arange(4.0).view(1, 4), torch.arange(4.0).view(1, 4)
-    fast = _answer(lambda: a.expand(*args))
-    with _declining(_tensor_views, "expand_view"):
-        slow = _answer(lambda: a.expand(*args))
-    want = _answer(lambda: b.expand(*args))
+    fast = outcome(lambda: a.expand(*args))
+    with declining(_tensor_views, "expand_view"):
+        slow = outcome(lambda: a.expand(*args))
+    want = outcome(lambda: b.expand(*args))
     assert fast == slow
     assert fast == want or args == (2**62, 2**62, 4) and isinstance(fast, str) == isinstance(want, str)
     if not isinstance(fast, str):
         assert a.expand(*args).untyped_storage().data_ptr() == a.untyped_storage().data_ptr()
         assert pytensor.provenance(a.expand(*args)) is not None
     c, d = pytensor.zeros(2, 3, 4), torch.zeros(2, 3, 4)
-    assert _answer(lambda: c.movedim(0, 2)) == _answer(lambda: d.movedim(0, 2))
-    assert _answer(lambda: a.expand_as(c[0, :1])) == _answer(lambda: b.expand_as(d[0, :1]))
+    assert outcome(lambda: c.movedim(0, 2)) == outcome(lambda: d.movedim(0, 2))
+    assert outcome(lambda: a.expand_as(c[0, :1])) == outcome(lambda: b.expand_as(d[0, :1]))

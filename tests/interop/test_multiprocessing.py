@@ -28,6 +28,15 @@ from mp_children import (TIMEOUT_S, child_arg, child_describe, child_echo_counti
 METHODS = ["fork", "spawn", "forkserver"]
 
 
+def _start_child(method, target):
+    """``target(q_in, q_out)`` in a started child of start method ``method``: ``(q_in, q_out, process)``."""
+    ctx = pmp.get_context(method)
+    q_in, q_out = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=target, args=(q_in, q_out))
+    p.start()
+    return q_in, q_out, p
+
+
 def _get(q, p):
     """q.get(), failing at once if the child p died instead of waiting out the timeout."""
     for _ in range(TIMEOUT_S * 10):
@@ -48,10 +57,7 @@ def test_reexports_the_standard_module():
 
 @pytest.mark.parametrize("method", METHODS)
 def test_queue_round_trip_shares_pages(method):
-    ctx = pmp.get_context(method)
-    q_in, q_out = ctx.Queue(), ctx.Queue()
-    p = ctx.Process(target=child_write_and_return, args=(q_in, q_out))
-    p.start()
+    q_in, q_out, p = _start_child(method, child_write_and_return)
     t = pytensor.arange(4, dtype=pytensor.int32)
     q_in.put(t)
     back, child_ident, child_shared = _get(q_out, p)
@@ -65,10 +71,7 @@ def test_queue_round_trip_shares_pages(method):
 
 @pytest.mark.parametrize("method", METHODS)
 def test_views_of_one_storage_travel_as_one_storage(method):
-    ctx = pmp.get_context(method)
-    q_in, q_out = ctx.Queue(), ctx.Queue()
-    p = ctx.Process(target=child_views, args=(q_in, q_out))
-    p.start()
+    q_in, q_out, p = _start_child(method, child_views)
     x = pytensor.arange(6.0).view(2, 3)
     q_in.put([x, x.view(-1)[1:], x.T])
     q_in.put(x[1])
@@ -108,10 +111,7 @@ def test_process_argument_and_pool(method):
 def test_a_worker_sending_tensors_back_keeps_no_descriptor(method):
     # Regression: a worker that sent back a received 2 MiB tensor (a region of its own) kept a
     # duplicate of its descriptor, and so its pages, for as long as it ran: one more per round.
-    ctx = pmp.get_context(method)
-    q_in, q_out = ctx.Queue(), ctx.Queue()
-    p = ctx.Process(target=child_echo_counting_descriptors, args=(q_in, q_out))
-    p.start()
+    q_in, q_out, p = _start_child(method, child_echo_counting_descriptors)
     counts = []
     for i in range(6):
         t = pytensor.full((1 << 19,), i)  # 2 MiB: above the arena limit, a region of its own
@@ -146,11 +146,8 @@ def test_large_tensor_travels_without_its_bytes():
 
 
 def test_file_backed_storages_travel_as_the_file(tmp_path):
-    ctx = pmp.get_context("spawn")
     path = str(tmp_path / "f.bin")
-    q_in, q_out = ctx.Queue(), ctx.Queue()
-    p = ctx.Process(target=child_describe, args=(q_in, q_out))
-    p.start()
+    q_in, q_out, p = _start_child("spawn", child_describe)
     t = pytensor.from_file(path, shared=True, size=4, dtype=pytensor.int32)
     q_in.put(t[1:])
     provenance, mapped, readonly, ident, values = _get(q_out, p)
@@ -168,10 +165,7 @@ def test_safetensors_load_travels_as_a_private_mapping(tmp_path):
     path = str(tmp_path / "m.safetensors")
     save_file({"w": pytensor.arange(4.0)}, path)
     w = load_file(path)["w"]
-    ctx = pmp.get_context("forkserver")
-    q_in, q_out = ctx.Queue(), ctx.Queue()
-    p = ctx.Process(target=child_describe, args=(q_in, q_out))
-    p.start()
+    q_in, q_out, p = _start_child("forkserver", child_describe)
     q_in.put(w)
     provenance, mapped, readonly, ident, values = _get(q_out, p)
     _get(q_out, p)
@@ -193,10 +187,7 @@ def test_storages_that_cannot_move_travel_as_a_shared_copy(kind, tmp_path, np):
             f.write(bytes(24))
         t = pytensor.from_file(path, shared=False, dtype=pytensor.int64)
         t[1] = 1
-    ctx = pmp.get_context("fork")
-    q_in, q_out = ctx.Queue(), ctx.Queue()
-    p = ctx.Process(target=child_describe, args=(q_in, q_out))
-    p.start()
+    q_in, q_out, p = _start_child("fork", child_describe)
     before = t.tolist()
     q_in.put(t)
     provenance, _, readonly, ident, values = _get(q_out, p)

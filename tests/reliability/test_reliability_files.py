@@ -124,17 +124,22 @@ def test_a_failure_midway_leaves_the_old_file_whole_and_no_temporary_file():
     assert_clean(res, "refused True True True True ['ckpt.safetensors']")
 
 
+# A child's start: a checkpoint saved, and loaded (mapped) from the path it is about to be saved over.
+CHECKPOINT_LOADED = textwrap.dedent("""
+    import os, resource, signal, tempfile, pytensor
+    from pytensor import safetensors as pst
+    d = tempfile.mkdtemp()
+    p = os.path.join(d, "ckpt.safetensors")
+    pst.save_file({"w": pytensor.arange(512.0)}, p)
+    before = open(p, "rb").read()
+    loaded = pst.load_file(p)
+""")
+
+
 def test_a_full_disk_midway_leaves_the_old_file_whole_and_no_temporary_file():
     """A real write error: the file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes write() fail with
     EFBIG partway through the data, as a full disk fails it with ENOSPC."""
-    res = run_child("""
-        import os, resource, signal, tempfile, pytensor
-        from pytensor import safetensors as pst
-        d = tempfile.mkdtemp()
-        p = os.path.join(d, "ckpt.safetensors")
-        pst.save_file({"w": pytensor.arange(512.0)}, p)
-        before = open(p, "rb").read()
-        loaded = pst.load_file(p)
+    res = run_child(CHECKPOINT_LOADED + textwrap.dedent("""
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (16384, resource.RLIM_INFINITY))
         try:
@@ -142,7 +147,7 @@ def test_a_full_disk_midway_leaves_the_old_file_whole_and_no_temporary_file():
         except OSError as e:
             print("refused", e.errno == __import__("errno").EFBIG)
         print(open(p, "rb").read() == before, loaded["w"].tolist() == list(range(512)), os.listdir(d))
-    """)
+    """))
     assert_clean(res, "refused True True True ['ckpt.safetensors']")
 
 
@@ -150,14 +155,7 @@ def test_ctrl_c_midway_leaves_the_old_file_whole_and_no_temporary_file():
     """A KeyboardInterrupt from a real signal's handler: the file-size limit sends SIGXFSZ as the write
     fails, and its handler raises KeyboardInterrupt, as Ctrl-C's does. Python runs the handler at the
     writer's next call, inside its cleanup, which must still remove the temporary file."""
-    res = run_child("""
-        import os, resource, signal, tempfile, pytensor
-        from pytensor import safetensors as pst
-        d = tempfile.mkdtemp()
-        p = os.path.join(d, "ckpt.safetensors")
-        pst.save_file({"w": pytensor.arange(512.0)}, p)
-        before = open(p, "rb").read()
-        loaded = pst.load_file(p)
+    res = run_child(CHECKPOINT_LOADED + textwrap.dedent("""
         def interrupt(*_):
             raise KeyboardInterrupt
         signal.signal(signal.SIGXFSZ, interrupt)
@@ -167,7 +165,7 @@ def test_ctrl_c_midway_leaves_the_old_file_whole_and_no_temporary_file():
         except KeyboardInterrupt:
             print("interrupted")
         print(open(p, "rb").read() == before, loaded["w"].tolist() == list(range(512)), os.listdir(d))
-    """)
+    """))
     assert_clean(res, "interrupted True True ['ckpt.safetensors']")
 
 
@@ -489,14 +487,7 @@ def test_every_file_pytensor_reads_the_package_reads_the_same():
     def run(case):
         kind, data = case
         seen.add(kind)
-        try:
-            theirs = st_torch.load(data)
-        except Exception:  # noqa: BLE001  (the package raises several types)
-            theirs = None
-        try:
-            ours = pst.load(data)
-        except SafetensorError:
-            ours = None
+        theirs, ours = support.read_by_both(lambda: st_torch.load(data), lambda: pst.load(data))
         outcomes.add((kind, ours is not None))
         if ours is None:
             return

@@ -35,9 +35,9 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import chromium_context, jupyter_env, jupyter_server, run_all_cells, run_tour
+from browser_support import (artifacts_dir, chromium_context, hover, jupyter_env, jupyter_server, live_page,
+                             new_page, run_all_cells, run_tour)
 from support import require_module, require_program, teaching_cases
-from test_widgets_scale import live_page
 from tour_expectations import QUESTIONS, check_claims, check_lanes, check_says, flat
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,9 +54,7 @@ def chromium():
 
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory):
-    out = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tmp_path_factory.mktemp("artifacts"))
-    out.mkdir(parents=True, exist_ok=True)
-    return out
+    return artifacts_dir(tmp_path_factory.mktemp("artifacts"))
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +64,7 @@ def context(chromium):
 
 @pytest.fixture
 def page(context):
-    pg = context.new_page()
-    pg.errors = []
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg = new_page(context)
     yield pg
     pg.close()
 
@@ -380,13 +376,6 @@ def test_tour_page_pictures_show_what_their_answers_say(page, tour_page, artifac
     page.screenshot(path=str(artifacts / "memory_tour_page.png"), full_page=True)
     assert rendered_s < 5, rendered_s
     assert not page.errors, page.errors
-
-
-def hover(page, target):
-    """Hover ``target`` once the page has stopped scrolling to it (a scroll hides the tooltip)."""
-    target.scroll_into_view_if_needed()
-    page.wait_for_timeout(150)
-    target.hover()
 
 
 def test_tour_page_tooltips_of_the_lowest_lanes_are_not_clipped(page, tour_page):

@@ -13,15 +13,13 @@ renderer, inlined; no CDN) after the live view, and only one of the two is drawn
 
 Skips without nbclient, nbconvert, JupyterLab, Playwright or Chromium; fails under CI.
 """
-import os
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 import pytest
 
-from browser_support import chromium_context, jupyter_env, jupyter_server, run_all_cells
+from browser_support import artifacts_dir, chromium_context, jupyter_env, jupyter_server, new_page, run_all_cells
 from support import require_module
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -35,14 +33,10 @@ inspect(base, col)
 """
 LATER = "base[9] = 99   # a later cell writes: the saved picture follows"
 LANES = ["base", "col"]
-ARTIFACTS = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tempfile.gettempdir())
+ARTIFACTS = artifacts_dir(tempfile.gettempdir())
 LANES_JS = "(ls) => ls.map((l) => l.dataset.name)"
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _anywidget():
-    require_module("anywidget")
-    require_module("ipywidgets")
+pytestmark = pytest.mark.usefixtures("widget_packages")
 
 
 def test_display_is_the_live_view_then_a_static_fallback(monkeypatch):
@@ -136,9 +130,7 @@ def test_nbconvert_html_shows_the_picture_without_a_kernel(context, tmp_path, st
     assert run.returncode == 0, run.stderr[-3000:]
     html = tmp_path / "fallback.html"
     assert ("application/vnd.jupyter.widget-state+json" in html.read_text()) == store_state
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = new_page(context)
     page.goto(html.as_uri())
     svg = page.locator(".pti-fallback svg.pti-svg")
     expect(svg).to_be_visible(timeout=30_000)
@@ -146,7 +138,7 @@ def test_nbconvert_html_shows_the_picture_without_a_kernel(context, tmp_path, st
     expect(svg.locator(".pti-val[data-view='v1'][data-index='2']")).to_have_text("99")   # col[2] = base[9]
     assert page.locator("svg.pti-svg").count() == 1
     assert "saved with the notebook" in page.locator(".pti-fallback .pti-bar").text_content()
-    assert not [e for e in errors if "pti" in e or "mountFallback" in e], errors
+    assert not [e for e in page.errors if "pti" in e or "mountFallback" in e], page.errors
     page.close()
 
 
@@ -176,9 +168,7 @@ def saved_notebook_url(request, tmp_path):
 def test_jupyter_shows_the_saved_picture_until_the_live_view_replaces_it(context, saved_notebook_url, request):
     from playwright.sync_api import expect
     app = request.node.callspec.params["saved_notebook_url"]
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = new_page(context)
     page.goto(saved_notebook_url)
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
     # nothing has run: the widget output has no model, the fallback draws the picture
@@ -196,7 +186,7 @@ def test_jupyter_shows_the_saved_picture_until_the_live_view_replaces_it(context
     assert live.locator("g.pti-lane").evaluate_all(LANES_JS) == LANES
     assert not panel.locator(".pti-fallback").first.is_visible()
     page.screenshot(path=str(ARTIFACTS / f"{app}_saved_notebook_live.png"))
-    assert not [e for e in errors if "pti" in e], errors
+    assert not [e for e in page.errors if "pti" in e], page.errors
     page.close()
 
 
@@ -213,11 +203,9 @@ def test_a_fallback_replaced_before_its_script_runs_draws_nothing_and_raises_not
     path = tmp_path / "replaced.html"
     path.write_text(f'<!DOCTYPE html><html><body><div class="jp-OutputArea">{gone}</div></body></html>',
                     encoding="utf-8")
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = new_page(context)
     page.goto(path.as_uri())
     page.wait_for_function("document.readyState === 'complete'")
     page.wait_for_timeout(300)
-    assert errors == [] and page.locator("svg.pti-svg").count() == 0
+    assert page.errors == [] and page.locator("svg.pti-svg").count() == 0
     page.close()

@@ -2,14 +2,13 @@
 after a write re-reads bytes and counters instead of rebuilding the model; the last pictures are
 kept, bounded, each with the bytes its step changed and who wrote them. Messages from the front end
 are delivered by calling the handler as ipywidgets would; the slider's test runs the live view in
-Chromium over a stand-in model (test_widgets_scale.live_page) and carries messages both ways."""
+Chromium over a stand-in model (browser_support.live_page) and carries messages both ways."""
 import json
 
 import numpy as np
 import pytest
 
-from browser_support import chromium_context, run_all_cells
-from support import require_module
+from browser_support import b64, chromium_context, live_page, new_page, run_all_cells, state_json
 
 import pytensor
 from pytensor.widgets import Inspector
@@ -17,27 +16,7 @@ from pytensor.widgets import _sync as sync_mod
 from pytensor.widgets import inspector as inspector_mod
 from pytensor.widgets.inspector import _apply, _delta
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _anywidget():
-    require_module("anywidget")
-    require_module("ipywidgets")
-
-
-@pytest.fixture
-def sent(monkeypatch):
-    """Custom messages the widget sends to the front end, with their buffers."""
-    out = []
-    monkeypatch.setattr(Inspector, "send", lambda self, content, buffers=None: out.append((content, buffers)))
-    return out
-
-
-@pytest.fixture
-def updates(monkeypatch):
-    """Every state update the widget sends (what the comm would carry), with its buffers."""
-    out = []
-    monkeypatch.setattr(Inspector, "_send", lambda self, msg, buffers=None: out.append((msg, buffers)))
-    return out
+pytestmark = pytest.mark.usefixtures("widget_packages")
 
 
 def without_generation(snap):
@@ -274,13 +253,10 @@ def context():
 
 def test_the_slider_steps_back_marks_what_changed_and_returns_to_live(context, tmp_path, updates, sent):
     from playwright.sync_api import expect
-    from test_widgets_scale import b64, live_page, state_json
     base = pytensor.arange(16, dtype=pytensor.int32)
     evens = base[::2]
     w = Inspector(base, evens, names=["base", "evens"])
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = new_page(context)
     page.goto(live_page(w, tmp_path / "history.html").as_uri())
     page.wait_for_selector("svg.pti-svg")
     assert page.locator(".pti-history").is_hidden(), "one picture: nothing to step through"
@@ -335,7 +311,7 @@ def test_the_slider_steps_back_marks_what_changed_and_returns_to_live(context, t
     expect(page.locator("svg.pti-svg")).not_to_have_attribute("data-past", "true")
     assert page.locator(".pti-val[data-view='v0'][data-index='0']").text_content() == "1"
     expect(hist.locator(".pti-history-what")).to_have_text("step 4 of 4 (live)")
-    assert not errors, errors
+    assert not page.errors, page.errors
     page.close()
     w.close()
 
@@ -347,9 +323,7 @@ from test_widgets_fallback import saved_notebook_url  # noqa: E402,F401  (a fixt
 def test_the_slider_steps_back_through_a_real_kernel(context, saved_notebook_url):
     """Run the saved notebook (inspect, then a cell that writes base[9] = 99) and step back to before the write."""
     from playwright.sync_api import expect
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = new_page(context)
     page.goto(saved_notebook_url)
     run_all_cells(page)
     live = page.locator(".pti-live")
@@ -365,5 +339,5 @@ def test_the_slider_steps_back_through_a_real_kernel(context, saved_notebook_url
     hist.locator("input.pti-history-range").evaluate("(r) => { r.value = '1'; r.dispatchEvent(new Event('input')); }")
     expect(svg).not_to_have_attribute("data-past", "true")
     expect(col2).to_have_text("99")
-    assert not [e for e in errors if "pti" in e], errors
+    assert not [e for e in page.errors if "pti" in e], page.errors
     page.close()

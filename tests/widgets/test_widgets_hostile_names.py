@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from browser_support import chromium_context
+from browser_support import chromium_context, new_page
 from support import require_module
 
 import pytensor
@@ -55,8 +55,6 @@ def shown_names(page):
 
 
 def check_page(page, path, pictures, names_per_picture, scripts=1):
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(path.as_uri())
     page.wait_for_function(f"() => document.querySelectorAll('svg.pti-svg').length === {pictures}", timeout=30_000)
     got = shown_names(page)
@@ -68,7 +66,7 @@ def check_page(page, path, pictures, names_per_picture, scripts=1):
             assert title.startswith(f"{name}:")
     # the names made no element: the page's own scripts, and no other
     assert page.evaluate("() => document.querySelectorAll('script').length") == scripts
-    assert not errors, errors
+    assert not page.errors, page.errors
 
 
 def test_fuzzed_names_are_drawn_literally_on_a_written_page(context, tmp_path):
@@ -78,13 +76,13 @@ def test_fuzzed_names_are_drawn_literally_on_a_written_page(context, tmp_path):
     figs = [figure(f"picture {k} <!--<script", *[t[j:j + 8] for j in range(len(g))], names=g,
                    text="prose </script><!--<script> &amp;")
             for k, g in enumerate(groups)]
-    page = context.new_page()
+    page = new_page(context)
     check_page(page, write_page(tmp_path / "hostile.html", figs, title="</script><!--<script>"), len(groups), groups)
     page.close()
     # one page per picture too: a later name holding "-->" would end the comment state an earlier
     # "<!--<script" opened, and hide the fault on the page of all of them
     for k, (fig, g) in enumerate(zip(figs, groups)):
-        page = context.new_page()
+        page = new_page(context)
         check_page(page, write_page(tmp_path / f"hostile{k}.html", [fig]), 1, [g])
         page.close()
 
@@ -94,7 +92,7 @@ def test_safetensors_keys_are_drawn_literally(context, tmp_path):
     src = tmp_path / "hostile.safetensors"
     safetensors.save_file({k: pytensor.arange(4 * (i + 1), dtype=pytensor.float32) for i, k in enumerate(keys)}, src)
     path = write_html(tmp_path / "keys.html", safetensors.load_file(src))
-    page = context.new_page()
+    page = new_page(context)
     check_page(page, path, 1, [keys])
     page.close()
 
@@ -111,6 +109,6 @@ def test_the_notebook_static_copies_draw_hostile_names(context, tmp_path):
     path = tmp_path / "notebook_copy.html"
     path.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>'
                     f'<div class="jp-OutputArea">{fragment}</div></body></html>', encoding="utf-8")
-    page = context.new_page()
+    page = new_page(context)
     check_page(page, path, 1, [names], scripts=2)     # the renderer's data block and the drawing script
     page.close()

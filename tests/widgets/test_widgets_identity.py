@@ -9,7 +9,6 @@ mappings (pytensor, NumPy, torch), real shared memory and a real second process.
 import mmap
 import os
 import queue
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -297,25 +296,17 @@ def test_the_residency_strip_of_two_mappings_is_the_files(tmp_path):
 
 # ---------------------------------------------------------------- what a user sees, in a real browser
 @pytest.fixture
-def chromium_page():
-    from browser_support import chromium_context
-    gen = chromium_context(prefix="pti-identity-")
-    ctx = next(gen)
-    pg = ctx.new_page()
-    pg.errors = []
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-    try:
+def page():
+    from browser_support import chromium_page
+    with chromium_page(prefix="pti-identity-") as pg:
         yield pg
-    finally:
-        pg.close()
-        next(gen, None)
 
 
-def test_the_saved_page_draws_one_region_of_the_file_with_both_lanes_and_the_write(chromium_page, tmp_path):
+def test_the_saved_page_draws_one_region_of_the_file_with_both_lanes_and_the_write(page, tmp_path):
     require_module("anywidget")
+    from browser_support import artifacts_dir
     from playwright.sync_api import expect
     from pytensor.widgets import Inspector
-    page = chromium_page
     path = str(tmp_path / "weights.bin")
     with open(path, "wb") as f:
         f.write(bytes(range(32)))                       # small: drawn byte by byte, values and all
@@ -355,7 +346,5 @@ def test_the_saved_page_draws_one_region_of_the_file_with_both_lanes_and_the_wri
     for reader in ("a[12]", "b_tail[4]"):
         expect(tip).to_contain_text(reader)
     expect(tip).to_contain_text("byte 12 (file byte 12) = 0xee")    # named by the file, not by one mapping's address
-    out = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tmp_path)
-    out.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(out / "identity_one_file_two_mappings.png"), full_page=True)
+    page.screenshot(path=str(artifacts_dir(tmp_path) / "identity_one_file_two_mappings.png"), full_page=True)
     assert not page.errors, page.errors

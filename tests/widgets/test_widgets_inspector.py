@@ -16,19 +16,7 @@ import pytensor
 from pytensor.widgets import Inspector, inspect
 from pytensor.widgets import inspector as inspector_mod
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _anywidget():
-    require_module("anywidget")
-    require_module("ipywidgets")
-
-
-@pytest.fixture
-def sent(monkeypatch):
-    """Custom messages the widget sends to the front end."""
-    out = []
-    monkeypatch.setattr(Inspector, "send", lambda self, content, buffers=None: out.append(content))
-    return out
+pytestmark = pytest.mark.usefixtures("widget_packages")
 
 
 def poll(w):
@@ -86,11 +74,11 @@ def test_foreign_numpy_write_is_found_by_the_poll(sent):
     t = pytensor.asarray(a)
     w = Inspector(a, t, names=["a", "t"])
     poll(w)
-    assert sent[-1] == {"op": "pong", "changed": False}
+    assert sent[-1][0] == {"op": "pong", "changed": False}
     gen = w.snapshot["generation"]
     a[2] = 99.0                                   # numpy does not bump pytensor's counter
     poll(w)
-    assert w.snapshot["generation"] == gen + 1 and sent[-1] == {"op": "pong", "changed": True}
+    assert w.snapshot["generation"] == gen + 1 and sent[-1][0] == {"op": "pong", "changed": True}
     assert set(w.changes["views"]) == {view_id(w, "a"), view_id(w, "t")}
     assert np.frombuffer(w.previews, dtype=np.float64)[2] == 99.0
     w.close()

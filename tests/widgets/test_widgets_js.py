@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import chromium_context
+from browser_support import chromium_context, new_page
 from support import require_program
 
 HERE = Path(__file__).resolve().parents[1]
@@ -87,13 +87,11 @@ def page_factory():
 def page(page_factory, tmp_path):
     path = tmp_path / "two_pictures.html"
     path.write_text(_page_html(), encoding="utf-8")
-    pg = page_factory.new_page()
-    errors = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg = new_page(page_factory)
     pg.goto(path.as_uri())
     pg.wait_for_function("window.ptiViews && document.querySelectorAll('svg.pti-svg').length === 2")
     yield pg
-    assert not errors, errors
+    assert not pg.errors, pg.errors
     pg.close()
 
 

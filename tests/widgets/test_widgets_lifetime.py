@@ -17,15 +17,9 @@ import types
 import numpy as np
 import pytest
 
-from support import require_module
-
 import pytensor
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _anywidget():
-    require_module("anywidget")
-    require_module("ipywidgets")
+pytestmark = pytest.mark.usefixtures("widget_packages")
 
 
 def lanes(w):

@@ -30,7 +30,7 @@ from pytensor.widgets import _accounting as A
 from pytensor.widgets import _geometry as G
 from pytensor.widgets import _snapshot as S
 from pytensor.widgets import snapshot, to_text
-from browser_support import chromium_context
+from browser_support import chromium_context, hover, new_page
 
 BASE = 1 << 20                 # a made-up address: build() reads no memory here (read=False)
 N_PICTURES = 1500
@@ -252,25 +252,16 @@ def context():
 
 @pytest.fixture
 def page(context, tour_page):
-    pg = context.new_page()
-    errors = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg = new_page(context)
     pg.goto(tour_page[0].as_uri())
     pg.wait_for_function("document.querySelectorAll('svg.pti-svg').length === 5", timeout=10_000)
     yield pg
-    assert not errors, errors
+    assert not pg.errors, pg.errors
     pg.close()
 
 
 def section(page, heading):
     return page.locator("section.pti-figure").filter(has=page.locator("h3", has_text=heading))
-
-
-def hover(page, target):
-    """Hover ``target`` once the page has stopped scrolling to it (a scroll hides the tooltip)."""
-    target.scroll_into_view_if_needed()
-    page.wait_for_timeout(150)
-    target.hover()
 
 
 def lane(fig, name):

@@ -6,9 +6,9 @@ process that maps the same file. The parent's snapshot must name the child,
 give each process about half of the pages' PSS, and see the pages the child
 writes as copied (no longer shared). Linux only (/proc), as the CI is.
 """
+import contextlib
 import ctypes
 import os
-import pathlib
 import re
 import subprocess
 import sys
@@ -72,6 +72,16 @@ def whole_pages(runs, first, nbytes):
     may write (and so copy) while the test runs."""
     end = first + (nbytes - first) // P * P
     return [[max(a, first), min(b, end)] for a, b in runs if min(b, end) > max(a, first)]
+
+
+@contextlib.contextmanager
+def strip_in_chromium(path):
+    """The processes strip of the saved page ``path`` as a fresh Chromium draws it: ``(page, strip)``."""
+    from browser_support import chromium_page
+    with chromium_page(path.as_uri()) as page:
+        strip = page.locator("svg.pti-svg .pti-procs")
+        strip.wait_for(timeout=10_000)
+        yield page, strip
 
 
 def procs(t):
@@ -234,7 +244,7 @@ def test_heap_memory_no_other_process_maps_draws_no_strip():
 def test_the_strip_in_a_real_browser_names_the_child_and_marks_its_copied_pages(tmp_path):
     """The product's own saved page, opened in Chromium: the strip under the buffer lists the child with
     its PSS, marks the pages still shared, and the pages the child's writes made copies."""
-    from browser_support import chromium_context
+    from browser_support import artifacts_dir
     from pytensor.widgets import figure, write_page
     t = pytensor.ones(1 << 18, dtype=pytensor.float32)           # 1 MiB of heap memory, 256 pages
     st = t.untyped_storage()
@@ -247,17 +257,7 @@ def test_the_strip_in_a_real_browser_names_the_child_and_marks_its_copied_pages(
     finally:
         child.close()
     first = child.first - st.data_ptr()
-    artifacts = pathlib.Path(os.environ.get("PYTENSOR_ARTIFACTS") or tmp_path)
-    artifacts.mkdir(parents=True, exist_ok=True)
-    contexts = chromium_context()
-    context = next(contexts)
-    try:
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(path.as_uri())
-        strip = page.locator("svg.pti-svg .pti-procs")
-        strip.wait_for(timeout=10_000)
+    with strip_in_chromium(path) as (page, strip):
         assert page.locator("svg.pti-svg .pti-region").count() == 2 and strip.count() == 1   # none for `alone`
         assert strip.get_attribute("data-pids") == str(child.pid)
         edges = int(strip.get_attribute("data-copied-pages")) - 3   # see whole_pages
@@ -272,10 +272,8 @@ def test_the_strip_in_a_real_browser_names_the_child_and_marks_its_copied_pages(
         assert lines[1].startswith(f"pid {child.pid} (") and "child): PSS" in lines[1]
         assert 3 <= int(re.search(r"(\d+) copied by it", lines[1]).group(1)) <= 5     # its three, and edge pages
         assert strip.bounding_box()["height"] > 20
-        page.screenshot(path=str(artifacts / "processes_strip.png"), full_page=True)
-        assert not errors, errors
-    finally:
-        next(contexts, None)
+        page.screenshot(path=str(artifacts_dir(tmp_path) / "processes_strip.png"), full_page=True)
+        assert not page.errors, page.errors
 
 
 def test_huge_pages_are_said_to_be_answered_per_huge_page():

@@ -9,7 +9,6 @@ pages, and the picture after none; the parent's own writes count too; a
 private mapping keeps "copied" and says nothing of writes.
 """
 import os
-import pathlib
 import subprocess
 import sys
 import tempfile
@@ -19,7 +18,7 @@ import pytest
 import pytensor
 from pytensor.widgets import _procfs, _processes, _written, snapshot, to_text
 from pytensor.widgets._schema import PROCESSES_KEYS
-from test_widgets_processes import Child, procs
+from test_widgets_processes import Child, procs, strip_in_chromium
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 P = os.sysconf("SC_PAGE_SIZE")
@@ -199,7 +198,7 @@ def test_the_live_widget_redraws_when_another_process_writes_shared_pages(tmp_pa
 def test_the_marks_are_drawn_in_a_real_browser(tmp_path):
     """The product's own saved page, opened in Chromium: the strip of shared memory a forked child wrote
     three pages of since the last picture marks exactly those pages and says so."""
-    from browser_support import chromium_context
+    from browser_support import artifacts_dir
     from pytensor.widgets import figure, write_page
     t = pytensor.ones(1 << 20, dtype=pytensor.float32).share_memory_()
     st = t.untyped_storage()
@@ -213,17 +212,7 @@ def test_the_marks_are_drawn_in_a_real_browser(tmp_path):
     finally:
         child.close()
     first = child.first - st.data_ptr()
-    artifacts = pathlib.Path(os.environ.get("PYTENSOR_ARTIFACTS") or tmp_path)
-    artifacts.mkdir(parents=True, exist_ok=True)
-    contexts = chromium_context()
-    context = next(contexts)
-    try:
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(path.as_uri())
-        strip = page.locator("svg.pti-svg .pti-procs")
-        strip.wait_for(timeout=10_000)
+    with strip_in_chromium(path) as (page, strip):
         assert strip.get_attribute("data-written-pages") == "3" and strip.get_attribute("data-mapping") == "shared"
         marks = strip.locator(".pti-proc-written")
         assert [[int(c.get_attribute("data-lo")), int(c.get_attribute("data-hi"))] for c in marks.all()] == \
@@ -234,7 +223,5 @@ def test_the_marks_are_drawn_in_a_real_browser(tmp_path):
         lines = strip.locator("text.pti-proc").evaluate_all(
             "(ts) => ts.map((t) => Array.from(t.querySelectorAll('tspan'), (s) => s.textContent).join(' '))")
         assert "3 pages written since the last picture" in lines
-        page.screenshot(path=str(artifacts / "processes_written.png"), full_page=True)
-        assert not errors, errors
-    finally:
-        next(contexts, None)
+        page.screenshot(path=str(artifacts_dir(tmp_path) / "processes_written.png"), full_page=True)
+        assert not page.errors, page.errors

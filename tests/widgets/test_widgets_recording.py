@@ -3,7 +3,6 @@ the operators' schemas say view or copy, and the layouts say why; NumPy and torc
 outside a recording say what their bytes are. Records are weak. ``%%record`` runs in a real
 IPython shell, and the tour's page shows the torch question's "copied, because" in Chromium."""
 import gc
-import os
 import subprocess
 import sys
 import tempfile
@@ -248,18 +247,12 @@ def test_the_record_magic_runs_in_a_real_ipython_shell():
 
 
 def test_the_tour_page_shows_the_torch_question_copied_because(tmp_path):
-    from browser_support import chromium_context, run_tour
+    from browser_support import artifacts_dir, chromium_page, run_tour
     from tour_expectations import QUESTIONS
     path, _ = run_tour(tmp_path)
     k = next(i for i, q in enumerate(QUESTIONS) if "torch" in q["heading"])
-    contexts = chromium_context()
-    context = next(contexts)
-    try:
+    with chromium_page(path.as_uri()) as page:
         from playwright.sync_api import expect
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(path.as_uri())
         fig = page.locator("section.pti-figure").nth(k)
         expect(fig.locator("h3")).to_have_text(QUESTIONS[k]["heading"])
         expect(fig.locator("p code").first).to_be_visible()                  # `code` is set as code
@@ -273,9 +266,5 @@ def test_the_tour_page_shows_the_torch_question_copied_because(tmp_path):
         lane.locator("text").first.hover()
         tip = page.locator(".pti-tip:visible")
         expect(tip).to_contain_text("copied from g.T, because reshape could not make a view")
-        out = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tmp_path)
-        out.mkdir(parents=True, exist_ok=True)
-        fig.screenshot(path=str(out / "tour_torch_question.png"))
-        assert not errors, errors
-    finally:
-        next(contexts, None)
+        fig.screenshot(path=str(artifacts_dir(tmp_path) / "tour_torch_question.png"))
+        assert not page.errors, page.errors

@@ -16,14 +16,12 @@
 Screenshots at 1366 and 1024 px go to $PYTENSOR_ARTIFACTS (default: the test's tmp dir).
 Skips without Chromium or Playwright; fails under CI.
 """
-import os
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from browser_support import chromium_context, run_tour
+from browser_support import artifacts_dir, chromium_context, new_page, run_tour
 from support import require_module
 
 WIDTHS = (1366, 1024)        # a laptop in JupyterLab, a classroom projector
@@ -37,16 +35,12 @@ def context():
 
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory):
-    out = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tmp_path_factory.mktemp("artifacts"))
-    out.mkdir(parents=True, exist_ok=True)
-    return out
+    return artifacts_dir(tmp_path_factory.mktemp("artifacts"))
 
 
 @pytest.fixture
 def page(context):
-    pg = context.new_page()
-    pg.errors = []
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg = new_page(context)
     yield pg
     assert not pg.errors, pg.errors
     pg.close()

@@ -19,16 +19,14 @@ A notebook executed with nbclient and saved as JupyterLab saves it (outputs, no 
 Screenshots go to $PYTENSOR_ARTIFACTS (default: the test's tmp dir).
 Skips without nbclient, nbconvert, JupyterLab, Notebook, Playwright or Chromium; fails under CI.
 """
-import os
 import re
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 import pytest
 
-from browser_support import chromium_context, jupyter_env, jupyter_server, run_all_cells
+from browser_support import artifacts_dir, chromium_context, jupyter_env, jupyter_server, new_page, run_all_cells
 from notebook_support import (LANES_JS, MAX_BYTES, PICTURES, SETUP, THIRTEEN, WIDGET_VIEW, carrier_cells,
                               carrier_last, carriers, execute, expected_lanes, open_notebook, outputs, save,
                               static_copies, tour_cells)
@@ -36,7 +34,7 @@ from notebook_support import read as nbformat_read
 from support import require_module
 from tour_expectations import QUESTIONS, check_lanes
 
-ARTIFACTS = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tempfile.gettempdir())
+ARTIFACTS = artifacts_dir(tempfile.gettempdir())
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -120,9 +118,7 @@ def test_nbconvert_html_draws_every_picture_and_no_text_summary(context, saved, 
     run = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(tmp_path),
                           str(saved)], capture_output=True, text=True, timeout=180)
     assert run.returncode == 0, run.stderr[-3000:]
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = new_page(context)
     page.goto((tmp_path / "pictures.html").as_uri())
     svgs = page.locator("svg.pti-svg")
     expect(svgs).to_have_count(len(PICTURES), timeout=30_000)
@@ -131,7 +127,7 @@ def test_nbconvert_html_draws_every_picture_and_no_text_summary(context, saved, 
     shown = page.inner_text("body")
     assert "pytensor memory inspector:" not in shown and "model not found" not in shown, shown[-2000:]
     page.screenshot(path=str(ARTIFACTS / "nbconvert_saved_pictures.png"), full_page=True)
-    assert not [e for e in errors if "pti" in e], errors
+    assert not [e for e in page.errors if "pti" in e], page.errors
     page.close()
 
 

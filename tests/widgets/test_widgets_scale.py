@@ -2,58 +2,20 @@
 a delta that grows with the number of views, not with its square, and skips the model's rebuild;
 500 views of one buffer draw a bounded picture in Chromium through the live view's own code.
 
-``live_page`` (also used by test_widgets_history.py) runs inspector.js's anywidget entry point in
-a plain page over a stand-in model: ``ptiSet(json)`` stores traits as the comm would and fires
-their change events, ``ptiMsg(json, [base64])`` delivers a custom message, ``ptiSent`` collects
-what the view sent.
+The live view runs in a plain page over a stand-in model (browser_support.live_page).
 """
-import base64
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from browser_support import chromium_context
-from support import require_module
+from browser_support import b64, chromium_context, live_page, new_page, state_json
 
 import pytensor
 from pytensor.widgets import Inspector
 from pytensor.widgets._export import unpack_json
 
-WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
-
-HARNESS = """
-const traits = {}, handlers = {};
-window.ptiSent = [];
-window.ptiLimits = LIMITS;
-window.pti = { renderSvg, attachPreviews, patchPicture, toU8, applyDelta };
-const model = { get: (k) => traits[k], on: (ev, f) => (handlers[ev] = handlers[ev] || []).push(f),
-  off() {}, send: (msg) => window.ptiSent.push(msg) };
-const unpack = (state) => { for (const [k, v] of Object.entries(state)) traits[k] = k === "previews" ? toU8(v) : v; };
-window.ptiSet = (json) => {
-  const state = JSON.parse(json);
-  unpack(state);
-  for (const k of Object.keys(state)) for (const f of handlers[`change:${k}`] || []) f();
-};
-window.ptiMsg = (json, buffers) => {
-  for (const f of handlers["msg:custom"] || []) f(JSON.parse(json), buffers.map((b) => new DataView(toU8(b).buffer)));
-};
-unpack(INITIAL);
-window.ptiCleanup = render({ model, el: document.getElementById("w") });
-"""
-
-
-def b64(data):
-    return base64.b64encode(bytes(data)).decode("ascii")
-
-
-def state_json(msg, buffers):
-    """A widget update as the front end receives it: its state, buffers put back in place (base64)."""
-    state = dict(msg["state"])
-    for path, buf in zip(msg.get("buffer_paths", []), buffers or []):
-        state[path[0]] = b64(buf)
-    return json.dumps(state)
+pytestmark = pytest.mark.usefixtures("widget_packages")
 
 
 def sent_trait(name, text):
@@ -62,32 +24,6 @@ def sent_trait(name, text):
         return json.loads(text)
     assert not text.startswith("{"), (name, text[:40])         # packed: base64 of gzipped JSON
     return unpack_json(text)
-
-
-def live_page(w, path):
-    """A page running the live view of ``w``'s current state; returns ``path``."""
-    initial = {"base": w.base, "checkpoint": w.checkpoint, "delta": w.delta, "previews": b64(w.previews),
-               "changes": w.changes, "steps": w.steps, "poll_ms": 0}
-    path.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"><style>'
-                    + (WIDGETS / "inspector.css").read_text(encoding="utf-8") + "</style></head>"
-                    '<body><div id="w"></div><script type="module">\n'
-                    + (WIDGETS / "inspector.js").read_text(encoding="utf-8")
-                    + "\nconst INITIAL = " + json.dumps(initial).replace("</", "<\\/") + ";\n" + HARNESS
-                    + "</script></body></html>", encoding="utf-8")
-    return path
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _anywidget():
-    require_module("anywidget")
-    require_module("ipywidgets")
-
-
-@pytest.fixture
-def updates(monkeypatch):
-    out = []
-    monkeypatch.setattr(Inspector, "_send", lambda self, msg, buffers=None: out.append((msg, buffers)))
-    return out
 
 
 def many(n):
@@ -230,9 +166,7 @@ def test_the_front_end_applies_each_update_to_the_snapshot_python_holds(context,
 def test_500_views_update_through_deltas_and_draw_a_bounded_picture(context, tmp_path, updates):
     base, objs = many(500)
     w = Inspector(*objs, names=[f"v{k}" for k in range(500)])
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = new_page(context)
     page.goto(live_page(w, tmp_path / "live500.html").as_uri())
     svg = page.locator("svg.pti-svg")
     svg.wait_for()
@@ -264,6 +198,6 @@ def test_500_views_update_through_deltas_and_draw_a_bounded_picture(context, tmp
     page.locator(".pti-bucket").first.click()                 # zoom to bytes: values of v0 are the new ones
     page.wait_for_selector(".pti-region.pti-detail")
     assert page.locator(".pti-val[data-view='v0'][data-index='0']").text_content() == "-8"
-    assert not errors, errors
+    assert not page.errors, page.errors
     page.close()
     w.close()

@@ -20,22 +20,19 @@ Skips without code-server, Node, nbclient, Playwright or Chromium; fails under C
 import json
 import os
 import shutil
-import socket
-import subprocess
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from browser_support import chromium_context
+from browser_support import artifacts_dir, chromium_context, free_port, new_page, serving
 from notebook_support import PICTURES, SETUP, THIRTEEN, carrier_last, execute, expected_lanes, save, tour_cells
 from support import IN_CI, require_module
 from tour_expectations import QUESTIONS, check_lanes
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tempfile.gettempdir())
+ARTIFACTS = artifacts_dir(tempfile.gettempdir())
 # where .ci/run installs it (a cache of the CI's own, outside the package)
 CI_CODE_SERVER = ROOT / ".ci" / "cache" / "code-server" / "node_modules" / ".bin" / "code-server"
 SETTINGS = {"workbench.startupEditor": "none", "security.workspace.trust.enabled": False,
@@ -104,36 +101,15 @@ def vscode(workspace, tmp_path_factory):
     home = tmp_path_factory.mktemp("code-server")
     (home / "data" / "User").mkdir(parents=True)
     (home / "data" / "User" / "settings.json").write_text(json.dumps(SETTINGS))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     (home / "config.yaml").write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
-    log = open(home / "code-server.log", "w")
     cmd = [launcher, "--config", str(home / "config.yaml"), "--user-data-dir", str(home / "data"),
            "--extensions-dir", str(home / "extensions"), "--disable-telemetry", "--disable-update-check",
            "--disable-workspace-trust", "--disable-getting-started-override", str(workspace)]
     env = dict(os.environ, XDG_CONFIG_HOME=str(home / "xdg-config"), XDG_DATA_HOME=str(home / "xdg-data"))
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=home, env=env)
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/healthz", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"code-server did not start: {(home / 'code-server.log').read_text()[-3000:]}")
-                time.sleep(0.25)
+    with serving("code-server", cmd, f"{url}/healthz", home / "code-server.log", cwd=home, env=env):
         yield f"{url}/?folder={workspace}"
-    finally:
-        proc.terminate()                           # the process this started, by its handle
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 def open_in_vscode(context, url, name, pictures):
@@ -144,9 +120,7 @@ def open_in_vscode(context, url, name, pictures):
     a click then opens the JSON text. The click is repeated (the text editor closed) until the
     notebook view opens."""
     from playwright.sync_api import expect
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page = new_page(context)
     page.goto(url)
     row = page.locator(".explorer-folders-view .monaco-list-row", has_text=name).first
     notebook = page.locator(".notebook-editor .cell-list-container")

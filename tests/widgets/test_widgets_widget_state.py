@@ -28,11 +28,11 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import chromium_context, jupyter_env, jupyter_server, run_all_cells
+from browser_support import artifacts_dir, chromium_context, jupyter_env, jupyter_server, run_all_cells
 from notebook_support import MAX_BYTES, THIRTEEN, WIDGET_STATE, execute, open_notebook, read, save
 from support import require_module
 
-ARTIFACTS = Path(os.environ.get("PYTENSOR_ARTIFACTS") or tempfile.gettempdir())
+ARTIFACTS = artifacts_dir(tempfile.gettempdir())
 LIVE_LANES_JS = """(svgs) => svgs.map((s) => [...s.querySelectorAll('g.pti-lane')].map((l) => l.dataset.name))"""
 STATE_MAX_BYTES = 240_000           # nbclient's save of THIRTEEN with widget state (see its test)
 FAILURES = ("model not found", "Error displaying widget", "could not load its renderer", "Loading widget")
