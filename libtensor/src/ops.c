@@ -450,13 +450,21 @@ typedef struct sum_vt {
             }                                                                                     \
             return;                                                                               \
         }                                                                                         \
+        if (s == sz) { /* dense rows: the constant stride lets the loops load whole vectors */  \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                a[j] = ACC_LOAD(D, q[0] + j * sz);                                                \
+            for (int m = 1; m < nq; m++)                                                          \
+                for (int64_t j = 0; j < n; j++)                                                   \
+                    a[j] = ACC_ADD(D, a[j], ACC_LOAD(D, q[m] + j * sz));                          \
+            return;                                                                               \
+        }                                                                                         \
         for (int64_t j = 0; j < n; j++)                                                           \
             a[j] = ACC_LOAD(D, q[0] + j * s);                                                     \
         for (int m = 1; m < nq; m++)                                                              \
             for (int64_t j = 0; j < n; j++)                                                       \
                 a[j] = ACC_ADD(D, a[j], ACC_LOAD(D, q[m] + j * s));                               \
     }                                                                                             \
-    LT__HOT static void merge_##D(void *acc, const void *x, int64_t n)                            \
+    SUM_HOT static void merge_##D(void *acc, const void *x, int64_t n)                            \
     {                                                                                             \
         ACC_T(D) *a = acc;                                                                        \
         const ACC_T(D) *b = x;                                                                    \
@@ -664,8 +672,8 @@ static void vreduce(const sum_plan *pl, char *acc, char *scratch, const char *p,
     const ptrdiff_t ks = pl->ksrc[pl->nk - 1];
     if (hi - lo <= VLEAF) {
         const char *q[VLEAF];
-        for (int64_t r = lo; r < hi; r++)
-            q[r - lo] = p + unravel(r, pl->nr, pl->rshape, pl->rsrc);
+        for (int64_t r = lo; r < hi; r++) /* one reduced dim (the common case) needs no division */
+            q[r - lo] = p + (pl->nr == 1 ? r * pl->rsrc[0] : unravel(r, pl->nr, pl->rshape, pl->rsrc));
         pl->vt->rows(acc, q, (int)(hi - lo), ks, n);
         return;
     }
