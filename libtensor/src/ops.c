@@ -422,6 +422,21 @@ typedef struct sum_vt {
     void (*one)(char *dst, ptrdiff_t ds, const char *p, ptrdiff_t s, int64_t n);
 } sum_vt;
 
+/* Eight terms at byte offset off of rows r0..r7, added in that order. */
+#define CHAIN8(D, off, r0, r1, r2, r3, r4, r5, r6, r7)                                                  \
+    ACC_ADD(D,                                                                                          \
+            ACC_ADD(D,                                                                                  \
+                    ACC_ADD(D,                                                                          \
+                            ACC_ADD(D,                                                                  \
+                                    ACC_ADD(D,                                                          \
+                                            ACC_ADD(D, ACC_ADD(D, ACC_LOAD(D, r0 + (off)), ACC_LOAD(D, r1 + (off))), \
+                                                    ACC_LOAD(D, r2 + (off))),                           \
+                                            ACC_LOAD(D, r3 + (off))),                                   \
+                                    ACC_LOAD(D, r4 + (off))),                                           \
+                            ACC_LOAD(D, r5 + (off))),                                                   \
+                    ACC_LOAD(D, r6 + (off))),                                                           \
+            ACC_LOAD(D, r7 + (off)))
+
 #define SUM_FNS(D)                                                                                \
     PW_FN(D, pw_dense, (ptrdiff_t)sizeof(LT__ST(D)), 1)                                            \
     PW_FN(D, pw_strided, s, 0)                                                                     \
@@ -432,24 +447,37 @@ typedef struct sum_vt {
     }                                                                                             \
     /* Eight rows (VLEAF) in one pass over acc, not eight passes: one load   \
      * stream per row and one store stream, each sum kept in a register     \
-     * while its eight terms are added. Other counts (a remainder leaf) and \
-     * strided rows go row by row. */                                       \
-    SUM_HOT static void rows_##D(void *acc, const char *const *q, int nq, ptrdiff_t s, int64_t n) \
+     * while its eight terms are added. Sixteen rows are two such chains    \
+     * added, in the same pass: the pair vreduce would form from two        \
+     * eight-row leaves, without storing either (a merge pass per pair of   \
+     * leaves was a fifth of a 100 x 1000 column sum). Other counts (a      \
+     * remainder leaf) go row by row. */                                    \
+    /* acc is scratch, never a source row: restrict spares the loops overlap checks */           \
+    SUM_HOT static void rows_##D(void *restrict acc, const char *const *q, int nq, ptrdiff_t s, int64_t n) \
     {                                                                                             \
         ACC_T(D) *a = acc;                                                                        \
         const ptrdiff_t sz = sizeof(LT__ST(D));                                                   \
-        if (nq == 8 && s == sz) {                                                                 \
+        if (nq == 8 || nq == 16) { /* the row pointers in locals, which the loops keep in registers */ \
             const char *q0 = q[0], *q1 = q[1], *q2 = q[2], *q3 = q[3];                            \
             const char *q4 = q[4], *q5 = q[5], *q6 = q[6], *q7 = q[7];                            \
-            for (int64_t j = 0; j < n; j++) {                                                     \
-                ACC_T(D) t = ACC_ADD(D, ACC_LOAD(D, q0 + j * sz), ACC_LOAD(D, q1 + j * sz));      \
-                t = ACC_ADD(D, t, ACC_LOAD(D, q2 + j * sz));                                      \
-                t = ACC_ADD(D, t, ACC_LOAD(D, q3 + j * sz));                                      \
-                t = ACC_ADD(D, t, ACC_LOAD(D, q4 + j * sz));                                      \
-                t = ACC_ADD(D, t, ACC_LOAD(D, q5 + j * sz));                                      \
-                t = ACC_ADD(D, t, ACC_LOAD(D, q6 + j * sz));                                      \
-                a[j] = ACC_ADD(D, t, ACC_LOAD(D, q7 + j * sz));                                   \
-            }                                                                                     \
+            if (nq == 8 && s == sz)                                                               \
+                for (int64_t j = 0; j < n; j++)                                                   \
+                    a[j] = CHAIN8(D, j * sz, q0, q1, q2, q3, q4, q5, q6, q7);                     \
+            if (nq == 8 && s != sz)                                                               \
+                for (int64_t j = 0; j < n; j++)                                                   \
+                    a[j] = CHAIN8(D, j * s, q0, q1, q2, q3, q4, q5, q6, q7);                      \
+            if (nq == 8)                                                                          \
+                return;                                                                           \
+            const char *q8 = q[8], *q9 = q[9], *q10 = q[10], *q11 = q[11];                        \
+            const char *q12 = q[12], *q13 = q[13], *q14 = q[14], *q15 = q[15];                    \
+            if (s == sz)                                                                          \
+                for (int64_t j = 0; j < n; j++)                                                   \
+                    a[j] = ACC_ADD(D, CHAIN8(D, j * sz, q0, q1, q2, q3, q4, q5, q6, q7),          \
+                                   CHAIN8(D, j * sz, q8, q9, q10, q11, q12, q13, q14, q15));      \
+            else                                                                                  \
+                for (int64_t j = 0; j < n; j++)                                                   \
+                    a[j] = ACC_ADD(D, CHAIN8(D, j * s, q0, q1, q2, q3, q4, q5, q6, q7),           \
+                                   CHAIN8(D, j * s, q8, q9, q10, q11, q12, q13, q14, q15));       \
             return;                                                                               \
         }                                                                                         \
         if (s == sz) { /* dense rows: the constant stride lets the loops load whole vectors */  \
@@ -686,6 +714,15 @@ static void sum_split(const sum_plan *pl, int nthreads)
  * ran at half the speed of whole 2500-element rows. When there are fewer
  * tiles than threads, the reduced positions are split instead, and the
  * per-part vectors are added in order at the end. */
+/* The order, and so the error bound, of each column's sum is fixed by the
+ * C code and independent of the vector width: the R terms go in leaves of
+ * eight added in order, the leaves paired at whole-leaf midpoints
+ * (vreduce). A term passes through at most 7 additions in its leaf and
+ * ceil(log2(ceil(R / 8))) pairings, so with u the unit roundoff (2^-24 for
+ * float32) |computed - exact| <= (7 + ceil(log2(ceil(R / 8)))) * u * sum|x_i|
+ * to first order: 11u for a 100-row column, where a running sum gives 99u.
+ * (A single tile split across T threads adds its T parts in order at the
+ * end: T - 1 more.) */
 #define VTILE 4096
 #define VLEAF 8 /* reduced positions added in order, in one pass, before pairing */
 
@@ -700,8 +737,8 @@ static void vreduce(const sum_plan *pl, char *acc, char *scratch, const char *p,
                     int64_t n)
 {
     const ptrdiff_t ks = pl->ksrc[pl->nk - 1];
-    if (hi - lo <= VLEAF) {
-        const char *q[VLEAF];
+    if (hi - lo <= VLEAF || hi - lo == 2 * VLEAF) { /* rows() adds a pair of full leaves itself */
+        const char *q[2 * VLEAF];
         for (int64_t r = lo; r < hi; r++) /* one reduced dim (the common case) needs no division */
             q[r - lo] = p + (pl->nr == 1 ? r * pl->rsrc[0] : unravel(r, pl->nr, pl->rshape, pl->rsrc));
         pl->vt->rows(acc, q, (int)(hi - lo), ks, n);
