@@ -483,9 +483,19 @@ typedef struct sum_vt {
         if (s == sz) { /* dense rows: the constant stride lets the loops load whole vectors */  \
             for (int64_t j = 0; j < n; j++)                                                       \
                 a[j] = ACC_LOAD(D, q[0] + j * sz);                                                \
-            for (int m = 1; m < nq; m++)                                                          \
+            int m = 1;                                                                            \
+            /* two rows a pass, written out: GCC fused the passes of the plain loop   \
+             * in pairs itself and then ran them scalar (a twelfth of a column sum) */ \
+            for (; m + 1 < nq; m += 2) {                                                          \
+                const char *r = q[m], *r2 = q[m + 1];                                             \
                 for (int64_t j = 0; j < n; j++)                                                   \
-                    a[j] = ACC_ADD(D, a[j], ACC_LOAD(D, q[m] + j * sz));                          \
+                    a[j] = ACC_ADD(D, ACC_ADD(D, a[j], ACC_LOAD(D, r + j * sz)), ACC_LOAD(D, r2 + j * sz)); \
+            }                                                                                     \
+            if (m < nq) {                                                                         \
+                const char *r = q[m];                                                             \
+                for (int64_t j = 0; j < n; j++)                                                   \
+                    a[j] = ACC_ADD(D, a[j], ACC_LOAD(D, r + j * sz));                             \
+            }                                                                                     \
             return;                                                                               \
         }                                                                                         \
         for (int64_t j = 0; j < n; j++)                                                           \
