@@ -418,7 +418,24 @@ typedef struct sum_vt {
     void (*rows)(void *acc, const char *const *q, int nq, ptrdiff_t s, int64_t n);
     void (*merge)(void *acc, const void *x, int64_t n);             /* acc[j] += x[j] */
     void (*put)(char *dst, ptrdiff_t ds, const void *acc, int64_t n); /* dst[j] = acc[j] */
+    /* dst[j] = the one-term sum of p[j]: what row() then put() give for n == 1 */
+    void (*one)(char *dst, ptrdiff_t ds, const char *p, ptrdiff_t s, int64_t n);
 } sum_vt;
+
+/* Eight terms at byte offset off of rows r0..r7, added in that order. */
+#define CHAIN8(D, off, r0, r1, r2, r3, r4, r5, r6, r7)                                                  \
+    ACC_ADD(D,                                                                                          \
+            ACC_ADD(D,                                                                                  \
+                    ACC_ADD(D,                                                                          \
+                            ACC_ADD(D,                                                                  \
+                                    ACC_ADD(D,                                                          \
+                                            ACC_ADD(D, ACC_ADD(D, ACC_LOAD(D, r0 + (off)), ACC_LOAD(D, r1 + (off))), \
+                                                    ACC_LOAD(D, r2 + (off))),                           \
+                                            ACC_LOAD(D, r3 + (off))),                                   \
+                                    ACC_LOAD(D, r4 + (off))),                                           \
+                            ACC_LOAD(D, r5 + (off))),                                                   \
+                    ACC_LOAD(D, r6 + (off))),                                                           \
+            ACC_LOAD(D, r7 + (off)))
 
 #define SUM_FNS(D)                                                                                \
     PW_FN(D, pw_dense, (ptrdiff_t)sizeof(LT__ST(D)), 1)                                            \
@@ -430,23 +447,54 @@ typedef struct sum_vt {
     }                                                                                             \
     /* Eight rows (VLEAF) in one pass over acc, not eight passes: one load   \
      * stream per row and one store stream, each sum kept in a register     \
-     * while its eight terms are added. Other counts (a remainder leaf) and \
-     * strided rows go row by row. */                                       \
-    SUM_HOT static void rows_##D(void *acc, const char *const *q, int nq, ptrdiff_t s, int64_t n) \
+     * while its eight terms are added. Sixteen rows are two such chains    \
+     * added, in the same pass: the pair vreduce would form from two        \
+     * eight-row leaves, without storing either (a merge pass per pair of   \
+     * leaves was a fifth of a 100 x 1000 column sum). Other counts (a      \
+     * remainder leaf) go row by row. */                                    \
+    /* acc is scratch, never a source row: restrict spares the loops overlap checks */           \
+    SUM_HOT static void rows_##D(void *restrict acc, const char *const *q, int nq, ptrdiff_t s, int64_t n) \
     {                                                                                             \
         ACC_T(D) *a = acc;                                                                        \
         const ptrdiff_t sz = sizeof(LT__ST(D));                                                   \
-        if (nq == 8 && s == sz) {                                                                 \
+        if (nq == 8 || nq == 16) { /* the row pointers in locals, which the loops keep in registers */ \
             const char *q0 = q[0], *q1 = q[1], *q2 = q[2], *q3 = q[3];                            \
             const char *q4 = q[4], *q5 = q[5], *q6 = q[6], *q7 = q[7];                            \
-            for (int64_t j = 0; j < n; j++) {                                                     \
-                ACC_T(D) t = ACC_ADD(D, ACC_LOAD(D, q0 + j * sz), ACC_LOAD(D, q1 + j * sz));      \
-                t = ACC_ADD(D, t, ACC_LOAD(D, q2 + j * sz));                                      \
-                t = ACC_ADD(D, t, ACC_LOAD(D, q3 + j * sz));                                      \
-                t = ACC_ADD(D, t, ACC_LOAD(D, q4 + j * sz));                                      \
-                t = ACC_ADD(D, t, ACC_LOAD(D, q5 + j * sz));                                      \
-                t = ACC_ADD(D, t, ACC_LOAD(D, q6 + j * sz));                                      \
-                a[j] = ACC_ADD(D, t, ACC_LOAD(D, q7 + j * sz));                                   \
+            if (nq == 8 && s == sz)                                                               \
+                for (int64_t j = 0; j < n; j++)                                                   \
+                    a[j] = CHAIN8(D, j * sz, q0, q1, q2, q3, q4, q5, q6, q7);                     \
+            if (nq == 8 && s != sz)                                                               \
+                for (int64_t j = 0; j < n; j++)                                                   \
+                    a[j] = CHAIN8(D, j * s, q0, q1, q2, q3, q4, q5, q6, q7);                      \
+            if (nq == 8)                                                                          \
+                return;                                                                           \
+            const char *q8 = q[8], *q9 = q[9], *q10 = q[10], *q11 = q[11];                        \
+            const char *q12 = q[12], *q13 = q[13], *q14 = q[14], *q15 = q[15];                    \
+            if (s == sz)                                                                          \
+                for (int64_t j = 0; j < n; j++)                                                   \
+                    a[j] = ACC_ADD(D, CHAIN8(D, j * sz, q0, q1, q2, q3, q4, q5, q6, q7),          \
+                                   CHAIN8(D, j * sz, q8, q9, q10, q11, q12, q13, q14, q15));      \
+            else                                                                                  \
+                for (int64_t j = 0; j < n; j++)                                                   \
+                    a[j] = ACC_ADD(D, CHAIN8(D, j * s, q0, q1, q2, q3, q4, q5, q6, q7),           \
+                                   CHAIN8(D, j * s, q8, q9, q10, q11, q12, q13, q14, q15));       \
+            return;                                                                               \
+        }                                                                                         \
+        if (s == sz) { /* dense rows: the constant stride lets the loops load whole vectors */  \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                a[j] = ACC_LOAD(D, q[0] + j * sz);                                                \
+            int m = 1;                                                                            \
+            /* two rows a pass, written out: GCC fused the passes of the plain loop   \
+             * in pairs itself and then ran them scalar (a twelfth of a column sum) */ \
+            for (; m + 1 < nq; m += 2) {                                                          \
+                const char *r = q[m], *r2 = q[m + 1];                                             \
+                for (int64_t j = 0; j < n; j++)                                                   \
+                    a[j] = ACC_ADD(D, ACC_ADD(D, a[j], ACC_LOAD(D, r + j * sz)), ACC_LOAD(D, r2 + j * sz)); \
+            }                                                                                     \
+            if (m < nq) {                                                                         \
+                const char *r = q[m];                                                             \
+                for (int64_t j = 0; j < n; j++)                                                   \
+                    a[j] = ACC_ADD(D, a[j], ACC_LOAD(D, r + j * sz));                             \
             }                                                                                     \
             return;                                                                               \
         }                                                                                         \
@@ -456,7 +504,7 @@ typedef struct sum_vt {
             for (int64_t j = 0; j < n; j++)                                                       \
                 a[j] = ACC_ADD(D, a[j], ACC_LOAD(D, q[m] + j * s));                               \
     }                                                                                             \
-    LT__HOT static void merge_##D(void *acc, const void *x, int64_t n)                            \
+    SUM_HOT static void merge_##D(void *acc, const void *x, int64_t n)                            \
     {                                                                                             \
         ACC_T(D) *a = acc;                                                                        \
         const ACC_T(D) *b = x;                                                                    \
@@ -473,10 +521,21 @@ typedef struct sum_vt {
         else                                                                                      \
             for (int64_t j = 0; j < n; j++)                                                       \
                 ACC_PUT(D, dst + j * ds, a[j]);                                                   \
+    }                                                                                             \
+    LT__HOT static void one_##D(char *dst, ptrdiff_t ds, const char *p, ptrdiff_t s, int64_t n)   \
+    {                                                                                             \
+        const ptrdiff_t sz = sizeof(LT__ST(D)), dsz = ACC_PUT_SIZE(D);                            \
+        if (s == sz && ds == dsz) { /* constant strides: the loop vectorizes */                   \
+            for (int64_t j = 0; j < n; j++)                                                       \
+                ACC_PUT(D, dst + j * dsz, ACC_LOAD(D, p + j * sz));                               \
+            return;                                                                               \
+        }                                                                                         \
+        for (int64_t j = 0; j < n; j++)                                                           \
+            ACC_PUT(D, dst + j * ds, ACC_LOAD(D, p + j * s));                                     \
     }
 LT__EACH_ARITH_DTYPE(SUM_FNS)
 
-#define SUM_ENTRY(D) [LT_##D] = {SUM_DST(D), sizeof(ACC_T(D)), row_##D, rows_##D, merge_##D, put_##D},
+#define SUM_ENTRY(D) [LT_##D] = {SUM_DST(D), sizeof(ACC_T(D)), row_##D, rows_##D, merge_##D, put_##D, one_##D},
 static const sum_vt sum_table[LT_DTYPE_COUNT] = {LT__EACH_ARITH_DTYPE(SUM_ENTRY)};
 
 /* Room for one accumulator of any dtype. */
@@ -588,6 +647,23 @@ static void horizontal_range(void *ctx, int64_t lo, int64_t hi)
     }
 }
 
+/* Sums of one term each (x.sum(d) with x.shape[d] == 1), kept elements
+ * [lo, hi) in row-major order: one conversion loop per run along the
+ * innermost kept dim, where a call per element cost 5 ns (20x torch). */
+static void one_term_range(void *ctx, int64_t lo, int64_t hi)
+{
+    const sum_plan *pl = ctx;
+    const int32_t kin = pl->nk - 1;
+    const int64_t width = pl->nk > 0 ? pl->kshape[kin] : 1;
+    const ptrdiff_t ss = pl->nk > 0 ? pl->ksrc[kin] : 0, ds = pl->nk > 0 ? pl->kdst[kin] : 0;
+    for (int64_t k = lo; k < hi;) {
+        const int64_t row = k / width, j = k % width, n = min64(width - j, hi - k);
+        const char *p = pl->src + unravel(row, kin < 0 ? 0 : kin, pl->kshape, pl->ksrc) + j * ss;
+        pl->vt->one(pl->dst + unravel(row, kin < 0 ? 0 : kin, pl->kshape, pl->kdst) + j * ds, ds, p, ss, n);
+        k += n;
+    }
+}
+
 /* One full reduction (a single kept element) split into parts: whole rows
  * when there are enough, else segments of each row. Partial sums are added
  * in order afterwards, which keeps the sum pairwise-shaped. */
@@ -648,6 +724,15 @@ static void sum_split(const sum_plan *pl, int nthreads)
  * ran at half the speed of whole 2500-element rows. When there are fewer
  * tiles than threads, the reduced positions are split instead, and the
  * per-part vectors are added in order at the end. */
+/* The order, and so the error bound, of each column's sum is fixed by the
+ * C code and independent of the vector width: the R terms go in leaves of
+ * eight added in order, the leaves paired at whole-leaf midpoints
+ * (vreduce). A term passes through at most 7 additions in its leaf and
+ * ceil(log2(ceil(R / 8))) pairings, so with u the unit roundoff (2^-24 for
+ * float32) |computed - exact| <= (7 + ceil(log2(ceil(R / 8)))) * u * sum|x_i|
+ * to first order: 11u for a 100-row column, where a running sum gives 99u.
+ * (A single tile split across T threads adds its T parts in order at the
+ * end: T - 1 more.) */
 #define VTILE 4096
 #define VLEAF 8 /* reduced positions added in order, in one pass, before pairing */
 
@@ -662,10 +747,10 @@ static void vreduce(const sum_plan *pl, char *acc, char *scratch, const char *p,
                     int64_t n)
 {
     const ptrdiff_t ks = pl->ksrc[pl->nk - 1];
-    if (hi - lo <= VLEAF) {
-        const char *q[VLEAF];
-        for (int64_t r = lo; r < hi; r++)
-            q[r - lo] = p + unravel(r, pl->nr, pl->rshape, pl->rsrc);
+    if (hi - lo <= VLEAF || hi - lo == 2 * VLEAF) { /* rows() adds a pair of full leaves itself */
+        const char *q[2 * VLEAF];
+        for (int64_t r = lo; r < hi; r++) /* one reduced dim (the common case) needs no division */
+            q[r - lo] = p + (pl->nr == 1 ? r * pl->rsrc[0] : unravel(r, pl->nr, pl->rshape, pl->rsrc));
         pl->vt->rows(acc, q, (int)(hi - lo), ks, n);
         return;
     }
@@ -739,6 +824,13 @@ static lt_status sum_views(const sum_vt *vt, void *dst, const int64_t *dst_strid
               bytes >= LT__PARALLEL_MIN_BYTES;
     int parallel = big && nt > 1;
     const int32_t rin = pl.nr - 1;
+    if (pl.rtotal == 1) { /* nothing (or only extent 1) reduced: a conversion, not a reduction */
+        if (parallel)
+            lt__parallel_for(pl.kcount, 1, one_term_range, &pl);
+        else
+            one_term_range(&pl, 0, pl.kcount);
+        return LT_OK;
+    }
     if (pl.nk > 0 && pl.rtotal > 1 && absd(pl.ksrc[pl.nk - 1]) < absd(pl.rsrc[rin]))
         return sum_vertical(&pl, parallel);
     if (parallel && pl.kcount == 1 && pl.rtotal >= 8 * nt)

@@ -313,6 +313,115 @@ static void test_sum_layouts(void)
     CHECK_DBL(z[2], 0);
 }
 
+/* The column-sum order of ops.c (vreduce), written out with scalars: rows
+ * [lo, hi) of column j, eight-row leaves added in order, leaves paired at
+ * whole-leaf midpoints. */
+static float column_order(const float *m, int64_t cols, int64_t j, int64_t lo, int64_t hi)
+{
+    if (hi - lo <= 8) {
+        float t = m[lo * cols + j];
+        for (int64_t r = lo + 1; r < hi; r++)
+            t += m[r * cols + j];
+        return t;
+    }
+    int64_t mid = lo + ((hi - lo) / 8 + 1) / 2 * 8;
+    return column_order(m, cols, j, lo, mid) + column_order(m, cols, j, mid, hi);
+}
+
+/* Column sums of dense float32 matrices are bit-identical to the scalar
+ * order above for row counts around the leaf size (a remainder leaf of 1-7
+ * rows, which ran through the strided loop before) and widths around a
+ * vector. Natively this runs the AVX-512 clone; the valgrind run of this
+ * program (tests/libtensor/test_c_suite.py) runs the AVX2 one, which has no
+ * AVX-512: both must match the same scalar sums, so they match each other. */
+static void test_column_sums_follow_the_stated_order(void)
+{
+    static const int64_t rows[] = {1, 2, 7, 8, 9, 12, 15, 16, 17, 63, 64, 65, 100, 257};
+    static const int64_t widths[] = {2, 15, 16, 17, 100, 1000}; /* width 1 is a full sum */
+    uint32_t seed = 12345;
+    int cases = 0;
+    for (size_t a = 0; a < sizeof rows / sizeof rows[0]; a++)
+        for (size_t b = 0; b < sizeof widths / sizeof widths[0]; b++) {
+            int64_t R = rows[a], C = widths[b], shape[2] = {R, C}, ms[2] = {C, 1}, ds[2] = {0, 1};
+            float *m = malloc(sizeof(float) * (size_t)(R * C)), *got = malloc(sizeof(float) * (size_t)C);
+            for (int64_t i = 0; i < R * C; i++) { /* values of mixed sign and magnitude: every order rounds differently */
+                seed = seed * 1664525u + 1013904223u;
+                m[i] = ((float)(seed >> 8) / 16777216.0f - 0.3f) * (float)(1 << (seed % 13));
+            }
+            CHECK_INT(lt_sum(got, ds, LT_FLOAT32, m, ms, LT_FLOAT32, 2, shape), LT_OK);
+            for (int64_t j = 0; j < C; j++) {
+                float want = column_order(m, C, j, 0, R);
+                if (memcmp(&got[j], &want, sizeof want) != 0) {
+                    MT_FAIL("%lld x %lld column %lld: %.9g, the stated order gives %.9g", (long long)R, (long long)C,
+                            (long long)j, got[j], want);
+                    break;
+                }
+            }
+            cases++;
+            free(m);
+            free(got);
+        }
+    CHECK_INT(cases, 14 * 6);
+}
+
+/* A sum over dimensions of extent 1 has one term per result: each dtype's
+ * values come through as the one-term sum gives them (int64 for bool and
+ * integers, -0.0 and NaN bits kept for floats), in dense, strided and
+ * overlapping layouts. */
+static void test_one_term_sums(void)
+{
+    /* float32 (5, 1) summed over dim 1, -0.0 and a NaN payload kept */
+    uint32_t fb[5] = {0x80000000u, 0x7fc01234u, 0x3f800000u, 0xff800000u, 0x00000001u}, fo[5];
+    int64_t s51[2] = {5, 1}, d51[2] = {1, 0}, x51[2] = {1, 1};
+    CHECK_INT(lt_sum(fo, d51, LT_FLOAT32, fb, x51, LT_FLOAT32, 2, s51), LT_OK);
+    CHECK(memcmp(fo, fb, sizeof fb) == 0);
+    /* bool and uint8 -> int64, over dim 0 of a (1, 4) */
+    uint8_t bits[4] = {1, 0, 1, 1}, u8[4] = {255, 0, 7, 128};
+    int64_t o[4], s14[2] = {1, 4}, d14[2] = {0, 1}, x14[2] = {4, 1};
+    CHECK_INT(lt_sum(o, d14, LT_INT64, bits, x14, LT_BOOL, 2, s14), LT_OK);
+    CHECK(o[0] == 1 && o[1] == 0 && o[2] == 1 && o[3] == 1);
+    CHECK_INT(lt_sum(o, d14, LT_INT64, u8, x14, LT_UINT8, 2, s14), LT_OK);
+    CHECK(o[0] == 255 && o[1] == 0 && o[2] == 7 && o[3] == 128);
+    /* uint64 keeps its bits in int64, as the wrapping sums do */
+    uint64_t u64[2] = {UINT64_MAX, 5};
+    int64_t o2[2], s12[2] = {1, 2}, d12[2] = {0, 1}, x12[2] = {2, 1};
+    CHECK_INT(lt_sum(o2, d12, LT_INT64, u64, x12, LT_UINT64, 2, s12), LT_OK);
+    CHECK(o2[0] == -1 && o2[1] == 5);
+    /* float16 through the float32 accumulator and back: the same bits */
+    uint16_t h[3] = {0x3c00, 0x8000, 0x7bff}, ho[3];
+    int64_t s31[2] = {3, 1}, d31[2] = {1, 0};
+    CHECK_INT(lt_sum(ho, d31, LT_FLOAT16, h, x51, LT_FLOAT16, 2, s31), LT_OK);
+    CHECK(memcmp(ho, h, sizeof h) == 0);
+    /* complex64, a strided source (every other element) into a strided dst */
+    float c[12] = {1, 2, 0, 0, 3, 4, 0, 0, 5, 6, 0, 0}, co[12] = {0};
+    int64_t sc[2] = {3, 1}, xc[2] = {2, 1}, dc[2] = {2, 0};
+    CHECK_INT(lt_sum(co, dc, LT_COMPLEX64, c, xc, LT_COMPLEX64, 2, sc), LT_OK);
+    CHECK(co[0] == 1 && co[1] == 2 && co[4] == 3 && co[5] == 4 && co[8] == 5 && co[9] == 6 && co[2] == 0);
+    /* a (2, 1, 3) float64 over dim 1, the result written over its own source */
+    int64_t s213[3] = {2, 1, 3}, x213[3] = {3, 3, 1}, d213[3] = {3, 0, 1};
+    double dv[6] = {-4, 5, 6, 7, -8, 9};
+    CHECK_INT(lt_sum(dv, d213, LT_FLOAT64, dv, x213, LT_FLOAT64, 3, s213), LT_OK);
+    CHECK(dv[0] == -4 && dv[2] == 6 && dv[4] == -8 && dv[5] == 9);
+    /* 0-d: one element, no kept dimension */
+    int8_t one = -3;
+    int64_t so = 0;
+    CHECK_INT(lt_sum(&so, NULL, LT_INT64, &one, NULL, LT_INT8, 0, NULL), LT_OK);
+    CHECK_INT(so, -3);
+    /* threads: 2^22 one-term sums of a (2^22, 1) float32 (32 MiB in and out) */
+    const int threads = lt_get_num_threads();
+    lt_set_num_threads(2);
+    enum { N = 1 << 22 };
+    float *big = malloc(sizeof(float) * N), *bo = malloc(sizeof(float) * N);
+    for (int i = 0; i < N; i++)
+        big[i] = (float)(i % 1000) - 500.5f;
+    int64_t sb[2] = {N, 1}, db[2] = {1, 0};
+    CHECK_INT(lt_sum(bo, db, LT_FLOAT32, big, x51, LT_FLOAT32, 2, sb), LT_OK);
+    CHECK(memcmp(bo, big, sizeof(float) * N) == 0);
+    lt_set_num_threads(threads);
+    free(big);
+    free(bo);
+}
+
 /* lt_equal: equal views, a difference at each end of a chunk, strided and
  * broadcast operands, NaN, and the float8 refusal. */
 static void test_equal(void)
@@ -360,6 +469,8 @@ int main(void)
     test_sum_dtypes();
     test_sum_accuracy();
     test_sum_layouts();
+    test_column_sums_follow_the_stated_order();
+    test_one_term_sums();
     test_equal();
     MT_DONE();
 }
