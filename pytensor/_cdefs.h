@@ -130,6 +130,17 @@ lt_status lt_layout_unsqueeze_strides(int64_t *out_strides, int32_t ndim, const 
                                       const int64_t *strides, int32_t dim);
 lt_status lt_layout_infer_dense_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape,
                                         const int64_t *strides);
+lt_status lt_layout_diagonal(int64_t *out_shape, int64_t *out_strides, int64_t *out_offset, int32_t ndim,
+                             const int64_t *shape, const int64_t *strides, int64_t offset, int64_t diag_offset,
+                             int32_t dim1, int32_t dim2);
+lt_status lt_layout_select(int64_t *out_shape, int64_t *out_strides, int64_t *out_offset, int32_t ndim,
+                           const int64_t *shape, const int64_t *strides, int64_t offset, int32_t dim, int64_t index);
+lt_status lt_layout_narrow(int64_t *out_shape, int64_t *out_offset, int32_t ndim, const int64_t *shape,
+                           const int64_t *strides, int64_t offset, int32_t dim, int64_t start, int64_t length);
+lt_status lt_layout_split_lengths(int64_t *out_count, int64_t *out_length, int64_t *out_last, int64_t size,
+                                  int64_t split_size);
+lt_status lt_layout_chunk_lengths(int64_t *out_count, int64_t *out_length, int64_t *out_last, int64_t size,
+                                  int64_t chunks);
 
 /* kernels */
 void lt_set_num_threads(int nthreads);
@@ -211,16 +222,3 @@ lt_status lt_random_int(lt_generator *gen, lt_storage *storage, int64_t offset, 
 lt_status lt_random_perm(lt_generator *gen, lt_storage *storage, int64_t offset, lt_dtype dtype, int64_t n);
 lt_status lt_complex_negate_parts(void *dst, const void *src, int64_t n, lt_dtype dtype, int negate_real,
                                   int negate_imag);
-
-/* layout: views of part of a tensor (diagonal, select, narrow, split, chunk) */
-lt_status lt_layout_diagonal(int64_t *out_shape, int64_t *out_strides, int64_t *out_offset, int32_t ndim,
-                             const int64_t *shape, const int64_t *strides, int64_t offset, int64_t diag_offset,
-                             int32_t dim1, int32_t dim2);
-lt_status lt_layout_select(int64_t *out_shape, int64_t *out_strides, int64_t *out_offset, int32_t ndim,
-                           const int64_t *shape, const int64_t *strides, int64_t offset, int32_t dim, int64_t index);
-lt_status lt_layout_narrow(int64_t *out_shape, int64_t *out_offset, int32_t ndim, const int64_t *shape,
-                           const int64_t *strides, int64_t offset, int32_t dim, int64_t start, int64_t length);
-lt_status lt_layout_split_lengths(int64_t *out_count, int64_t *out_length, int64_t *out_last, int64_t size,
-                                  int64_t split_size);
-lt_status lt_layout_chunk_lengths(int64_t *out_count, int64_t *out_length, int64_t *out_last, int64_t size,
-                                  int64_t chunks);

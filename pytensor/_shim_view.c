@@ -296,13 +296,59 @@ static int plain_int64_args(PyObject *const *args, Py_ssize_t n, int64_t *out)
     return 1;
 }
 
-/* The view of t with nd dims of shape and strides at offset off, recorded
- * as op with arg (borrowed) from t. */
-static PyObject *view_of(TensorObject *t, const int64_t *shape, const int64_t *strides, Py_ssize_t nd, int64_t off,
-                         int op, PyObject *arg)
+/* A call f(t, i, j[, k]) of a fast path whose arguments after t are ints:
+ * t, its layout (room for one more dim) and the ints. */
+typedef struct {
+    TensorObject *t;
+    int64_t shape[LT_MAX_NDIM + 1], strides[LT_MAX_NDIM + 1], off, v[3];
+    Py_ssize_t nd;
+} int_call;
+
+/* Reads such a call of 1 + nv arguments: 1; 0 to decline (an argument that
+ * is not a plain int within int64, t's layout unreadable; no exception);
+ * -1 with the TypeError naming usage when t is not a Tensor. */
+static int read_int_call(int_call *c, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t nv, const char *usage)
 {
-    PyObject *view = pyt_view_steal(t, pyt_int_tuple(shape, nd), pyt_int_tuple(strides, nd), PyLong_FromLongLong(off));
-    return pyt_prov_fresh(view, op, arg, (PyObject *)t);
+    if (!(c->t = tensor_call(args, nargs, 1 + nv, usage)))
+        return -1;
+    if (plain_int64_args(args + 1, nv, c->v) && read_layout(c->t, c->shape, c->strides, &c->nd, &c->off))
+        return 1;
+    PyErr_Clear();
+    return 0;
+}
+
+/* The view of c->t with nd dims of c's shape and strides at offset c->off,
+ * recorded as op with arg (stolen; NULL after a failed PyTuple_Pack gives
+ * NULL) from c->t. */
+static PyObject *view_with(int_call *c, Py_ssize_t nd, int op, PyObject *arg)
+{
+    if (!arg)
+        return NULL;
+    PyObject *view = pyt_view_steal(c->t, pyt_int_tuple(c->shape, nd), pyt_int_tuple(c->strides, nd),
+                                    PyLong_FromLongLong(c->off));
+    view = pyt_prov_fresh(view, op, arg, (PyObject *)c->t);
+    Py_DECREF(arg);
+    return view;
+}
+
+/* dim v of a tensor of nd dims (nd >= 1), wrapped into *d: 1, or 0 when v
+ * is outside [-nd, nd) (the fast path declines: Python raises torch's error). */
+static int wrapped_dim(int64_t v, Py_ssize_t nd, int32_t *d)
+{
+    if (nd < 1 || v < -nd || v >= nd)
+        return 0;
+    *d = (int32_t)(v < 0 ? v + nd : v);
+    return 1;
+}
+
+/* The int fast path path(c, args) run on a call read by read_int_call:
+ * its answer, None when declined, NULL with an exception. */
+typedef PyObject *(*int_path)(int_call *c, PyObject *const *args);
+static PyObject *run_int_call(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t nv, const char *usage, int_path path)
+{
+    int_call c;
+    int r = read_int_call(&c, args, nargs, nv, usage);
+    return r < 0 ? NULL : r == 0 ? Py_NewRef(Py_None) : path(&c, args);
 }
 
 /* select_view(t, dim, index) -> Tensor or None: t.select(dim, index) for
@@ -310,32 +356,23 @@ static PyObject *view_of(TensorObject *t, const int64_t *shape, const int64_t *s
  * libtensor's rule (lt_layout_select), recorded with (dim, index) as
  * given, as Views.select records it. None for the rest: the Python path
  * normalizes and raises torch's errors, then asks the same rule. */
+static PyObject *select_in(int_call *c, PyObject *const *args)
+{
+    int32_t d;
+    if (!wrapped_dim(c->v[0], c->nd, &d))
+        Py_RETURN_NONE;
+    int64_t index = c->v[1] < 0 ? c->v[1] + c->shape[d] : c->v[1];
+    if (index < 0 || index >= c->shape[d])
+        Py_RETURN_NONE;
+    lt_status rc = lt_layout_select(c->shape, c->strides, &c->off, (int32_t)c->nd, c->shape, c->strides, c->off, d,
+                                    index);
+    return rc != LT_OK ? pyt_raise_last(rc) : view_with(c, c->nd - 1, PROV_SELECT, PyTuple_Pack(2, args[1], args[2]));
+}
+
 static PyObject *select_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    TensorObject *t = tensor_call(args, nargs, 3, "select_view(t: Tensor, dim, index)");
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], off, v[2];
-    Py_ssize_t nd;
-    if (!t)
-        return NULL;
-    if (!plain_int64_args(args + 1, 2, v) || !read_layout(t, shape, strides, &nd, &off) || nd < 1 ||
-        v[0] < -nd || v[0] >= nd) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    int32_t d = (int32_t)(v[0] < 0 ? v[0] + nd : v[0]);
-    int64_t index = v[1] < 0 ? v[1] + shape[d] : v[1];
-    if (index < 0 || index >= shape[d])
-        Py_RETURN_NONE;
-    lt_status rc = lt_layout_select(shape, strides, &off, (int32_t)nd, shape, strides, off, d, index);
-    if (rc != LT_OK)
-        return pyt_raise_last(rc);
-    PyObject *arg = PyTuple_Pack(2, args[1], args[2]);
-    if (!arg)
-        return NULL;
-    PyObject *out = view_of(t, shape, strides, nd - 1, off, PROV_SELECT, arg);
-    Py_DECREF(arg);
-    return out;
+    return run_int_call(args, nargs, 2, "select_view(t: Tensor, dim, index)", select_in);
 }
 
 /* narrow_view(t, dim, start, length) -> Tensor or None: t.narrow(dim,
@@ -343,32 +380,23 @@ static PyObject *select_view(PyObject *self, PyObject *const *args, Py_ssize_t n
  * -size <= start <= size, length >= 0 within the rest), by libtensor's
  * rule (lt_layout_narrow), recorded with (dim, start wrapped, length) as
  * Views.narrow records it. None for the rest (Python's errors). */
+static PyObject *narrow_in(int_call *c, PyObject *const *args)
+{
+    int32_t d;
+    if (!wrapped_dim(c->v[0], c->nd, &d))
+        Py_RETURN_NONE;
+    int64_t size = c->shape[d], start = c->v[1] < 0 ? c->v[1] + size : c->v[1], length = c->v[2];
+    if (c->v[1] < -size || start > size || length < 0 || length > size - start)
+        Py_RETURN_NONE;
+    lt_status rc = lt_layout_narrow(c->shape, &c->off, (int32_t)c->nd, c->shape, c->strides, c->off, d, start, length);
+    return rc != LT_OK ? pyt_raise_last(rc)
+                       : view_with(c, c->nd, PROV_NARROW, Py_BuildValue("(OLO)", args[1], (long long)start, args[3]));
+}
+
 static PyObject *narrow_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    TensorObject *t = tensor_call(args, nargs, 4, "narrow_view(t: Tensor, dim, start, length)");
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], off, v[3];
-    Py_ssize_t nd;
-    if (!t)
-        return NULL;
-    if (!plain_int64_args(args + 1, 3, v) || !read_layout(t, shape, strides, &nd, &off) || nd < 1 ||
-        v[0] < -nd || v[0] >= nd) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    int32_t d = (int32_t)(v[0] < 0 ? v[0] + nd : v[0]);
-    int64_t size = shape[d], start = v[1] < 0 ? v[1] + size : v[1], length = v[2];
-    if (v[1] < -size || start > size || length < 0 || length > size - start)
-        Py_RETURN_NONE;
-    lt_status rc = lt_layout_narrow(shape, &off, (int32_t)nd, shape, strides, off, d, start, length);
-    if (rc != LT_OK)
-        return pyt_raise_last(rc);
-    PyObject *arg = Py_BuildValue("(OLO)", args[1], (long long)start, args[3]);
-    if (!arg)
-        return NULL;
-    PyObject *out = view_of(t, shape, strides, nd, off, PROV_NARROW, arg);
-    Py_DECREF(arg);
-    return out;
+    return run_int_call(args, nargs, 3, "narrow_view(t: Tensor, dim, start, length)", narrow_in);
 }
 
 /* select_views(t, d, dim_arg) -> tuple: t.select(d, i) for every i along
@@ -668,32 +696,21 @@ static PyObject *as_strided_view(PyObject *self, PyObject *const *args, Py_ssize
  * leaves int64); recorded with (offset, dim1, dim2) as given. None for the
  * rest: the Python path normalizes and raises torch's errors, then asks
  * the same rule. */
+static PyObject *diagonal_in(int_call *c, PyObject *const *args)
+{
+    int32_t d1, d2;
+    if (c->nd < 2 || !wrapped_dim(c->v[1], c->nd, &d1) || !wrapped_dim(c->v[2], c->nd, &d2) || d1 == d2)
+        Py_RETURN_NONE; /* torch's message for d1 == d2 names the dims as given: Python's */
+    lt_status rc = lt_layout_diagonal(c->shape, c->strides, &c->off, (int32_t)c->nd, c->shape, c->strides, c->off,
+                                      c->v[0], d1, d2);
+    return rc != LT_OK ? pyt_raise_last(rc)
+                       : view_with(c, c->nd - 1, PROV_DIAGONAL, PyTuple_Pack(3, args[1], args[2], args[3]));
+}
+
 static PyObject *diagonal_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    TensorObject *t = tensor_call(args, nargs, 4, "diagonal_view(t: Tensor, offset, dim1, dim2)");
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], off, v[3];
-    Py_ssize_t nd;
-    if (!t)
-        return NULL;
-    if (!plain_int64_args(args + 1, 3, v) || !read_layout(t, shape, strides, &nd, &off)) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    if (nd < 2 || v[1] < -nd || v[1] >= nd || v[2] < -nd || v[2] >= nd)
-        Py_RETURN_NONE;
-    int32_t d1 = (int32_t)(v[1] < 0 ? v[1] + nd : v[1]), d2 = (int32_t)(v[2] < 0 ? v[2] + nd : v[2]);
-    if (d1 == d2) /* torch's message names the dims as given: Python's */
-        Py_RETURN_NONE;
-    lt_status rc = lt_layout_diagonal(shape, strides, &off, (int32_t)nd, shape, strides, off, v[0], d1, d2);
-    if (rc != LT_OK)
-        return pyt_raise_last(rc);
-    PyObject *arg = PyTuple_Pack(3, args[1], args[2], args[3]);
-    if (!arg)
-        return NULL;
-    PyObject *out = view_of(t, shape, strides, nd - 1, off, PROV_DIAGONAL, arg);
-    Py_DECREF(arg);
-    return out;
+    return run_int_call(args, nargs, 3, "diagonal_view(t: Tensor, offset, dim1, dim2)", diagonal_in);
 }
 
 /* unflatten_view(t, dim, sizes) -> Tensor or None: t.unflatten(dim, sizes)
@@ -744,38 +761,24 @@ static PyObject *unflatten_view(PyObject *self, PyObject *const *args, Py_ssize_
  * (size within the extent and >= 0, step > 0, the windows' stride within
  * int64), recorded with (dimension, size, step) as given. None for the rest
  * (Python's errors, the 0-d case). */
+static PyObject *unfold_in(int_call *c, PyObject *const *args)
+{
+    int32_t d;
+    int64_t size = c->v[1], step = c->v[2], window_stride;
+    if (c->nd >= LT_MAX_NDIM || !wrapped_dim(c->v[0], c->nd, &d) || size > c->shape[d] || step <= 0 || size < 0 ||
+        __builtin_mul_overflow(c->strides[d], step, &window_stride))
+        Py_RETURN_NONE;
+    c->shape[c->nd] = size;
+    c->strides[c->nd] = c->strides[d];
+    c->shape[d] = (c->shape[d] - size) / step + 1;
+    c->strides[d] = window_stride;
+    return view_with(c, c->nd + 1, PROV_UNFOLD, PyTuple_Pack(3, args[1], args[2], args[3]));
+}
+
 static PyObject *unfold_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    TensorObject *t = tensor_call(args, nargs, 4, "unfold_view(t: Tensor, dimension, size, step)");
-    if (!t)
-        return NULL;
-    int64_t shape[LT_MAX_NDIM + 1], strides[LT_MAX_NDIM + 1], off, v[3];
-    Py_ssize_t nd;
-    if (!plain_int64_args(args + 1, 3, v) || !read_layout(t, shape, strides, &nd, &off) || nd < 1 ||
-        nd >= LT_MAX_NDIM) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    int64_t d = v[0], size = v[1], step = v[2], window_stride;
-    if (d < -nd || d >= nd)
-        Py_RETURN_NONE;
-    d = d < 0 ? d + nd : d;
-    if (size > shape[d] || step <= 0 || size < 0 || __builtin_mul_overflow(strides[d], step, &window_stride))
-        Py_RETURN_NONE;
-    shape[nd] = size;
-    strides[nd] = strides[d];
-    shape[d] = (shape[d] - size) / step + 1;
-    strides[d] = window_stride;
-    PyObject *arg = PyTuple_Pack(3, args[1], args[2], args[3]);
-    if (!arg)
-        return NULL;
-    Py_INCREF(t->offset);
-    PyObject *out = pyt_prov_fresh(pyt_view_steal(t, pyt_int_tuple(shape, nd + 1), pyt_int_tuple(strides, nd + 1),
-                                                  t->offset),
-                                   PROV_UNFOLD, arg, args[0]);
-    Py_DECREF(arg);
-    return out;
+    return run_int_call(args, nargs, 3, "unfold_view(t: Tensor, dimension, size, step)", unfold_in);
 }
 
 /* setitem_basic(t, index, value) -> the written view t[index], or None

@@ -616,36 +616,6 @@ lt_status lt_layout_result_strides(int64_t *out_strides, int32_t ndim, const int
                                    const int32_t *ndims, const int64_t *const *shapes,
                                    const int64_t *const *strides);
 
-/* lt_layout_unsqueeze_strides (layout.c): the ndim + 1 strides of
- * unsqueeze(dim), 0 <= dim <= ndim, torch's inferUnsqueezeGeometry: the
- * strides of (shape, strides) with, at dim, the stride that steps over the
- * whole dimension it is put before, shape[dim] * strides[dim] (1 when dim ==
- * ndim). Fails with LT_EINVAL (bad ndim, shape or dim, ndim already
- * LT_MAX_NDIM, NULL strides) or LT_EOVERFLOW (that product beyond int64: an
- * empty view may carry such strides). out_strides (ndim + 1 entries) is the
- * caller's and may be strides itself; borrows the inputs.
- *
- * lt_layout_infer_dense_strides (layout_order.c): torch's
- * infer_dense_strides, the rule lt_layout_preserve_strides applies to a
- * layout that is not dense, applied to any layout: row-major strides over
- * the dims sorted by ascending stride (a zero stride keeps its row-major
- * place, equal strides put the smaller extent inside), extents below 2
- * counting as 1. torch's gather-family results with no elements take this
- * layout, whatever the input's. Fails as lt_layout_preserve_strides does;
- * out_strides may be strides itself. */
-/* lt_layout_broadcast_strides (layout.c): the strides (in elements) an
- * operand of op_ndim <= ndim dims walks when broadcast to shape, torch's
- * expand: 0 for a missing (leading) dimension and for an extent 1 stretched
- * to more; every other dimension keeps its stride. Fails with LT_EINVAL (bad
- * shapes, op_ndim > ndim, an extent that is neither 1 nor the result's, NULL
- * op_strides). out_strides (ndim entries) is the caller's; borrows the inputs. */
-lt_status lt_layout_broadcast_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, int32_t op_ndim,
-                                      const int64_t *op_shape, const int64_t *op_strides);
-lt_status lt_layout_unsqueeze_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape,
-                                      const int64_t *strides, int32_t dim);
-lt_status lt_layout_infer_dense_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape,
-                                        const int64_t *strides);
-
 /* Views of part of a tensor (layout.c): the view rules of diagonal, select,
  * narrow, split and chunk, torch's, for pytensor's C fast paths and its
  * Python path alike. Shapes and strides are in elements, offsets are the
@@ -692,6 +662,36 @@ lt_status lt_layout_infer_dense_strides(int64_t *out_strides, int32_t ndim, cons
  * empty: size 5 in 4 chunks gives 3 of 2, 2, 1); size 0 gives chunks empty
  * pieces (*out_length == *out_last == 0). LT_EINVAL for size < 0 or chunks
  * <= 0. */
+/* lt_layout_unsqueeze_strides (layout.c): the ndim + 1 strides of
+ * unsqueeze(dim), 0 <= dim <= ndim, torch's inferUnsqueezeGeometry: the
+ * strides of (shape, strides) with, at dim, the stride that steps over the
+ * whole dimension it is put before, shape[dim] * strides[dim] (1 when dim ==
+ * ndim). Fails with LT_EINVAL (bad ndim, shape or dim, ndim already
+ * LT_MAX_NDIM, NULL strides) or LT_EOVERFLOW (that product beyond int64: an
+ * empty view may carry such strides). out_strides (ndim + 1 entries) is the
+ * caller's and may be strides itself; borrows the inputs.
+ *
+ * lt_layout_infer_dense_strides (layout_order.c): torch's
+ * infer_dense_strides, the rule lt_layout_preserve_strides applies to a
+ * layout that is not dense, applied to any layout: row-major strides over
+ * the dims sorted by ascending stride (a zero stride keeps its row-major
+ * place, equal strides put the smaller extent inside), extents below 2
+ * counting as 1. torch's gather-family results with no elements take this
+ * layout, whatever the input's. Fails as lt_layout_preserve_strides does;
+ * out_strides may be strides itself. */
+/* lt_layout_broadcast_strides (layout.c): the strides (in elements) an
+ * operand of op_ndim <= ndim dims walks when broadcast to shape, torch's
+ * expand: 0 for a missing (leading) dimension and for an extent 1 stretched
+ * to more; every other dimension keeps its stride. Fails with LT_EINVAL (bad
+ * shapes, op_ndim > ndim, an extent that is neither 1 nor the result's, NULL
+ * op_strides). out_strides (ndim entries) is the caller's; borrows the inputs. */
+lt_status lt_layout_broadcast_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape, int32_t op_ndim,
+                                      const int64_t *op_shape, const int64_t *op_strides);
+lt_status lt_layout_unsqueeze_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape,
+                                      const int64_t *strides, int32_t dim);
+lt_status lt_layout_infer_dense_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape,
+                                        const int64_t *strides);
+
 lt_status lt_layout_diagonal(int64_t *out_shape, int64_t *out_strides, int64_t *out_offset, int32_t ndim,
                              const int64_t *shape, const int64_t *strides, int64_t offset, int64_t diag_offset,
                              int32_t dim1, int32_t dim2);
