@@ -1,5 +1,7 @@
-/* _shim_view.c: view()/reshape()'s common case, and t[index] for basic
- * indices: ints, slices, None, ... (the Tensor's subscript slot).
+/* _shim_view.c: view()/reshape()'s common case, t[index] for basic
+ * indices: ints, slices, None, ... (the Tensor's subscript slot), and the
+ * common cases of the other views: select, narrow, diagonal, as_strided,
+ * unfold, unflatten, squeeze, and unbind/split/chunk/iteration in one call.
  *
  * The shape and stride rules are libtensor's (lt_layout_*): this file reads
  * the arguments, asks libtensor, raises its refusals and builds the view in
