@@ -429,9 +429,15 @@ static PyObject *select_views(PyObject *self, PyObject *const *args, Py_ssize_t 
     PyObject *out = PyTuple_New((Py_ssize_t)count), *shape_t = NULL, *strides_t = NULL;
     if (!out)
         return NULL;
+    /* The first select gives every view's shape and strides; each offset is
+     * then the select of i along dim d alone (a 1-d layout: the same rule,
+     * without re-reading the other dims for every element). */
+    int64_t along_shape = count, along_stride = strides[d], unused;
     for (int64_t i = 0; i < count; i++) {
         int64_t at;
-        lt_status rc = lt_layout_select(out_shape, out_strides, &at, (int32_t)nd, shape, strides, off, (int32_t)d, i);
+        lt_status rc = i ? lt_layout_select(&unused, &unused, &at, 1, &along_shape, &along_stride, off, 0, i)
+                         : lt_layout_select(out_shape, out_strides, &at, (int32_t)nd, shape, strides, off, (int32_t)d,
+                                            0);
         if (rc != LT_OK) {
             pyt_raise_last(rc);
             goto fail;
