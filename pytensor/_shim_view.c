@@ -198,12 +198,13 @@ static PyObject *basic_view(TensorObject *t, PyObject *index)
         } else if (PyLong_CheckExact(item)) {
             int overflow = 0;
             long long i = PyLong_AsLongLongAndOverflow(item, &overflow);
-            int64_t step;
+            int64_t unused;
             if (overflow || i < -shape[src] || i >= shape[src])
                 return NULL;
             if (i < 0)
                 i += shape[src];
-            if (__builtin_mul_overflow((int64_t)i, strides[src], &step) || __builtin_add_overflow(off, step, &off))
+            /* libtensor's select rule along this dim alone: the dim goes, element 0 moves i steps */
+            if (lt_layout_select(&unused, &unused, &off, 1, &shape[src], &strides[src], off, 0, (int64_t)i) != LT_OK)
                 return NULL;
             src++;
         } else { /* a slice */
