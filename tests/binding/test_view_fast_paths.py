@@ -94,6 +94,19 @@ def test_fast_path_answers_as_the_python_path_and_torch(method, monkeypatch):
     assert taken >= least_taken and declined >= least_declined, (taken, declined)
 
 
+def test_diagonal_offset_is_parsed_as_torch_parses_an_int64():
+    torch = require_module("torch")
+    for offset, error in [(True, TypeError), (2**70, ValueError), (-2**64, ValueError), (1.0, TypeError)]:
+        with pytest.raises(error):
+            torch.zeros(3, 4).diagonal(offset)
+        with pytest.raises(error):
+            pytensor.zeros(3, 4).diagonal(offset)
+    for offset in (2**63 - 1, -2**63, np.int64(1)):
+        got, want = pytensor.zeros(3, 4).diagonal(offset), torch.zeros(3, 4).diagonal(int(offset))
+        assert (tuple(got.shape), got.stride(), got.storage_offset()) == \
+            (tuple(want.shape), want.stride(), want.storage_offset())
+
+
 def test_diagonal_whose_stride_leaves_int64_is_refused_at_the_call(monkeypatch):
     # Two 2^62 strides sum past int64: torch 2.13 raises a RuntimeError at diagonal(); both paths
     # here raise libtensor's refusal there (before, the Python path made a view with stride 2^63).
