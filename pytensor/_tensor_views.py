@@ -12,12 +12,11 @@ import operator
 import warnings
 from typing import Self
 
-from . import _conj
+from . import _conj, _layout
 from . import dtypes as _dt
 from ._convert_in import as_tensor_operand
 from ._core import TensorBase, check_int64, int64_arg, make, shape_args, user_stacklevel, wrap_dim
 from ._ffi import lib, shim
-from . import _layout
 from ._layout import infer_shape, numel, unsqueeze_strides
 from ._provenance import OP
 from .errors import check
@@ -33,7 +32,7 @@ squeeze_view = shim.squeeze_view  # squeeze() and squeeze(int) in one C call; No
 select_view = shim.select_view  # select's common case in one C call; None: the Python path
 narrow_view = shim.narrow_view  # narrow's common case in one C call; None: the Python path
 select_views = shim.select_views  # unbind's selects, all in one C call
-narrow_views = shim.narrow_views  # split's narrows by a list of sizes, all in one C call (the sizes checked here first)
+narrow_views = shim.narrow_views  # split's narrows by a list of sizes, all in one C call (sizes checked here first)
 split_views = shim.split_views  # split(n)'s and chunk(n)'s narrows, lengths and all, in one C call (n checked here)
 _note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see _provenance.py)
 (_P_VIEW, _P_RESHAPE, _P_VIEW_DTYPE, _P_T, _P_MT, _P_TRANSPOSE, _P_T_METHOD, _P_PERMUTE, _P_SQUEEZE, _P_UNSQUEEZE,
