@@ -21,7 +21,7 @@ from .errors import check
 __all__ = ["numel", "extent", "byte_extent", "is_contiguous", "contiguous_strides", "infer_shape",
            "view_strides", "broadcast_shapes", "nbytes", "has_internal_overlap", "is_non_overlapping_and_dense",
            "preserve_strides", "result_strides", "unsqueeze_strides", "infer_dense_strides",
-           "broadcast_strides", "diagonal", "select", "narrow"]
+           "broadcast_strides", "diagonal", "select", "narrow", "unfold"]
 
 
 class _Scratch(threading.local):
@@ -327,3 +327,18 @@ def narrow(shape, strides, offset, dim, start, length):
     out_shape, out_offset = sc.out, sc.offset
     check(lib.lt_layout_narrow(out_shape, out_offset, len(shape), shape, strides, offset, dim, start, length))
     return tuple(ffi.unpack(out_shape, len(shape))), out_offset[0]
+
+
+def unfold(shape, strides, dim, size, step):
+    """The ``(shape, strides)`` of ``unfold(dim, size, step)`` (the offset stays):
+    dim holds the windows, a new last dim walks one; a 0-d view gives ``((size,), (1,))``.
+    A windows' stride past int64 is refused (``LayoutError``).
+
+    >>> unfold((7,), (2,), 0, 3, 2), unfold((), (), 0, 1, 5)
+    (((3, 3), (4, 2)), ((1,), (1,)))
+    """
+    n = len(shape)
+    sc = _scratch
+    out_shape, out_strides = sc.out, sc.strides
+    check(lib.lt_layout_unfold(out_shape, out_strides, n, shape, strides, dim, size, step))
+    return tuple(ffi.unpack(out_shape, n + 1)), tuple(ffi.unpack(out_strides, n + 1))

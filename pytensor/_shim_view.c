@@ -767,21 +767,19 @@ static PyObject *unflatten_view(PyObject *self, PyObject *const *args, Py_ssize_
 
 /* unfold_view(t, dimension, size, step) -> Tensor or None: t.unfold(...)
  * for plain ints that Views.unfold accepts on a tensor of at least one dim
- * (size within the extent and >= 0, step > 0, the windows' stride within
- * int64), recorded with (dimension, size, step) as given. None for the rest
- * (Python's errors, the 0-d case). */
+ * (size within the extent and >= 0, step > 0), by libtensor's rule
+ * (lt_layout_unfold, which refuses a windows' stride past int64), recorded
+ * with (dimension, size, step) as given. None for the rest (Python's
+ * errors, the 0-d case). */
 static PyObject *unfold_in(int_call *c, PyObject *const *args)
 {
     int32_t d;
-    int64_t size = c->v[1], step = c->v[2], window_stride;
-    if (c->nd >= LT_MAX_NDIM || !wrapped_dim(c->v[0], c->nd, &d) || size > c->shape[d] || step <= 0 || size < 0 ||
-        __builtin_mul_overflow(c->strides[d], step, &window_stride))
+    int64_t size = c->v[1], step = c->v[2];
+    if (c->nd >= LT_MAX_NDIM || !wrapped_dim(c->v[0], c->nd, &d) || size > c->shape[d] || step <= 0 || size < 0)
         Py_RETURN_NONE;
-    c->shape[c->nd] = size;
-    c->strides[c->nd] = c->strides[d];
-    c->shape[d] = (c->shape[d] - size) / step + 1;
-    c->strides[d] = window_stride;
-    return view_with(c, c->nd + 1, PROV_UNFOLD, PyTuple_Pack(3, args[1], args[2], args[3]));
+    lt_status rc = lt_layout_unfold(c->shape, c->strides, (int32_t)c->nd, c->shape, c->strides, d, size, step);
+    return rc != LT_OK ? pyt_raise_last(rc)
+                       : view_with(c, c->nd + 1, PROV_UNFOLD, PyTuple_Pack(3, args[1], args[2], args[3]));
 }
 
 static PyObject *unfold_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

@@ -428,16 +428,8 @@ class Views:
             raise RuntimeError(f"step is {step} but must be > 0")
         if size < 0:  # else the window count exceeds the extent and the windows have a negative extent
             raise RuntimeError(f"size is {size} but must be >= 0")
-        if n == 0:
-            return self._view((size,), (1,), None, _P_UNFOLD, (dimension, size, step))
-        shape = list(self._shape)
-        strides = list(self._strides)
-        shape[d] = (extent - size) // step + 1
-        strides[d] = self._strides[d] * step  # the windows' stride: step windows along, in elements
-        if not -2**63 <= strides[d] < 2**63:
-            raise RuntimeError(f"unfold(): step {step} times stride {self._strides[d]} of dimension {d} does not "
-                               "fit in int64; use a smaller step")
-        return self._view(shape + [size], strides + [self._strides[d]], None, _P_UNFOLD, (dimension, size, step))
+        shape, strides = _layout.unfold(self._shape, self._strides, d, size, step)
+        return self._view(shape, strides, None, _P_UNFOLD, (dimension, size, step))
 
     def as_strided(self, size, stride, storage_offset=None):
         """Any view of the same storage; checked to lie inside it."""

@@ -650,6 +650,15 @@ lt_status lt_layout_result_strides(int64_t *out_strides, int32_t ndim, const int
  * start, 0 <= length and start + length <= shape[dim]; LT_EOVERFLOW when
  * the offset leaves int64.
  *
+ * lt_layout_unfold: ndim + 1 dims: dim holds the windows, (shape[dim] -
+ * size) / step + 1 of them, stride strides[dim] * step; the new last dim
+ * walks a window, size elements of stride strides[dim]; the offset stays
+ * (none is written). A 0-d view (dim 0) gives (size,) with stride 1, as
+ * torch's. out_shape and out_strides hold ndim + 1 entries. LT_EINVAL as
+ * lt_layout_select, for ndim already LT_MAX_NDIM, and unless 0 <= size <=
+ * shape[dim] (1 for 0-d) and step > 0; LT_EOVERFLOW when the windows'
+ * stride leaves int64 ("... does not fit in int64; use a smaller step").
+ *
  * lt_layout_split_lengths: the pieces of split(split_size) along an extent
  * of size: *out_count = ceil(size / split_size) pieces (1 for size 0), each
  * *out_length (= split_size) long but the last, *out_last long (the rest,
@@ -699,6 +708,8 @@ lt_status lt_layout_select(int64_t *out_shape, int64_t *out_strides, int64_t *ou
                            const int64_t *shape, const int64_t *strides, int64_t offset, int32_t dim, int64_t index);
 lt_status lt_layout_narrow(int64_t *out_shape, int64_t *out_offset, int32_t ndim, const int64_t *shape,
                            const int64_t *strides, int64_t offset, int32_t dim, int64_t start, int64_t length);
+lt_status lt_layout_unfold(int64_t *out_shape, int64_t *out_strides, int32_t ndim, const int64_t *shape,
+                           const int64_t *strides, int32_t dim, int64_t size, int64_t step);
 lt_status lt_layout_split_lengths(int64_t *out_count, int64_t *out_length, int64_t *out_last, int64_t size,
                                   int64_t split_size);
 lt_status lt_layout_chunk_lengths(int64_t *out_count, int64_t *out_length, int64_t *out_last, int64_t size,

@@ -521,6 +521,40 @@ lt_status lt_layout_narrow(int64_t *out_shape, int64_t *out_offset, int32_t ndim
     return LT_OK;
 }
 
+/* torch's unfold: dim becomes the windows, (extent - size) / step + 1 of
+ * them, step elements apart (stride strides[dim] * step), and a new last
+ * dim walks one window (size elements of stride strides[dim]). A 0-d view
+ * unfolds as one element of stride 1, as torch's. */
+lt_status lt_layout_unfold(int64_t *out_shape, int64_t *out_strides, int32_t ndim, const int64_t *shape,
+                           const int64_t *strides, int32_t dim, int64_t size, int64_t step)
+{
+    if (ndim >= LT_MAX_NDIM)
+        return lt__fail(LT_EINVAL, "unfold of a %d-d view would exceed %d dimensions", (int)ndim, LT_MAX_NDIM);
+    lt_status rc = ndim == 0 && dim == 0 ? LT_OK : check_view_dim(ndim, shape, strides, dim, "unfold");
+    if (rc != LT_OK)
+        return rc;
+    int64_t extent = ndim ? shape[dim] : 1, along = ndim ? strides[dim] : 1, window_stride;
+    if (step <= 0 || size < 0 || size > extent)
+        return lt__fail(LT_EINVAL, "unfold: windows of size %" PRId64 " every %" PRId64 " do not fit an extent of %"
+                        PRId64 " (0 <= size <= extent, step > 0)", size, step, extent);
+    if (lt__mul_overflow(along, step, &window_stride))
+        return lt__fail(LT_EOVERFLOW, "unfold(): step %" PRId64 " times stride %" PRId64 " of dimension %d does not "
+                        "fit in int64; use a smaller step", step, along, (int)dim);
+    out_shape[ndim] = size; /* past the inputs' last entry: the outputs may be the inputs */
+    out_strides[ndim] = along;
+    for (int32_t i = 0; i < ndim; i++) {
+        out_shape[i] = shape[i];
+        out_strides[i] = strides[i];
+    }
+    if (ndim == 0) {
+        out_strides[0] = 1;
+        return LT_OK;
+    }
+    out_shape[dim] = (extent - size) / step + 1;
+    out_strides[dim] = window_stride;
+    return LT_OK;
+}
+
 /* torch's split(split_size): ceil(size / split_size) pieces, at least one
  * (an empty dimension gives one empty piece), each split_size long but the
  * last, which holds the rest. The ceiling is formed without size +

@@ -527,6 +527,52 @@ static void test_select_narrow(void)
     CHECK_ARRAY(ip, 1, 0);
 }
 
+static void test_unfold(void)
+{
+    int64_t shape[4], strides[4];
+    /* windows of 3 every 2 over 7 elements of stride 2 at the end of a 2-d view */
+    int64_t s27[2] = {2, 7}, c27[2] = {14, 2};
+    CHECK_INT(lt_layout_unfold(shape, strides, 2, s27, c27, 1, 3, 2), LT_OK);
+    CHECK_ARRAY(shape, 2, 3, 3);
+    CHECK_ARRAY(strides, 14, 4, 2);
+    /* every window's elements, brute force: window w, element e of row r at r*14 + (w*2 + e)*2 */
+    for (int64_t w = 0; w < shape[1]; w++)
+        for (int64_t e = 0; e < shape[2]; e++)
+            CHECK_INT(w * strides[1] + e * strides[2], (w * 2 + e) * 2);
+    CHECK_INT(lt_layout_unfold(shape, strides, 2, s27, c27, 0, 2, 1), LT_OK); /* size == extent: one window */
+    CHECK_ARRAY(shape, 1, 7, 2);
+    CHECK_INT(lt_layout_unfold(shape, strides, 2, s27, c27, 1, 0, 1), LT_OK); /* size 0: extent + 1 windows */
+    CHECK_ARRAY(shape, 2, 8, 0);
+    int64_t s03[2] = {0, 3}, neg[2] = {3, -1};
+    CHECK_INT(lt_layout_unfold(shape, strides, 2, s03, neg, 0, 0, 5), LT_OK);   /* a size-0 dim */
+    CHECK_ARRAY(shape, 1, 3, 0);
+    CHECK_INT(lt_layout_unfold(shape, strides, 2, s03, neg, 1, 2, 1), LT_OK);   /* a negative stride */
+    CHECK_ARRAY(strides, 3, -1, -1);
+    CHECK_INT(lt_layout_unfold(shape, strides, 0, NULL, NULL, 0, 1, 9), LT_OK); /* 0-d: one element */
+    CHECK_ARRAY(shape, 1);
+    CHECK_ARRAY(strides, 1);
+    int64_t ip_shape[3] = {2, 7, -1}, ip_strides[3] = {14, 2, -1};
+    CHECK_INT(lt_layout_unfold(ip_shape, ip_strides, 2, ip_shape, ip_strides, 1, 3, 2), LT_OK);
+    CHECK_ARRAY(ip_shape, 2, 3, 3);
+    CHECK_ARRAY(ip_strides, 14, 4, 2);
+    /* int64 overflow of the windows' stride, exact at the edge */
+    int64_t s10[1] = {10}, two[1] = {2}, one[1] = {1};
+    CHECK_INT(lt_layout_unfold(shape, strides, 1, s10, two, 0, 2, INT64_C(1) << 62), LT_EOVERFLOW);
+    CHECK_STR(lt_last_error(), "unfold(): step 4611686018427387904 times stride 2 of dimension 0 does not fit in "
+                               "int64; use a smaller step");
+    CHECK_INT(lt_layout_unfold(shape, strides, 1, s10, one, 0, 2, INT64_MAX), LT_OK);
+    CHECK_ARRAY(shape, 1, 2);
+    CHECK_ARRAY(strides, INT64_MAX, 1);
+    /* refusals */
+    CHECK_INT(lt_layout_unfold(shape, strides, 1, s10, one, 0, 11, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_unfold(shape, strides, 1, s10, one, 0, -1, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_unfold(shape, strides, 1, s10, one, 0, 2, 0), LT_EINVAL);
+    CHECK_INT(lt_layout_unfold(shape, strides, 1, s10, one, 1, 2, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_unfold(shape, strides, 0, NULL, NULL, 0, 2, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_unfold(shape, strides, 0, NULL, NULL, 1, 1, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_unfold(shape, strides, LT_MAX_NDIM, s10, one, 0, 1, 1), LT_EINVAL);
+}
+
 static void test_split_chunk(void)
 {
     int64_t count = -1, length = -1, last = -1;
@@ -570,6 +616,7 @@ int main(void)
 {
     test_diagonal();
     test_select_narrow();
+    test_unfold();
     test_split_chunk();
     test_byte_extent();
     test_contiguous();

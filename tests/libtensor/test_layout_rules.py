@@ -847,6 +847,25 @@ def test_diagonal_select_narrow_match_torch(torch):
         L.diagonal((3, 3), (3, 1), 0, 0, 1, 1)
 
 
+def test_unfold_matches_torch(torch):
+    """lt_layout_unfold (through _layout) gives torch's windows for every dim, size and step over small
+    layouts, 0-d and empty dims included."""
+    kinds, checked = set(), 0
+    for shape, strides in _small_layouts((0, 1, 3, 7)):
+        t = _meta_view(torch, shape, strides, 0)
+        for d in range(max(len(shape), 1)):
+            extent = shape[d] if shape else 1
+            for size, step in itertools.product(range(extent + 1), (1, 2, 5)):
+                got = L.unfold(shape, strides, d, size, step)
+                w = t.unfold(d, size, step)
+                assert got == (tuple(w.shape), w.stride()), (shape, strides, d, size, step)
+                kinds.add("0-d" if not shape else "empty" if 0 in got[0] else "windows")
+                checked += 1
+    assert kinds == {"0-d", "empty", "windows"} and checked > 5_000, (kinds, checked)
+    with pytest.raises(LayoutError, match="does not fit in int64"):
+        L.unfold((10,), (2,), 0, 2, 2**62)
+
+
 def test_split_and_chunk_lengths_match_torch(torch):
     from pytensor._ffi import ffi, lib
     out = ffi.new("int64_t[3]")
