@@ -130,6 +130,19 @@ lt_status lt_layout_unsqueeze_strides(int64_t *out_strides, int32_t ndim, const 
                                       const int64_t *strides, int32_t dim);
 lt_status lt_layout_infer_dense_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape,
                                         const int64_t *strides);
+lt_status lt_layout_diagonal(int64_t *out_shape, int64_t *out_strides, int64_t *out_offset, int32_t ndim,
+                             const int64_t *shape, const int64_t *strides, int64_t offset, int64_t diag_offset,
+                             int32_t dim1, int32_t dim2);
+lt_status lt_layout_select(int64_t *out_shape, int64_t *out_strides, int64_t *out_offset, int32_t ndim,
+                           const int64_t *shape, const int64_t *strides, int64_t offset, int32_t dim, int64_t index);
+lt_status lt_layout_narrow(int64_t *out_shape, int64_t *out_offset, int32_t ndim, const int64_t *shape,
+                           const int64_t *strides, int64_t offset, int32_t dim, int64_t start, int64_t length);
+lt_status lt_layout_unfold(int64_t *out_shape, int64_t *out_strides, int32_t ndim, const int64_t *shape,
+                           const int64_t *strides, int32_t dim, int64_t size, int64_t step);
+lt_status lt_layout_split_lengths(int64_t *out_count, int64_t *out_length, int64_t *out_last, int64_t size,
+                                  int64_t split_size);
+lt_status lt_layout_chunk_lengths(int64_t *out_count, int64_t *out_length, int64_t *out_last, int64_t size,
+                                  int64_t chunks);
 
 /* kernels */
 void lt_set_num_threads(int nthreads);

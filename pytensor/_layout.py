@@ -21,7 +21,7 @@ from .errors import check
 __all__ = ["numel", "extent", "byte_extent", "is_contiguous", "contiguous_strides", "infer_shape",
            "view_strides", "broadcast_shapes", "nbytes", "has_internal_overlap", "is_non_overlapping_and_dense",
            "preserve_strides", "result_strides", "unsqueeze_strides", "infer_dense_strides",
-           "broadcast_strides"]
+           "broadcast_strides", "diagonal", "select", "narrow", "unfold"]
 
 
 class _Scratch(threading.local):
@@ -32,6 +32,8 @@ class _Scratch(threading.local):
         self.hi = self.out + 1
         self.flag = ffi.new("int *")
         self.ndim = ffi.new("int32_t *")
+        self.strides = ffi.new("int64_t[]", lib.LT_MAX_NDIM)  # the second array of the rules that give two
+        self.offset = ffi.new("int64_t *")
 
 
 _scratch = _Scratch()
@@ -280,3 +282,63 @@ def _broadcast_strides(shape, op_shape, op_strides):
     out = _scratch.out
     check(lib.lt_layout_broadcast_strides(out, len(shape), shape, len(op_shape), op_shape, op_strides))
     return tuple(ffi.unpack(out, len(shape)))
+
+
+# The view rules of diagonal, select and narrow (libtensor's lt_layout_diagonal, _select, _narrow):
+# the Python paths of those methods ask them after normalizing their arguments and raising torch's
+# errors; the shim's fast paths ask the same functions. Dims are wrapped (0 <= dim < len(shape)).
+def diagonal(shape, strides, offset, diag_offset, dim1, dim2):
+    """The ``(shape, strides, offset)`` of ``diagonal(diag_offset, dim1, dim2)``
+    of the view ``(shape, strides, offset)``: the two dims dropped, the diagonal
+    last with the sum of their strides; element 0 moves only when the diagonal
+    has elements. A stride or start past int64 is refused (``LayoutError``).
+
+    >>> diagonal((3, 4), (4, 1), 0, 1, 0, 1), diagonal((3, 4), (4, 1), 2, 9, 0, 1)
+    (((3,), (5,), 1), ((0,), (5,), 2))
+    """
+    n = len(shape)
+    sc = _scratch
+    out_shape, out_strides, out_offset = sc.out, sc.strides, sc.offset
+    check(lib.lt_layout_diagonal(out_shape, out_strides, out_offset, n, shape, strides, offset, diag_offset, dim1,
+                                 dim2))
+    return tuple(ffi.unpack(out_shape, n - 1)), tuple(ffi.unpack(out_strides, n - 1)), out_offset[0]
+
+
+def select(shape, strides, offset, dim, index):
+    """The ``(shape, strides, offset)`` of ``select(dim, index)``, ``0 <= index < shape[dim]``.
+
+    >>> select((3, 4), (4, 1), 2, 0, 1)
+    ((4,), (1,), 6)
+    """
+    n = len(shape)
+    sc = _scratch
+    out_shape, out_strides, out_offset = sc.out, sc.strides, sc.offset
+    check(lib.lt_layout_select(out_shape, out_strides, out_offset, n, shape, strides, offset, dim, index))
+    return tuple(ffi.unpack(out_shape, n - 1)), tuple(ffi.unpack(out_strides, n - 1)), out_offset[0]
+
+
+def narrow(shape, strides, offset, dim, start, length):
+    """The ``(shape, offset)`` of ``narrow(dim, start, length)`` (the strides stay).
+
+    >>> narrow((3, 4), (4, 1), 0, 1, 1, 2)
+    ((3, 2), 1)
+    """
+    sc = _scratch
+    out_shape, out_offset = sc.out, sc.offset
+    check(lib.lt_layout_narrow(out_shape, out_offset, len(shape), shape, strides, offset, dim, start, length))
+    return tuple(ffi.unpack(out_shape, len(shape))), out_offset[0]
+
+
+def unfold(shape, strides, dim, size, step):
+    """The ``(shape, strides)`` of ``unfold(dim, size, step)`` (the offset stays):
+    dim holds the windows, a new last dim walks one; a 0-d view gives ``((size,), (1,))``.
+    A windows' stride past int64 is refused (``LayoutError``).
+
+    >>> unfold((7,), (2,), 0, 3, 2), unfold((), (), 0, 1, 5)
+    (((3, 3), (4, 2)), ((1,), (1,)))
+    """
+    n = len(shape)
+    sc = _scratch
+    out_shape, out_strides = sc.out, sc.strides
+    check(lib.lt_layout_unfold(out_shape, out_strides, n, shape, strides, dim, size, step))
+    return tuple(ffi.unpack(out_shape, n + 1)), tuple(ffi.unpack(out_strides, n + 1))

@@ -1,5 +1,7 @@
-/* _shim_view.c: view()/reshape()'s common case, and t[index] for basic
- * indices: ints, slices, None, ... (the Tensor's subscript slot).
+/* _shim_view.c: view()/reshape()'s common case, t[index] for basic
+ * indices: ints, slices, None, ... (the Tensor's subscript slot), and the
+ * common cases of the other views: select, narrow, diagonal, as_strided,
+ * unfold, unflatten, squeeze, and unbind/split/chunk/iteration in one call.
  *
  * The shape and stride rules are libtensor's (lt_layout_*): this file reads
  * the arguments, asks libtensor, raises its refusals and builds the view in
@@ -196,12 +198,13 @@ static PyObject *basic_view(TensorObject *t, PyObject *index)
         } else if (PyLong_CheckExact(item)) {
             int overflow = 0;
             long long i = PyLong_AsLongLongAndOverflow(item, &overflow);
-            int64_t step;
+            int64_t unused;
             if (overflow || i < -shape[src] || i >= shape[src])
                 return NULL;
             if (i < 0)
                 i += shape[src];
-            if (__builtin_mul_overflow((int64_t)i, strides[src], &step) || __builtin_add_overflow(off, step, &off))
+            /* libtensor's select rule along this dim alone: the dim goes, element 0 moves i steps */
+            if (lt_layout_select(&unused, &unused, &off, 1, &shape[src], &strides[src], off, 0, (int64_t)i) != LT_OK)
                 return NULL;
             src++;
         } else { /* a slice */
@@ -268,11 +271,143 @@ static int read_layout(TensorObject *t, int64_t *shape, int64_t *strides, Py_ssi
     return !(*off == -1 && PyErr_Occurred());
 }
 
+/* The tensor of a call name(t, ...) of want arguments, or NULL with the
+ * TypeError that names the signature (usage): the check every function
+ * below starts with. */
+static TensorObject *tensor_call(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, const char *usage)
+{
+    if (nargs == want && pyt_is_tensor(args[0]))
+        return (TensorObject *)args[0];
+    PyErr_SetString(PyExc_TypeError, usage);
+    return NULL;
+}
+
+/* n arguments that are plain ints within int64 into out: 1, or 0 (no
+ * exception: the fast path declines) for anything else, a bool included. */
+static int plain_int64_args(PyObject *const *args, Py_ssize_t n, int64_t *out)
+{
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int overflow = 0;
+        if (!PyLong_CheckExact(args[k]))
+            return 0;
+        out[k] = PyLong_AsLongLongAndOverflow(args[k], &overflow);
+        if (overflow || (out[k] == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A call f(t, i, j[, k]) of a fast path whose arguments after t are ints:
+ * t, its layout (room for one more dim) and the ints. */
+typedef struct {
+    TensorObject *t;
+    int64_t shape[LT_MAX_NDIM + 1], strides[LT_MAX_NDIM + 1], off, v[3];
+    Py_ssize_t nd;
+} int_call;
+
+/* Reads such a call of 1 + nv arguments: 1; 0 to decline (an argument that
+ * is not a plain int within int64, t's layout unreadable; no exception);
+ * -1 with the TypeError naming usage when t is not a Tensor. */
+static int read_int_call(int_call *c, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t nv, const char *usage)
+{
+    if (!(c->t = tensor_call(args, nargs, 1 + nv, usage)))
+        return -1;
+    if (plain_int64_args(args + 1, nv, c->v) && read_layout(c->t, c->shape, c->strides, &c->nd, &c->off))
+        return 1;
+    PyErr_Clear();
+    return 0;
+}
+
+/* The view of c->t with nd dims of c's shape and strides at offset c->off,
+ * recorded as op with arg (stolen; NULL after a failed PyTuple_Pack gives
+ * NULL) from c->t. */
+static PyObject *view_with(int_call *c, Py_ssize_t nd, int op, PyObject *arg)
+{
+    if (!arg)
+        return NULL;
+    PyObject *view = pyt_view_steal(c->t, pyt_int_tuple(c->shape, nd), pyt_int_tuple(c->strides, nd),
+                                    PyLong_FromLongLong(c->off));
+    view = pyt_prov_fresh(view, op, arg, (PyObject *)c->t);
+    Py_DECREF(arg);
+    return view;
+}
+
+/* dim v of a tensor of nd dims (nd >= 1), wrapped into *d: 1, or 0 when v
+ * is outside [-nd, nd) (the fast path declines: Python raises torch's error). */
+static int wrapped_dim(int64_t v, Py_ssize_t nd, int32_t *d)
+{
+    if (nd < 1 || v < -nd || v >= nd)
+        return 0;
+    *d = (int32_t)(v < 0 ? v + nd : v);
+    return 1;
+}
+
+/* The int fast path path(c, args) run on a call read by read_int_call:
+ * its answer, None when declined, NULL with an exception. */
+typedef PyObject *(*int_path)(int_call *c, PyObject *const *args);
+static PyObject *run_int_call(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t nv, const char *usage, int_path path)
+{
+    int_call c;
+    int r = read_int_call(&c, args, nargs, nv, usage);
+    return r < 0 ? NULL : r == 0 ? Py_NewRef(Py_None) : path(&c, args);
+}
+
+/* select_view(t, dim, index) -> Tensor or None: t.select(dim, index) for
+ * plain ints, dim and index in range (negative ones wrapped), by
+ * libtensor's rule (lt_layout_select), recorded with (dim, index) as
+ * given, as Views.select records it. None for the rest: the Python path
+ * normalizes and raises torch's errors, then asks the same rule. */
+static PyObject *select_in(int_call *c, PyObject *const *args)
+{
+    int32_t d;
+    if (!wrapped_dim(c->v[0], c->nd, &d))
+        Py_RETURN_NONE;
+    int64_t index = c->v[1] < 0 ? c->v[1] + c->shape[d] : c->v[1];
+    if (index < 0 || index >= c->shape[d])
+        Py_RETURN_NONE;
+    lt_status rc = lt_layout_select(c->shape, c->strides, &c->off, (int32_t)c->nd, c->shape, c->strides, c->off, d,
+                                    index);
+    return rc != LT_OK ? pyt_raise_last(rc) : view_with(c, c->nd - 1, PROV_SELECT, PyTuple_Pack(2, args[1], args[2]));
+}
+
+static PyObject *select_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return run_int_call(args, nargs, 2, "select_view(t: Tensor, dim, index)", select_in);
+}
+
+/* narrow_view(t, dim, start, length) -> Tensor or None: t.narrow(dim,
+ * start, length) for plain ints that Views.narrow accepts (dim in range,
+ * -size <= start <= size, length >= 0 within the rest), by libtensor's
+ * rule (lt_layout_narrow), recorded with (dim, start wrapped, length) as
+ * Views.narrow records it. None for the rest (Python's errors). */
+static PyObject *narrow_in(int_call *c, PyObject *const *args)
+{
+    int32_t d;
+    if (!wrapped_dim(c->v[0], c->nd, &d))
+        Py_RETURN_NONE;
+    int64_t size = c->shape[d], start = c->v[1] < 0 ? c->v[1] + size : c->v[1], length = c->v[2];
+    if (c->v[1] < -size || start > size || length < 0 || length > size - start)
+        Py_RETURN_NONE;
+    lt_status rc = lt_layout_narrow(c->shape, &c->off, (int32_t)c->nd, c->shape, c->strides, c->off, d, start, length);
+    return rc != LT_OK ? pyt_raise_last(rc)
+                       : view_with(c, c->nd, PROV_NARROW, Py_BuildValue("(OLO)", args[1], (long long)start, args[3]));
+}
+
+static PyObject *narrow_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return run_int_call(args, nargs, 3, "narrow_view(t: Tensor, dim, start, length)", narrow_in);
+}
+
 /* select_views(t, d, dim_arg) -> tuple: t.select(d, i) for every i along
- * dim d (already wrapped: 0 <= d < t.dim()), each recorded as a select with
- * (dim_arg, i), as Views.select records it: unbind() and iteration, whose
- * Python path makes one select per element. The views share one shape and
- * one strides tuple (tuples are immutable; resize_ replaces them). */
+ * dim d (already wrapped: 0 <= d < t.dim()), each by libtensor's rule
+ * (lt_layout_select) and recorded with (dim_arg, i), as Views.select
+ * records it: unbind() and iteration, whose Python path makes one select
+ * per element. The views share one shape and one strides tuple (tuples are
+ * immutable; resize_ replaces them). */
 static PyObject *select_views(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -281,7 +416,7 @@ static PyObject *select_views(PyObject *self, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     TensorObject *t = (TensorObject *)args[0];
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], off;
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], out_shape[LT_MAX_NDIM], out_strides[LT_MAX_NDIM], off;
     Py_ssize_t nd;
     if (!read_layout(t, shape, strides, &nd, &off))
         return NULL;
@@ -291,21 +426,26 @@ static PyObject *select_views(PyObject *self, PyObject *const *args, Py_ssize_t 
             PyErr_Format(PyExc_ValueError, "select_views: dim %ld is not one of the tensor's %zd", d, nd);
         return NULL;
     }
-    int64_t count = shape[d], step = strides[d];
-    for (Py_ssize_t k = d; k + 1 < nd; k++) { /* drop dim d */
-        shape[k] = shape[k + 1];
-        strides[k] = strides[k + 1];
-    }
-    PyObject *out = PyTuple_New((Py_ssize_t)count);
-    PyObject *shape_t = pyt_int_tuple(shape, nd - 1), *strides_t = pyt_int_tuple(strides, nd - 1);
-    if (!out || !shape_t || !strides_t)
-        goto fail;
+    int64_t count = shape[d];
+    PyObject *out = PyTuple_New((Py_ssize_t)count), *shape_t = NULL, *strides_t = NULL;
+    if (!out)
+        return NULL;
+    /* The first select gives every view's shape and strides; each offset is
+     * then the select of i along dim d alone (a 1-d layout: the same rule,
+     * without re-reading the other dims for every element). */
+    int64_t along_shape = count, along_stride = strides[d], unused;
     for (int64_t i = 0; i < count; i++) {
         int64_t at;
-        if (__builtin_mul_overflow(i, step, &at) || __builtin_add_overflow(at, off, &at)) {
-            PyErr_SetString(PyExc_OverflowError, "select_views: an offset beyond int64");
+        lt_status rc = i ? lt_layout_select(&unused, &unused, &at, 1, &along_shape, &along_stride, off, 0, i)
+                         : lt_layout_select(out_shape, out_strides, &at, (int32_t)nd, shape, strides, off, (int32_t)d,
+                                            0);
+        if (rc != LT_OK) {
+            pyt_raise_last(rc);
             goto fail;
         }
+        if (!shape_t && (!(shape_t = pyt_int_tuple(out_shape, nd - 1)) ||
+                         !(strides_t = pyt_int_tuple(out_strides, nd - 1))))
+            goto fail;
         PyObject *index = PyLong_FromLongLong(i);
         PyObject *arg = index ? PyTuple_Pack(2, args[2], index) : NULL;
         Py_XDECREF(index);
@@ -319,8 +459,8 @@ static PyObject *select_views(PyObject *self, PyObject *const *args, Py_ssize_t 
         if (!view || PyTuple_SetItem(out, (Py_ssize_t)i, view) != 0)
             goto fail;
     }
-    Py_DECREF(shape_t);
-    Py_DECREF(strides_t);
+    Py_XDECREF(shape_t);
+    Py_XDECREF(strides_t);
     return out;
 fail:
     Py_XDECREF(out);
@@ -329,55 +469,42 @@ fail:
     return NULL;
 }
 
-/* narrow_views(t, d, lengths) -> tuple: t.narrow(d, start, n) for each n in
- * lengths (a tuple of ints >= 0 that sum to at most t.shape[d]; d wrapped),
- * the starts running on from 0, each recorded as a narrow with (d, start, n)
- * as Views.split records it: split() and chunk() in one call. The caller has
- * checked the lengths (Python raises torch's messages). */
-static PyObject *narrow_views(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The narrows of t along d (wrapped) that run on from 0: count pieces, the
+ * k-th lengths[k] long (a tuple of ints) or, without lengths, length long
+ * but the last, last long; each by libtensor's rule (lt_layout_narrow),
+ * recorded with (d, start, n) as Views.split records it. */
+static PyObject *narrows(TensorObject *t, long d, Py_ssize_t count, PyObject *lengths, int64_t length, int64_t last)
 {
-    (void)self;
-    if (nargs != 3 || !pyt_is_tensor(args[0]) || !PyLong_CheckExact(args[1]) || !PyTuple_CheckExact(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "narrow_views(t: Tensor, d: int, lengths: tuple)");
-        return NULL;
-    }
-    TensorObject *t = (TensorObject *)args[0];
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], off;
+    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], out_shape[LT_MAX_NDIM], off, start = 0;
     Py_ssize_t nd;
     if (!read_layout(t, shape, strides, &nd, &off))
         return NULL;
-    long d = PyLong_AsLong(args[1]);
     if (d < 0 || d >= nd) {
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_ValueError, "narrow_views: dim %ld is not one of the tensor's %zd", d, nd);
+        PyErr_Format(PyExc_ValueError, "narrow_views: dim %ld is not one of the tensor's %zd", d, nd);
         return NULL;
     }
-    Py_ssize_t count = PyTuple_Size(args[2]);
-    int64_t extent = shape[d], start = 0;
     PyObject *out = PyTuple_New(count), *strides_t = pyt_int_tuple(strides, nd);
     if (!out || !strides_t)
         goto fail;
     for (Py_ssize_t k = 0; k < count; k++) {
-        PyObject *n_obj = PyTuple_GetItem(args[2], k);
-        long long n = n_obj && PyLong_CheckExact(n_obj) ? PyLong_AsLongLong(n_obj) : -1;
+        PyObject *n_obj = lengths ? PyTuple_GetItem(lengths, k) : NULL;
+        long long n = !lengths ? (k + 1 < count ? length : last)
+                               : PyLong_CheckExact(n_obj) ? PyLong_AsLongLong(n_obj) : -1;
         int64_t at;
-        if (n < 0 || n > extent - start) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_ValueError, "narrow_views: lengths must be ints >= 0 within the extent %lld",
-                             (long long)extent);
+        if (n == -1 && PyErr_Occurred())
+            goto fail;
+        lt_status rc = lt_layout_narrow(out_shape, &at, (int32_t)nd, shape, strides, off, (int32_t)d, start, n);
+        if (rc != LT_OK) {
+            pyt_raise_last(rc);
             goto fail;
         }
-        if (__builtin_mul_overflow(start, strides[d], &at) || __builtin_add_overflow(at, off, &at)) {
-            PyErr_SetString(PyExc_OverflowError, "narrow_views: an offset beyond int64");
-            goto fail;
-        }
-        shape[d] = (int64_t)n;
-        PyObject *arg = Py_BuildValue("(lLO)", d, (long long)start, n_obj);
+        PyObject *arg = n_obj ? Py_BuildValue("(lLO)", d, (long long)start, n_obj)
+                              : Py_BuildValue("(lLL)", d, (long long)start, n);
         if (!arg)
             goto fail;
         Py_INCREF(strides_t);
-        PyObject *view = pyt_prov_fresh(pyt_view_steal(t, pyt_int_tuple(shape, nd), strides_t, PyLong_FromLongLong(at)),
-                                        PROV_NARROW, arg, args[0]);
+        PyObject *view = pyt_prov_fresh(pyt_view_steal(t, pyt_int_tuple(out_shape, nd), strides_t,
+                                                       PyLong_FromLongLong(at)), PROV_NARROW, arg, (PyObject *)t);
         Py_DECREF(arg);
         if (!view || PyTuple_SetItem(out, k, view) != 0)
             goto fail;
@@ -391,6 +518,57 @@ fail:
     return NULL;
 }
 
+/* narrow_views(t, d, lengths) -> tuple: t.narrow(d, start, n) for each n in
+ * lengths (a tuple of ints >= 0 that sum to at most t.shape[d]; d wrapped),
+ * the starts running on from 0: split() by a list of sizes in one call.
+ * The caller has checked the lengths (Python raises torch's messages);
+ * libtensor refuses any that do not fit. */
+static PyObject *narrow_views(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3 || !pyt_is_tensor(args[0]) || !PyLong_CheckExact(args[1]) || !PyTuple_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "narrow_views(t: Tensor, d: int, lengths: tuple)");
+        return NULL;
+    }
+    long d = PyLong_AsLong(args[1]);
+    if (d == -1 && PyErr_Occurred())
+        return NULL;
+    return narrows((TensorObject *)args[0], d, PyTuple_Size(args[2]), args[2], 0, 0);
+}
+
+/* split_views(t, d, n, by_chunks) -> tuple: split(n, d) (by_chunks False)
+ * or chunk(n, d) (True) along d (wrapped), the pieces' lengths by
+ * libtensor's rules (lt_layout_split_lengths, lt_layout_chunk_lengths) and
+ * the views by its narrow rule, in one call. The caller has checked n
+ * (Python raises torch's messages); libtensor refuses what it would. */
+static PyObject *split_views(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    TensorObject *t = tensor_call(args, nargs, 4, "split_views(t: Tensor, d: int, n: int, by_chunks: bool)");
+    int64_t v[2], shape[LT_MAX_NDIM], count, length, last;
+    if (!t)
+        return NULL;
+    Py_ssize_t nd = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM);
+    if (nd < 0)
+        return NULL;
+    for (int k = 0; k < 2; k++)
+        if (!PyLong_Check(args[k + 1]) || ((v[k] = PyLong_AsLongLong(args[k + 1])) == -1 && PyErr_Occurred()))
+            return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "split_views: d and n must be ints");
+    if (v[0] < 0 || v[0] >= nd)
+        return PyErr_Format(PyExc_ValueError, "split_views: dim %lld is not one of the tensor's %zd", (long long)v[0],
+                            nd);
+    int by_chunks = PyObject_IsTrue(args[3]);
+    if (by_chunks < 0)
+        return NULL;
+    lt_status rc = by_chunks ? lt_layout_chunk_lengths(&count, &length, &last, shape[v[0]], v[1])
+                             : lt_layout_split_lengths(&count, &length, &last, shape[v[0]], v[1]);
+    if (rc != LT_OK)
+        return pyt_raise_last(rc);
+    if (count > PY_SSIZE_T_MAX)
+        return PyErr_NoMemory();
+    return narrows(t, (long)v[0], (Py_ssize_t)count, NULL, length, last);
+}
+
 /* squeeze_view(t, dim) -> Tensor or None: t.squeeze() (dim None: every
  * extent-1 dimension dropped) or t.squeeze(dim) for a plain int dim in
  * range, recorded with dim as given, as Views.squeeze records it. None for
@@ -399,11 +577,9 @@ fail:
 static PyObject *squeeze_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 2 || !pyt_is_tensor(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "squeeze_view(t: Tensor, dim)");
+    TensorObject *t = tensor_call(args, nargs, 2, "squeeze_view(t: Tensor, dim)");
+    if (!t)
         return NULL;
-    }
-    TensorObject *t = (TensorObject *)args[0];
     int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], off;
     Py_ssize_t nd, kept = 0;
     if (!read_layout(t, shape, strides, &nd, &off)) {
@@ -488,11 +664,9 @@ static Py_ssize_t plain_ints(PyObject *seq, int64_t *out)
 static PyObject *as_strided_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 4 || !pyt_is_tensor(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "as_strided_view(t: Tensor, size, stride, storage_offset)");
+    TensorObject *t = tensor_call(args, nargs, 4, "as_strided_view(t: Tensor, size, stride, storage_offset)");
+    if (!t)
         return NULL;
-    }
-    TensorObject *t = (TensorObject *)args[0];
     int64_t size[LT_MAX_NDIM], stride[LT_MAX_NDIM], off;
     Py_ssize_t n = plain_ints(args[1], size);
     if (n < 0 || plain_ints(args[2], stride) != n)
@@ -526,72 +700,26 @@ static PyObject *as_strided_view(PyObject *self, PyObject *const *args, Py_ssize
 }
 
 /* diagonal_view(t, offset, dim1, dim2) -> Tensor or None: t.diagonal(offset,
- * dim1, dim2) for plain ints, dims in range and distinct; recorded with
- * (offset, dim1, dim2) as given. The diagonal goes last, its stride the sum
- * of the two; the rule is Views.diagonal's. None for the rest (Python's
- * errors). */
+ * dim1, dim2) for plain ints, dims in range and distinct, by libtensor's
+ * rule (lt_layout_diagonal, which refuses a diagonal whose stride or start
+ * leaves int64); recorded with (offset, dim1, dim2) as given. None for the
+ * rest: the Python path normalizes and raises torch's errors, then asks
+ * the same rule. */
+static PyObject *diagonal_in(int_call *c, PyObject *const *args)
+{
+    int32_t d1, d2;
+    if (c->nd < 2 || !wrapped_dim(c->v[1], c->nd, &d1) || !wrapped_dim(c->v[2], c->nd, &d2) || d1 == d2)
+        Py_RETURN_NONE; /* torch's message for d1 == d2 names the dims as given: Python's */
+    lt_status rc = lt_layout_diagonal(c->shape, c->strides, &c->off, (int32_t)c->nd, c->shape, c->strides, c->off,
+                                      c->v[0], d1, d2);
+    return rc != LT_OK ? pyt_raise_last(rc)
+                       : view_with(c, c->nd - 1, PROV_DIAGONAL, PyTuple_Pack(3, args[1], args[2], args[3]));
+}
+
 static PyObject *diagonal_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 4 || !pyt_is_tensor(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "diagonal_view(t: Tensor, offset, dim1, dim2)");
-        return NULL;
-    }
-    TensorObject *t = (TensorObject *)args[0];
-    int64_t shape[LT_MAX_NDIM], strides[LT_MAX_NDIM], out_shape[LT_MAX_NDIM], out_strides[LT_MAX_NDIM], off;
-    Py_ssize_t nd;
-    long long v[3];
-    for (int k = 0; k < 3; k++) {
-        int overflow = 0;
-        if (!PyLong_CheckExact(args[k + 1]))
-            Py_RETURN_NONE;
-        v[k] = PyLong_AsLongLongAndOverflow(args[k + 1], &overflow);
-        if (overflow || v[k] < -(1LL << 40) || v[k] > (1LL << 40)) { /* no product below can overflow */
-            PyErr_Clear();
-            Py_RETURN_NONE;
-        }
-    }
-    if (!read_layout(t, shape, strides, &nd, &off)) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    long long n = nd > 0 ? nd : 1, d1 = v[1], d2 = v[2], offset = v[0];
-    if (d1 < -n || d1 >= n || d2 < -n || d2 >= n || nd < 2)
-        Py_RETURN_NONE;
-    d1 = d1 < 0 ? d1 + n : d1;
-    d2 = d2 < 0 ? d2 + n : d2;
-    if (d1 == d2)
-        Py_RETURN_NONE;
-    int64_t s1 = shape[d1], s2 = shape[d2], len, start, at;
-    int start_overflows;
-    if (offset >= 0) {
-        len = s1 < s2 - offset ? s1 : s2 - offset;
-        start_overflows = __builtin_mul_overflow((int64_t)offset, strides[d2], &start);
-    } else {
-        len = s1 + offset < s2 ? s1 + offset : s2;
-        start_overflows = __builtin_mul_overflow((int64_t)-offset, strides[d1], &start);
-    }
-    len = len > 0 ? len : 0;
-    if (start_overflows && len) /* a diagonal with elements starts inside the storage: not reached */
-        Py_RETURN_NONE;
-    Py_ssize_t k = 0;
-    for (Py_ssize_t i = 0; i < nd; i++)
-        if (i != d1 && i != d2) {
-            out_shape[k] = shape[i];
-            out_strides[k++] = strides[i];
-        }
-    out_shape[k] = len;
-    if (__builtin_add_overflow(strides[d1], strides[d2], &out_strides[k]) ||
-        __builtin_add_overflow(off, len ? start : 0, &at))
-        Py_RETURN_NONE;
-    PyObject *arg = PyTuple_Pack(3, args[1], args[2], args[3]);
-    if (!arg)
-        return NULL;
-    PyObject *out = pyt_prov_fresh(pyt_view_steal(t, pyt_int_tuple(out_shape, k + 1), pyt_int_tuple(out_strides, k + 1),
-                                                  PyLong_FromLongLong(at)),
-                                   PROV_DIAGONAL, arg, args[0]);
-    Py_DECREF(arg);
-    return out;
+    return run_int_call(args, nargs, 3, "diagonal_view(t: Tensor, offset, dim1, dim2)", diagonal_in);
 }
 
 /* unflatten_view(t, dim, sizes) -> Tensor or None: t.unflatten(dim, sizes)
@@ -602,11 +730,9 @@ static PyObject *diagonal_view(PyObject *self, PyObject *const *args, Py_ssize_t
 static PyObject *unflatten_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 3 || !pyt_is_tensor(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "unflatten_view(t: Tensor, dim, sizes)");
+    TensorObject *t = tensor_call(args, nargs, 3, "unflatten_view(t: Tensor, dim, sizes)");
+    if (!t)
         return NULL;
-    }
-    TensorObject *t = (TensorObject *)args[0];
     int64_t shape[LT_MAX_NDIM], sizes[LT_MAX_NDIM], out[LT_MAX_NDIM];
     Py_ssize_t nd = pyt_int64_tuple(t->shape, shape, LT_MAX_NDIM), m = plain_ints(args[2], sizes);
     long d;
@@ -641,52 +767,25 @@ static PyObject *unflatten_view(PyObject *self, PyObject *const *args, Py_ssize_
 
 /* unfold_view(t, dimension, size, step) -> Tensor or None: t.unfold(...)
  * for plain ints that Views.unfold accepts on a tensor of at least one dim
- * (size within the extent and >= 0, step > 0, the windows' stride within
- * int64), recorded with (dimension, size, step) as given. None for the rest
- * (Python's errors, the 0-d case). */
+ * (size within the extent and >= 0, step > 0), by libtensor's rule
+ * (lt_layout_unfold, which refuses a windows' stride past int64), recorded
+ * with (dimension, size, step) as given. None for the rest (Python's
+ * errors, the 0-d case). */
+static PyObject *unfold_in(int_call *c, PyObject *const *args)
+{
+    int32_t d;
+    int64_t size = c->v[1], step = c->v[2];
+    if (c->nd >= LT_MAX_NDIM || !wrapped_dim(c->v[0], c->nd, &d) || size > c->shape[d] || step <= 0 || size < 0)
+        Py_RETURN_NONE;
+    lt_status rc = lt_layout_unfold(c->shape, c->strides, (int32_t)c->nd, c->shape, c->strides, d, size, step);
+    return rc != LT_OK ? pyt_raise_last(rc)
+                       : view_with(c, c->nd + 1, PROV_UNFOLD, PyTuple_Pack(3, args[1], args[2], args[3]));
+}
+
 static PyObject *unfold_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 4 || !pyt_is_tensor(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "unfold_view(t: Tensor, dimension, size, step)");
-        return NULL;
-    }
-    TensorObject *t = (TensorObject *)args[0];
-    int64_t shape[LT_MAX_NDIM + 1], strides[LT_MAX_NDIM + 1], off, v[3];
-    Py_ssize_t nd;
-    for (int k = 0; k < 3; k++) {
-        int overflow = 0;
-        if (!PyLong_CheckExact(args[k + 1]))
-            Py_RETURN_NONE;
-        v[k] = PyLong_AsLongLongAndOverflow(args[k + 1], &overflow);
-        if (overflow || (v[k] == -1 && PyErr_Occurred())) {
-            PyErr_Clear();
-            Py_RETURN_NONE;
-        }
-    }
-    if (!read_layout(t, shape, strides, &nd, &off) || nd < 1 || nd >= LT_MAX_NDIM) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    int64_t d = v[0], size = v[1], step = v[2], window_stride;
-    if (d < -nd || d >= nd)
-        Py_RETURN_NONE;
-    d = d < 0 ? d + nd : d;
-    if (size > shape[d] || step <= 0 || size < 0 || __builtin_mul_overflow(strides[d], step, &window_stride))
-        Py_RETURN_NONE;
-    shape[nd] = size;
-    strides[nd] = strides[d];
-    shape[d] = (shape[d] - size) / step + 1;
-    strides[d] = window_stride;
-    PyObject *arg = PyTuple_Pack(3, args[1], args[2], args[3]);
-    if (!arg)
-        return NULL;
-    Py_INCREF(t->offset);
-    PyObject *out = pyt_prov_fresh(pyt_view_steal(t, pyt_int_tuple(shape, nd + 1), pyt_int_tuple(strides, nd + 1),
-                                                  t->offset),
-                                   PROV_UNFOLD, arg, args[0]);
-    Py_DECREF(arg);
-    return out;
+    return run_int_call(args, nargs, 3, "unfold_view(t: Tensor, dimension, size, step)", unfold_in);
 }
 
 /* setitem_basic(t, index, value) -> the written view t[index], or None
@@ -701,11 +800,9 @@ static PyObject *unfold_view(PyObject *self, PyObject *const *args, Py_ssize_t n
 static PyObject *setitem_basic(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 3 || !pyt_is_tensor(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "setitem_basic(t: Tensor, index, value)");
+    TensorObject *t = tensor_call(args, nargs, 3, "setitem_basic(t: Tensor, index, value)");
+    if (!t)
         return NULL;
-    }
-    TensorObject *t = (TensorObject *)args[0];
     PyObject *index = args[1], *value = args[2];
     int is_tensor = pyt_is_tensor(value);
     if (t->requires_grad != Py_False || ((StorageObject *)t->storage)->readonly != Py_False ||
@@ -767,6 +864,12 @@ PyMethodDef pyt_view_methods[] = {
     {"select_views", (PyCFunction)(void (*)(void))select_views, METH_FASTCALL,
      "select_views(t, d, dim_arg): t.select(d, i) for every i, in one call (unbind, iteration)."},
     {"narrow_views", (PyCFunction)(void (*)(void))narrow_views, METH_FASTCALL,
-     "narrow_views(t, d, lengths): consecutive narrows along d, in one call (split, chunk)."},
+     "narrow_views(t, d, lengths): consecutive narrows along d, in one call (split by sizes)."},
+    {"split_views", (PyCFunction)(void (*)(void))split_views, METH_FASTCALL,
+     "split_views(t, d, n, by_chunks): split(n, d) or chunk(n, d)'s narrows, in one call."},
+    {"select_view", (PyCFunction)(void (*)(void))select_view, METH_FASTCALL,
+     "select_view(t, dim, index): select's common case; None when declined."},
+    {"narrow_view", (PyCFunction)(void (*)(void))narrow_view, METH_FASTCALL,
+     "narrow_view(t, dim, start, length): narrow's common case; None when declined."},
     {NULL, NULL, 0, NULL},
 };

@@ -12,7 +12,7 @@ import operator
 import warnings
 from typing import Self
 
-from . import _conj
+from . import _conj, _layout
 from . import dtypes as _dt
 from ._convert_in import as_tensor_operand
 from ._core import TensorBase, check_int64, int64_arg, make, shape_args, user_stacklevel, wrap_dim
@@ -29,8 +29,11 @@ diagonal_view = shim.diagonal_view  # diagonal's common case in one C call; None
 unflatten_view = shim.unflatten_view  # unflatten's common case in one C call; None: the Python path
 unfold_view = shim.unfold_view  # unfold's common case in one C call; None: the Python path
 squeeze_view = shim.squeeze_view  # squeeze() and squeeze(int) in one C call; None: the Python path
+select_view = shim.select_view  # select's common case in one C call; None: the Python path
+narrow_view = shim.narrow_view  # narrow's common case in one C call; None: the Python path
 select_views = shim.select_views  # unbind's selects, all in one C call
-narrow_views = shim.narrow_views  # split's narrows, all in one C call (the lengths checked here first)
+narrow_views = shim.narrow_views  # split's narrows by a list of sizes, all in one C call (sizes checked here first)
+split_views = shim.split_views  # split(n)'s and chunk(n)'s narrows, lengths and all, in one C call (n checked here)
 _note = shim.prov_note  # _note(t, op, arg, parent) records how t was made (see _provenance.py)
 (_P_VIEW, _P_RESHAPE, _P_VIEW_DTYPE, _P_T, _P_MT, _P_TRANSPOSE, _P_T_METHOD, _P_PERMUTE, _P_SQUEEZE, _P_UNSQUEEZE,
  _P_EXPAND, _P_NARROW, _P_SELECT, _P_UNFOLD, _P_AS_STRIDED, _P_DIAGONAL) = (OP[n] for n in (
@@ -372,6 +375,9 @@ class Views:
 
     def narrow(self, dim, start, length):
         """Elements start..start+length-1 along ``dim`` (a view)."""
+        t = narrow_view(self, dim, start, length)
+        if t is not None:
+            return t
         n = self.dim()
         if n == 0:
             raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -386,13 +392,14 @@ class Views:
             raise RuntimeError("narrow(): length must be non-negative.")
         if start + length > size:
             raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-        shape = list(self._shape)
-        shape[d] = length
-        return self._view(shape, self._strides, self._offset + start * self._strides[d], _P_NARROW,
-                          (dim, start, length))
+        shape, offset = _layout.narrow(self._shape, self._strides, self._offset, d, start, length)
+        return self._view(shape, self._strides, offset, _P_NARROW, (dim, start, length))
 
     def select(self, dim, index):
         """The slice at ``index`` along ``dim``, one dimension fewer (a view)."""
+        t = select_view(self, dim, index)
+        if t is not None:
+            return t
         n = self.dim()
         if n == 0:
             raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -404,8 +411,7 @@ class Views:
         arg = (dim, index)
         if index < 0:
             index += size
-        return self._view(self._shape[:d] + self._shape[d + 1:], self._strides[:d] + self._strides[d + 1:],
-                          self._offset + index * self._strides[d], _P_SELECT, arg)
+        return self._view(*_layout.select(self._shape, self._strides, self._offset, d, index), _P_SELECT, arg)
 
     def unfold(self, dimension, size, step):
         """Sliding windows of ``size`` every ``step`` along ``dimension`` (a view that overlaps itself)."""
@@ -422,16 +428,8 @@ class Views:
             raise RuntimeError(f"step is {step} but must be > 0")
         if size < 0:  # else the window count exceeds the extent and the windows have a negative extent
             raise RuntimeError(f"size is {size} but must be >= 0")
-        if n == 0:
-            return self._view((size,), (1,), None, _P_UNFOLD, (dimension, size, step))
-        shape = list(self._shape)
-        strides = list(self._strides)
-        shape[d] = (extent - size) // step + 1
-        strides[d] = self._strides[d] * step  # the windows' stride: step windows along, in elements
-        if not -2**63 <= strides[d] < 2**63:
-            raise RuntimeError(f"unfold(): step {step} times stride {self._strides[d]} of dimension {d} does not "
-                               "fit in int64; use a smaller step")
-        return self._view(shape + [size], strides + [self._strides[d]], None, _P_UNFOLD, (dimension, size, step))
+        shape, strides = _layout.unfold(self._shape, self._strides, d, size, step)
+        return self._view(shape, strides, None, _P_UNFOLD, (dimension, size, step))
 
     def as_strided(self, size, stride, storage_offset=None):
         """Any view of the same storage; checked to lie inside it."""
@@ -457,19 +455,13 @@ class Views:
         t = diagonal_view(self, offset, dim1, dim2)
         if t is not None:
             return t
+        diag_offset = int64_arg("diagonal", "offset", offset)  # torch's TypeError for a bool, ValueError past int64
         n = self.dim()
         d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
         if d1 == d2:
             raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-        s1, s2 = self._shape[d1], self._shape[d2]
-        if offset >= 0:
-            length, start = max(min(s1, s2 - offset), 0), offset * self._strides[d2]
-        else:
-            length, start = max(min(s1 + offset, s2), 0), -offset * self._strides[d1]
-        keep = [i for i in range(n) if i not in (d1, d2)]
-        shape = [self._shape[i] for i in keep] + [length]
-        strides = [self._strides[i] for i in keep] + [self._strides[d1] + self._strides[d2]]
-        return self._view(shape, strides, self._offset + (start if length else 0), _P_DIAGONAL, (offset, dim1, dim2))
+        return self._view(*_layout.diagonal(self._shape, self._strides, self._offset, diag_offset, d1, d2),
+                          _P_DIAGONAL, (offset, dim1, dim2))
 
     def split(self, split_size, dim=0):
         """Views of ``split_size`` elements along ``dim`` (the last may be
@@ -485,8 +477,7 @@ class Views:
             if split_size == 0 and size != 0:
                 raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of "
                                    f"{size}")
-            bounds = range(0, size, split_size) if split_size else ()
-            return narrow_views(self, d, tuple([min(split_size, size - b) for b in bounds]) if bounds else (0,))
+            return split_views(self, d, split_size, False)
         try:
             sizes = [operator.index(n) for n in split_size]
         except TypeError:
@@ -510,12 +501,7 @@ class Views:
         chunks = int64_arg("chunk", "chunks", chunks)
         if chunks <= 0:
             raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-        d = wrap_dim(dim, len(self._shape))
-        size = self._shape[d]
-        if size == 0:
-            return narrow_views(self, d, (0,) * chunks)
-        step = -(-size // chunks)  # split(step, dim)'s views: chunks of step, the last shorter
-        return narrow_views(self, d, tuple([min(step, size - b) for b in range(0, size, step)]))
+        return split_views(self, wrap_dim(dim, len(self._shape)), chunks, True)
 
     def unbind(self, dim=0):
         """Every select along ``dim`` (views), as a tuple."""

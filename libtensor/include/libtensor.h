@@ -616,6 +616,61 @@ lt_status lt_layout_result_strides(int64_t *out_strides, int32_t ndim, const int
                                    const int32_t *ndims, const int64_t *const *shapes,
                                    const int64_t *const *strides);
 
+/* Views of part of a tensor (layout.c): the view rules of diagonal, select,
+ * narrow, split and chunk, torch's, for pytensor's C fast paths and its
+ * Python path alike. Shapes and strides are in elements, offsets are the
+ * element offset from the storage's start; dims are already wrapped (0 <=
+ * dim < ndim) and the callers raise torch's messages for user arguments
+ * before calling. Each borrows its inputs; the outputs are the caller's,
+ * written only on LT_OK, and may be the input arrays themselves.
+ *
+ * lt_layout_diagonal: ndim - 1 dims: the dims other than dim1 and dim2 in
+ * order, then the diagonal, of length
+ *   max(0, min(shape[dim1], shape[dim2] - diag_offset))   for diag_offset >= 0
+ *   max(0, min(shape[dim1] + diag_offset, shape[dim2]))   otherwise
+ * and stride strides[dim1] + strides[dim2]; *out_offset is offset plus
+ * diag_offset * strides[dim2] (or -diag_offset * strides[dim1] for a negative
+ * diag_offset) when the diagonal has elements, offset itself when it has
+ * none. LT_EINVAL for ndim < 2, a dim outside [0, ndim), dim1 == dim2, a bad
+ * shape or NULL strides; LT_EOVERFLOW when the diagonal's stride or its
+ * start leaves int64. torch 2.13 refuses such a diagonal too (a
+ * RuntimeError: (1, 1) strides (2^62, 2^62) has no diagonal stride), so the
+ * refusal happens here, at the diagonal, never in a later call that reads
+ * the stride.
+ *
+ * lt_layout_select: ndim - 1 dims, dim dropped; *out_offset = offset +
+ * index * strides[dim]. LT_EINVAL for a bad shape, NULL strides or dim
+ * outside [0, ndim) (so ndim 0); LT_ERANGE for index outside [0,
+ * shape[dim]); LT_EOVERFLOW when the offset leaves int64 (a view with no
+ * elements may carry such strides).
+ *
+ * lt_layout_narrow: ndim dims, shape[dim] replaced by length, the strides
+ * unchanged (none are written); *out_offset = offset + start * strides[dim],
+ * also for length 0. LT_EINVAL as lt_layout_select; LT_ERANGE unless 0 <=
+ * start, 0 <= length and start + length <= shape[dim]; LT_EOVERFLOW when
+ * the offset leaves int64.
+ *
+ * lt_layout_unfold: ndim + 1 dims: dim holds the windows, (shape[dim] -
+ * size) / step + 1 of them, stride strides[dim] * step; the new last dim
+ * walks a window, size elements of stride strides[dim]; the offset stays
+ * (none is written). A 0-d view (dim 0) gives (size,) with stride 1, as
+ * torch's. out_shape and out_strides hold ndim + 1 entries. LT_EINVAL as
+ * lt_layout_select, for ndim already LT_MAX_NDIM, and unless 0 <= size <=
+ * shape[dim] (1 for 0-d) and step > 0; LT_EOVERFLOW when the windows'
+ * stride leaves int64 ("... does not fit in int64; use a smaller step").
+ *
+ * lt_layout_split_lengths: the pieces of split(split_size) along an extent
+ * of size: *out_count = ceil(size / split_size) pieces (1 for size 0), each
+ * *out_length (= split_size) long but the last, *out_last long (the rest,
+ * 0 < last <= split_size, or 0 for size 0); the pieces start at 0,
+ * split_size, 2 * split_size, ... LT_EINVAL for size < 0, split_size < 0,
+ * or split_size 0 with size > 0.
+ *
+ * lt_layout_chunk_lengths: the pieces of chunk(chunks): split_lengths by
+ * ceil(size / chunks), so at most chunks pieces (fewer where they would be
+ * empty: size 5 in 4 chunks gives 3 of 2, 2, 1); size 0 gives chunks empty
+ * pieces (*out_length == *out_last == 0). LT_EINVAL for size < 0 or chunks
+ * <= 0. */
 /* lt_layout_unsqueeze_strides (layout.c): the ndim + 1 strides of
  * unsqueeze(dim), 0 <= dim <= ndim, torch's inferUnsqueezeGeometry: the
  * strides of (shape, strides) with, at dim, the stride that steps over the
@@ -645,6 +700,20 @@ lt_status lt_layout_unsqueeze_strides(int64_t *out_strides, int32_t ndim, const 
                                       const int64_t *strides, int32_t dim);
 lt_status lt_layout_infer_dense_strides(int64_t *out_strides, int32_t ndim, const int64_t *shape,
                                         const int64_t *strides);
+
+lt_status lt_layout_diagonal(int64_t *out_shape, int64_t *out_strides, int64_t *out_offset, int32_t ndim,
+                             const int64_t *shape, const int64_t *strides, int64_t offset, int64_t diag_offset,
+                             int32_t dim1, int32_t dim2);
+lt_status lt_layout_select(int64_t *out_shape, int64_t *out_strides, int64_t *out_offset, int32_t ndim,
+                           const int64_t *shape, const int64_t *strides, int64_t offset, int32_t dim, int64_t index);
+lt_status lt_layout_narrow(int64_t *out_shape, int64_t *out_offset, int32_t ndim, const int64_t *shape,
+                           const int64_t *strides, int64_t offset, int32_t dim, int64_t start, int64_t length);
+lt_status lt_layout_unfold(int64_t *out_shape, int64_t *out_strides, int32_t ndim, const int64_t *shape,
+                           const int64_t *strides, int32_t dim, int64_t size, int64_t step);
+lt_status lt_layout_split_lengths(int64_t *out_count, int64_t *out_length, int64_t *out_last, int64_t size,
+                                  int64_t split_size);
+lt_status lt_layout_chunk_lengths(int64_t *out_count, int64_t *out_length, int64_t *out_last, int64_t size,
+                                  int64_t chunks);
 
 /* ---------------------------------------------------------------- kernels */
 

@@ -403,3 +403,189 @@ lt_status lt_layout_broadcast_strides(int64_t *out_strides, int32_t ndim, const 
     }
     return LT_OK;
 }
+
+/* ------------------------------------------------------------ views of part of a tensor */
+
+/* The checks every rule below starts with: a valid shape, strides present,
+ * and dim one of its dimensions. */
+static lt_status check_view_dim(int32_t ndim, const int64_t *shape, const int64_t *strides, int32_t dim,
+                                const char *what)
+{
+    lt_status rc = lt__check_shape(ndim, shape);
+    if (rc != LT_OK)
+        return rc;
+    if (ndim > 0 && !strides)
+        return lt__fail(LT_EINVAL, "%s: strides is NULL for ndim %d", what, (int)ndim);
+    if (dim < 0 || dim >= ndim)
+        return lt__fail(LT_EINVAL, "%s: dim %d is not one of the %d dimensions", what, (int)dim, (int)ndim);
+    return LT_OK;
+}
+
+/* torch's diagonal: the two dims go, the diagonal comes last. Its length is
+ * min(shape[dim1], shape[dim2] - diag_offset) for diag_offset >= 0 and
+ * min(shape[dim1] + diag_offset, shape[dim2]) below, at least 0 (neither
+ * difference can leave int64: the extents are >= 0). Element 0 moves by
+ * diag_offset steps along dim2 (or -diag_offset along dim1) only when the
+ * diagonal has elements, as torch, so an empty diagonal of huge strides
+ * keeps its offset. The diagonal's stride, the sum of the two, is formed
+ * even when it is empty: a stride is part of the view. */
+lt_status lt_layout_diagonal(int64_t *out_shape, int64_t *out_strides, int64_t *out_offset, int32_t ndim,
+                             const int64_t *shape, const int64_t *strides, int64_t offset, int64_t diag_offset,
+                             int32_t dim1, int32_t dim2)
+{
+    if (ndim < 2)
+        return lt__fail(LT_EINVAL, "diagonal needs at least 2 dimensions, got %d", (int)ndim);
+    lt_status rc = check_view_dim(ndim, shape, strides, dim1, "diagonal");
+    if (rc != LT_OK)
+        return rc;
+    if (dim2 < 0 || dim2 >= ndim)
+        return lt__fail(LT_EINVAL, "diagonal: dim %d is not one of the %d dimensions", (int)dim2, (int)ndim);
+    if (dim1 == dim2)
+        return lt__fail(LT_EINVAL, "diagonal dimensions cannot be identical %d, %d", (int)dim1, (int)dim2);
+    int64_t s1 = shape[dim1], s2 = shape[dim2], st1 = strides[dim1], st2 = strides[dim2], len, stride, start = 0;
+    if (diag_offset >= 0)
+        len = s1 < s2 - diag_offset ? s1 : s2 - diag_offset;
+    else
+        len = s1 + diag_offset < s2 ? s1 + diag_offset : s2;
+    len = len > 0 ? len : 0;
+    if (lt__add_overflow(st1, st2, &stride))
+        return lt__fail(LT_EOVERFLOW,
+                        "diagonal(%" PRId64 ", %d, %d): the diagonal's stride, %" PRId64 " + %" PRId64
+                        ", overflows int64",
+                        diag_offset, (int)dim1, (int)dim2, st1, st2);
+    /* len > 0 bounds |diag_offset| by an extent, so -diag_offset exists */
+    if (len > 0 && (diag_offset >= 0 ? lt__mul_overflow(diag_offset, st2, &start)
+                                     : lt__mul_overflow(-diag_offset, st1, &start)))
+        return lt__fail(LT_EOVERFLOW, "diagonal(%" PRId64 ", %d, %d): the start, %" PRId64 " steps of stride %" PRId64
+                        ", overflows int64", diag_offset, (int)dim1, (int)dim2, diag_offset >= 0 ? diag_offset
+                        : -diag_offset, diag_offset >= 0 ? st2 : st1);
+    if (lt__add_overflow(offset, start, &start))
+        return lt__fail(LT_EOVERFLOW, "diagonal(%" PRId64 ", %d, %d): offset %" PRId64 " + %" PRId64
+                        " overflows int64", diag_offset, (int)dim1, (int)dim2, offset, start);
+    /* forward, so the outputs may be the inputs: k never passes i */
+    int32_t k = 0;
+    for (int32_t i = 0; i < ndim; i++)
+        if (i != dim1 && i != dim2) {
+            out_shape[k] = shape[i];
+            out_strides[k++] = strides[i];
+        }
+    out_shape[k] = len;
+    out_strides[k] = stride;
+    *out_offset = start;
+    return LT_OK;
+}
+
+/* torch's select: dim goes, element 0 moves index steps along it. */
+lt_status lt_layout_select(int64_t *out_shape, int64_t *out_strides, int64_t *out_offset, int32_t ndim,
+                           const int64_t *shape, const int64_t *strides, int64_t offset, int32_t dim, int64_t index)
+{
+    lt_status rc = check_view_dim(ndim, shape, strides, dim, "select");
+    if (rc != LT_OK)
+        return rc;
+    if (index < 0 || index >= shape[dim])
+        return lt__fail(LT_ERANGE, "select: index %" PRId64 " is outside [0, %" PRId64 ") of dimension %d", index,
+                        shape[dim], (int)dim);
+    int64_t at, step = strides[dim];
+    if (lt__mul_overflow(index, step, &at) || lt__add_overflow(offset, at, &at))
+        return lt__fail(LT_EOVERFLOW, "select(%d, %" PRId64 "): offset %" PRId64 " + %" PRId64 " * stride %" PRId64
+                        " overflows int64", (int)dim, index, offset, index, step);
+    for (int32_t i = 0, k = 0; i < ndim; i++) /* forward: the outputs may be the inputs */
+        if (i != dim) {
+            out_shape[k] = shape[i];
+            out_strides[k++] = strides[i];
+        }
+    *out_offset = at;
+    return LT_OK;
+}
+
+/* torch's narrow: dim keeps its stride and gets length elements from
+ * start; element 0 moves start steps along it (even for length 0, as
+ * torch). */
+lt_status lt_layout_narrow(int64_t *out_shape, int64_t *out_offset, int32_t ndim, const int64_t *shape,
+                           const int64_t *strides, int64_t offset, int32_t dim, int64_t start, int64_t length)
+{
+    lt_status rc = check_view_dim(ndim, shape, strides, dim, "narrow");
+    if (rc != LT_OK)
+        return rc;
+    if (start < 0 || length < 0 || start > shape[dim] || length > shape[dim] - start)
+        return lt__fail(LT_ERANGE, "narrow: start %" PRId64 " and length %" PRId64 " do not fit in [0, %" PRId64
+                        "] of dimension %d", start, length, shape[dim], (int)dim);
+    int64_t at, step = strides[dim];
+    if (lt__mul_overflow(start, step, &at) || lt__add_overflow(offset, at, &at))
+        return lt__fail(LT_EOVERFLOW, "narrow(%d, %" PRId64 ", %" PRId64 "): offset %" PRId64 " + %" PRId64
+                        " * stride %" PRId64 " overflows int64", (int)dim, start, length, offset, start, step);
+    if (ndim > 0) /* memmove: out_shape may be shape itself */
+        memmove(out_shape, shape, (size_t)ndim * sizeof *shape);
+    out_shape[dim] = length;
+    *out_offset = at;
+    return LT_OK;
+}
+
+/* torch's unfold: dim becomes the windows, (extent - size) / step + 1 of
+ * them, step elements apart (stride strides[dim] * step), and a new last
+ * dim walks one window (size elements of stride strides[dim]). A 0-d view
+ * unfolds as one element of stride 1, as torch's. */
+lt_status lt_layout_unfold(int64_t *out_shape, int64_t *out_strides, int32_t ndim, const int64_t *shape,
+                           const int64_t *strides, int32_t dim, int64_t size, int64_t step)
+{
+    if (ndim >= LT_MAX_NDIM)
+        return lt__fail(LT_EINVAL, "unfold of a %d-d view would exceed %d dimensions", (int)ndim, LT_MAX_NDIM);
+    lt_status rc = ndim == 0 && dim == 0 ? LT_OK : check_view_dim(ndim, shape, strides, dim, "unfold");
+    if (rc != LT_OK)
+        return rc;
+    int64_t extent = ndim ? shape[dim] : 1, along = ndim ? strides[dim] : 1, window_stride;
+    if (step <= 0 || size < 0 || size > extent)
+        return lt__fail(LT_EINVAL, "unfold: windows of size %" PRId64 " every %" PRId64 " do not fit an extent of %"
+                        PRId64 " (0 <= size <= extent, step > 0)", size, step, extent);
+    if (lt__mul_overflow(along, step, &window_stride))
+        return lt__fail(LT_EOVERFLOW, "unfold(): step %" PRId64 " times stride %" PRId64 " of dimension %d does not "
+                        "fit in int64; use a smaller step", step, along, (int)dim);
+    out_shape[ndim] = size; /* past the inputs' last entry: the outputs may be the inputs */
+    out_strides[ndim] = along;
+    for (int32_t i = 0; i < ndim; i++) {
+        out_shape[i] = shape[i];
+        out_strides[i] = strides[i];
+    }
+    if (ndim == 0) {
+        out_strides[0] = 1;
+        return LT_OK;
+    }
+    out_shape[dim] = (extent - size) / step + 1;
+    out_strides[dim] = window_stride;
+    return LT_OK;
+}
+
+/* torch's split(split_size): ceil(size / split_size) pieces, at least one
+ * (an empty dimension gives one empty piece), each split_size long but the
+ * last, which holds the rest. The ceiling is formed without size +
+ * split_size - 1, which could leave int64. */
+lt_status lt_layout_split_lengths(int64_t *out_count, int64_t *out_length, int64_t *out_last, int64_t size,
+                                  int64_t split_size)
+{
+    if (size < 0 || split_size < 0 || (split_size == 0 && size != 0))
+        return lt__fail(LT_EINVAL, "split: split_size %" PRId64 " cannot split an extent of %" PRId64
+                        " (it must be >= 0, and 0 only for an extent of 0)", split_size, size);
+    int64_t count = split_size ? size / split_size + (size % split_size != 0) : 1;
+    count = count > 0 ? count : 1;
+    *out_count = count;
+    *out_length = split_size;
+    *out_last = size - (count - 1) * split_size; /* <= size: no overflow */
+    return LT_OK;
+}
+
+/* torch's chunk(chunks): split by ceil(size / chunks), so fewer than chunks
+ * pieces where the extent does not fill them; an empty dimension gives
+ * chunks empty pieces. */
+lt_status lt_layout_chunk_lengths(int64_t *out_count, int64_t *out_length, int64_t *out_last, int64_t size,
+                                  int64_t chunks)
+{
+    if (size < 0 || chunks <= 0)
+        return lt__fail(LT_EINVAL, "chunk: %" PRId64 " chunks of an extent of %" PRId64
+                        " (chunks must be > 0, the extent >= 0)", chunks, size);
+    if (size == 0) {
+        *out_count = chunks;
+        *out_length = *out_last = 0;
+        return LT_OK;
+    }
+    return lt_layout_split_lengths(out_count, out_length, out_last, size, size / chunks + (size % chunks != 0));
+}

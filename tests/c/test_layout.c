@@ -394,8 +394,230 @@ static void test_unsqueeze_and_dense_order(void)
     CHECK_INT(lt_layout_broadcast_strides(out, 2, s23, 3, s234, st13), LT_EINVAL);
 }
 
+/* diagonal, select, narrow, split and chunk: the view rules of the parts
+ * of a tensor, against the element addresses they must reach. */
+static void test_diagonal(void)
+{
+    int64_t shape[3], strides[3], off = -1;
+    /* every diagonal of a 3x4 row-major view at offset 2 (and of its
+     * transpose, negative strides) reaches element (i, i + k) or (i - k, i) */
+    int64_t s34[2] = {3, 4}, layouts[3][2] = {{4, 1}, {1, 3}, {-4, -1}}, base[3] = {2, 0, 11};
+    for (int l = 0; l < 3; l++)
+        for (int64_t k = -5; k <= 5; k++) {
+            CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s34, layouts[l], base[l], k, 0, 1), LT_OK);
+            int64_t want_len = k >= 0 ? (4 - k < 3 ? 4 - k : 3) : (3 + k < 4 ? 3 + k : 4);
+            CHECK_INT(shape[0], want_len > 0 ? want_len : 0);
+            CHECK_INT(strides[0], layouts[l][0] + layouts[l][1]);
+            if (shape[0] == 0)
+                CHECK_INT(off, base[l]); /* an empty diagonal keeps the offset (torch) */
+            for (int64_t i = 0; i < shape[0]; i++) {
+                int64_t row = k >= 0 ? i : i - k, col = k >= 0 ? i + k : i;
+                CHECK_INT(off + i * strides[0], base[l] + row * layouts[l][0] + col * layouts[l][1]);
+            }
+        }
+    /* dims kept in order, the diagonal last; dim1 > dim2 walks the other way */
+    int64_t s234[3] = {2, 3, 4}, c234[3] = {12, 4, 1};
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 3, s234, c234, 0, 1, 2, 0), LT_OK);
+    CHECK_ARRAY(shape, 3, 1); /* min(shape[2], shape[0] - 1) */
+    CHECK_ARRAY(strides, 4, 13);
+    CHECK_INT(off, 12); /* one step along dim2 = 0 */
+    /* size-0 dims: an empty diagonal at the same offset */
+    int64_t s03[2] = {0, 3}, c03[2] = {3, 1};
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s03, c03, 7, 1, 0, 1), LT_OK);
+    CHECK_INT(shape[0], 0);
+    CHECK_INT(off, 7);
+    /* in place: the outputs may be the inputs */
+    int64_t ip_shape[3] = {2, 3, 4}, ip_strides[3] = {12, 4, 1};
+    CHECK_INT(lt_layout_diagonal(ip_shape, ip_strides, &off, 3, ip_shape, ip_strides, 0, 0, 0, 2), LT_OK);
+    CHECK_ARRAY(ip_shape, 3, 2);
+    CHECK_ARRAY(ip_strides, 4, 13);
+    /* int64 overflow: the stride of two 2^62 strides (torch refuses it too) */
+    int64_t s11[2] = {1, 1}, s00[2] = {0, 0}, huge[2] = {INT64_C(1) << 62, INT64_C(1) << 62};
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s11, huge, 0, 0, 0, 1), LT_EOVERFLOW);
+    CHECK_STR(lt_last_error(), "diagonal(0, 0, 1): the diagonal's stride, 4611686018427387904 + "
+                               "4611686018427387904, overflows int64");
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s00, huge, 0, 0, 0, 1), LT_EOVERFLOW); /* even empty */
+    int64_t mixed[2] = {INT64_MAX, INT64_MIN};
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s11, mixed, 0, 0, 0, 1), LT_OK);
+    CHECK_INT(strides[0], -1);
+    /* the start: offset * stride past int64 only matters when there are elements */
+    int64_t s99[2] = {INT64_C(1) << 40, INT64_C(1) << 40}, tall[2] = {1, INT64_C(1) << 40};
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s99, tall, 0, INT64_C(1) << 20, 0, 1), LT_OK);
+    CHECK_INT(off, INT64_C(1) << 60);
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s99, tall, 0, INT64_C(1) << 30, 0, 1), LT_EOVERFLOW);
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s99, tall, 0, -(INT64_C(1) << 30), 1, 0), LT_EOVERFLOW);
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s99, tall, 0, -(INT64_C(1) << 30), 0, 1), LT_OK);
+    CHECK_INT(off, INT64_C(1) << 30);
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s11, c03, 0, INT64_MIN, 0, 1), LT_OK); /* empty */
+    CHECK_INT(off, 0);
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s11, c03, 0, INT64_MAX, 0, 1), LT_OK);
+    CHECK_INT(shape[0], 0);
+    /* offset at the end of int64: element 0 past it is refused, not wrapped */
+    int64_t s22[2] = {2, 2}, c22[2] = {2, 1};
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s22, c22, INT64_MAX - 1, 1, 0, 1), LT_OK);
+    CHECK_INT(off, INT64_MAX);
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s22, c22, INT64_MAX, 1, 0, 1), LT_EOVERFLOW);
+    /* refusals: fewer than 2 dims, a dim out of range, identical dims, bad shapes */
+    int64_t s4[1] = {4}, neg[2] = {-1, 3};
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 1, s4, c03, 0, 0, 0, 0), LT_EINVAL);
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s34, c03, 0, 0, 0, 2), LT_EINVAL);
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s34, c03, 0, 0, -1, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s34, c03, 0, 0, 1, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, neg, c03, 0, 0, 0, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_diagonal(shape, strides, &off, 2, s34, NULL, 0, 0, 0, 1), LT_EINVAL);
+}
+
+static void test_select_narrow(void)
+{
+    int64_t shape[3], strides[3], off = -1;
+    int64_t s234[3] = {2, 3, 4}, c234[3] = {12, 4, 1}, flip[3] = {12, -4, 1};
+    CHECK_INT(lt_layout_select(shape, strides, &off, 3, s234, c234, 5, 1, 2), LT_OK);
+    CHECK_ARRAY(shape, 2, 4);
+    CHECK_ARRAY(strides, 12, 1);
+    CHECK_INT(off, 13);
+    CHECK_INT(lt_layout_select(shape, strides, &off, 3, s234, flip, 8, 1, 2), LT_OK); /* a negative stride */
+    CHECK_INT(off, 0);
+    CHECK_INT(lt_layout_select(shape, strides, &off, 3, s234, c234, 0, 2, 3), LT_OK); /* the last index */
+    CHECK_ARRAY(shape, 2, 3);
+    CHECK_INT(off, 3);
+    int64_t s1[1] = {1}, u1[1] = {1};
+    CHECK_INT(lt_layout_select(shape, strides, &off, 1, s1, u1, 9, 0, 0), LT_OK); /* to 0-d */
+    CHECK_INT(off, 9);
+    int64_t ip_shape[3] = {2, 3, 4}, ip_strides[3] = {12, 4, 1};
+    CHECK_INT(lt_layout_select(ip_shape, ip_strides, &off, 3, ip_shape, ip_strides, 0, 0, 1), LT_OK);
+    CHECK_ARRAY(ip_shape, 3, 4);
+    CHECK_ARRAY(ip_strides, 4, 1);
+    CHECK_INT(off, 12);
+    /* an index outside the extent (a size-0 dim has none), a dim outside the dims */
+    int64_t s03[2] = {0, 3}, c03[2] = {3, 1};
+    CHECK_INT(lt_layout_select(shape, strides, &off, 3, s234, c234, 0, 1, 3), LT_ERANGE);
+    CHECK_INT(lt_layout_select(shape, strides, &off, 3, s234, c234, 0, 1, -1), LT_ERANGE);
+    CHECK_INT(lt_layout_select(shape, strides, &off, 2, s03, c03, 0, 0, 0), LT_ERANGE);
+    CHECK_INT(lt_layout_select(shape, strides, &off, 3, s234, c234, 0, 3, 0), LT_EINVAL);
+    CHECK_INT(lt_layout_select(shape, strides, &off, 0, NULL, NULL, 0, 0, 0), LT_EINVAL);
+    /* int64 overflow of the offset: an empty view may carry such strides */
+    int64_t s30[2] = {3, 0}, huge[2] = {INT64_C(1) << 62, 1};
+    CHECK_INT(lt_layout_select(shape, strides, &off, 2, s30, huge, 0, 0, 1), LT_OK);
+    CHECK_INT(off, INT64_C(1) << 62);
+    CHECK_INT(lt_layout_select(shape, strides, &off, 2, s30, huge, 0, 0, 2), LT_EOVERFLOW);
+    CHECK_INT(lt_layout_select(shape, strides, &off, 2, s30, huge, INT64_MAX - (INT64_C(1) << 62), 0, 1), LT_OK);
+    CHECK_INT(off, INT64_MAX);
+
+    /* narrow: the strides stay, element 0 moves start steps, also for length 0 */
+    CHECK_INT(lt_layout_narrow(shape, &off, 3, s234, c234, 1, 2, 1, 2), LT_OK);
+    CHECK_ARRAY(shape, 2, 3, 2);
+    CHECK_INT(off, 2);
+    CHECK_INT(lt_layout_narrow(shape, &off, 3, s234, flip, 8, 1, 3, 0), LT_OK); /* at the end, empty */
+    CHECK_ARRAY(shape, 2, 0, 4);
+    CHECK_INT(off, -4);
+    CHECK_INT(lt_layout_narrow(shape, &off, 2, s03, c03, 0, 0, 0, 0), LT_OK);   /* a size-0 dim */
+    CHECK_ARRAY(shape, 0, 3);
+    CHECK_INT(lt_layout_narrow(shape, &off, 3, s234, c234, 0, 1, 2, 2), LT_ERANGE);
+    CHECK_INT(lt_layout_narrow(shape, &off, 3, s234, c234, 0, 1, 4, 0), LT_ERANGE);
+    CHECK_INT(lt_layout_narrow(shape, &off, 3, s234, c234, 0, 1, -1, 1), LT_ERANGE);
+    CHECK_INT(lt_layout_narrow(shape, &off, 3, s234, c234, 0, 1, 1, -1), LT_ERANGE);
+    CHECK_INT(lt_layout_narrow(shape, &off, 3, s234, c234, 0, 1, 1, INT64_MAX), LT_ERANGE); /* no wrap */
+    CHECK_INT(lt_layout_narrow(shape, &off, 3, s234, c234, 0, 3, 0, 0), LT_EINVAL);
+    CHECK_INT(lt_layout_narrow(shape, &off, 3, s234, NULL, 0, 1, 0, 0), LT_EINVAL);
+    CHECK_INT(lt_layout_narrow(shape, &off, 2, s30, huge, 0, 0, 2, 1), LT_EOVERFLOW);
+    CHECK_INT(lt_layout_narrow(shape, &off, 2, s30, huge, 0, 0, 1, 2), LT_OK);
+    CHECK_INT(off, INT64_C(1) << 62);
+    int64_t ip[2] = {3, 0};
+    CHECK_INT(lt_layout_narrow(ip, &off, 2, ip, huge, 0, 0, 1, 1), LT_OK);
+    CHECK_ARRAY(ip, 1, 0);
+}
+
+static void test_unfold(void)
+{
+    int64_t shape[4], strides[4];
+    /* windows of 3 every 2 over 7 elements of stride 2 at the end of a 2-d view */
+    int64_t s27[2] = {2, 7}, c27[2] = {14, 2};
+    CHECK_INT(lt_layout_unfold(shape, strides, 2, s27, c27, 1, 3, 2), LT_OK);
+    CHECK_ARRAY(shape, 2, 3, 3);
+    CHECK_ARRAY(strides, 14, 4, 2);
+    /* every window's elements, brute force: window w, element e of row r at r*14 + (w*2 + e)*2 */
+    for (int64_t w = 0; w < shape[1]; w++)
+        for (int64_t e = 0; e < shape[2]; e++)
+            CHECK_INT(w * strides[1] + e * strides[2], (w * 2 + e) * 2);
+    CHECK_INT(lt_layout_unfold(shape, strides, 2, s27, c27, 0, 2, 1), LT_OK); /* size == extent: one window */
+    CHECK_ARRAY(shape, 1, 7, 2);
+    CHECK_INT(lt_layout_unfold(shape, strides, 2, s27, c27, 1, 0, 1), LT_OK); /* size 0: extent + 1 windows */
+    CHECK_ARRAY(shape, 2, 8, 0);
+    int64_t s03[2] = {0, 3}, neg[2] = {3, -1};
+    CHECK_INT(lt_layout_unfold(shape, strides, 2, s03, neg, 0, 0, 5), LT_OK);   /* a size-0 dim */
+    CHECK_ARRAY(shape, 1, 3, 0);
+    CHECK_INT(lt_layout_unfold(shape, strides, 2, s03, neg, 1, 2, 1), LT_OK);   /* a negative stride */
+    CHECK_ARRAY(strides, 3, -1, -1);
+    CHECK_INT(lt_layout_unfold(shape, strides, 0, NULL, NULL, 0, 1, 9), LT_OK); /* 0-d: one element */
+    CHECK_ARRAY(shape, 1);
+    CHECK_ARRAY(strides, 1);
+    int64_t ip_shape[3] = {2, 7, -1}, ip_strides[3] = {14, 2, -1};
+    CHECK_INT(lt_layout_unfold(ip_shape, ip_strides, 2, ip_shape, ip_strides, 1, 3, 2), LT_OK);
+    CHECK_ARRAY(ip_shape, 2, 3, 3);
+    CHECK_ARRAY(ip_strides, 14, 4, 2);
+    /* int64 overflow of the windows' stride, exact at the edge */
+    int64_t s10[1] = {10}, two[1] = {2}, one[1] = {1};
+    CHECK_INT(lt_layout_unfold(shape, strides, 1, s10, two, 0, 2, INT64_C(1) << 62), LT_EOVERFLOW);
+    CHECK_STR(lt_last_error(), "unfold(): step 4611686018427387904 times stride 2 of dimension 0 does not fit in "
+                               "int64; use a smaller step");
+    CHECK_INT(lt_layout_unfold(shape, strides, 1, s10, one, 0, 2, INT64_MAX), LT_OK);
+    CHECK_ARRAY(shape, 1, 2);
+    CHECK_ARRAY(strides, INT64_MAX, 1);
+    /* refusals */
+    CHECK_INT(lt_layout_unfold(shape, strides, 1, s10, one, 0, 11, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_unfold(shape, strides, 1, s10, one, 0, -1, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_unfold(shape, strides, 1, s10, one, 0, 2, 0), LT_EINVAL);
+    CHECK_INT(lt_layout_unfold(shape, strides, 1, s10, one, 1, 2, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_unfold(shape, strides, 0, NULL, NULL, 0, 2, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_unfold(shape, strides, 0, NULL, NULL, 1, 1, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_unfold(shape, strides, LT_MAX_NDIM, s10, one, 0, 1, 1), LT_EINVAL);
+}
+
+static void test_split_chunk(void)
+{
+    int64_t count = -1, length = -1, last = -1;
+    /* the pieces tile the extent: count - 1 of length, then last (1..length) */
+    for (int64_t size = 0; size <= 12; size++)
+        for (int64_t n = 1; n <= 14; n++) {
+            CHECK_INT(lt_layout_split_lengths(&count, &length, &last, size, n), LT_OK);
+            CHECK_INT(length, n);
+            CHECK_INT((count - 1) * length + last, size);
+            CHECK(size == 0 ? count == 1 && last == 0 : last >= 1 && last <= n);
+            CHECK_INT(lt_layout_chunk_lengths(&count, &length, &last, size, n), LT_OK);
+            CHECK(count <= n && (size == 0 ? count == n && length == 0 && last == 0
+                                           : (count - 1) * length + last == size && last >= 1));
+        }
+    CHECK_INT(lt_layout_chunk_lengths(&count, &length, &last, 5, 4), LT_OK); /* 3 pieces: 2, 2, 1 */
+    CHECK_INT(count, 3);
+    CHECK_INT(length, 2);
+    CHECK_INT(last, 1);
+    CHECK_INT(lt_layout_split_lengths(&count, &length, &last, 0, 0), LT_OK); /* split(0) of an empty dim */
+    CHECK_INT(count, 1);
+    CHECK_INT(last, 0);
+    /* the ceiling without size + split_size - 1: no overflow at the end of int64 */
+    CHECK_INT(lt_layout_split_lengths(&count, &length, &last, INT64_MAX, INT64_MAX - 1), LT_OK);
+    CHECK_INT(count, 2);
+    CHECK_INT(last, 1);
+    CHECK_INT(lt_layout_split_lengths(&count, &length, &last, INT64_MAX, INT64_MAX), LT_OK);
+    CHECK_INT(count, 1);
+    CHECK_INT(last, INT64_MAX);
+    CHECK_INT(lt_layout_chunk_lengths(&count, &length, &last, INT64_MAX, 2), LT_OK);
+    CHECK_INT(count, 2);
+    CHECK_INT(length, INT64_C(1) << 62);
+    CHECK_INT(last, (INT64_C(1) << 62) - 1);
+    CHECK_INT(lt_layout_split_lengths(&count, &length, &last, 3, 0), LT_EINVAL);
+    CHECK_INT(lt_layout_split_lengths(&count, &length, &last, 3, -1), LT_EINVAL);
+    CHECK_INT(lt_layout_split_lengths(&count, &length, &last, -1, 1), LT_EINVAL);
+    CHECK_INT(lt_layout_chunk_lengths(&count, &length, &last, 3, 0), LT_EINVAL);
+    CHECK_INT(lt_layout_chunk_lengths(&count, &length, &last, -1, 2), LT_EINVAL);
+}
+
 int main(void)
 {
+    test_diagonal();
+    test_select_narrow();
+    test_unfold();
+    test_split_chunk();
     test_byte_extent();
     test_contiguous();
     test_infer_shape();

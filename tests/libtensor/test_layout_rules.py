@@ -805,3 +805,82 @@ if __name__ == "__main__":
     import torch as _torch
     VECTORS.write_text(dumps(with_categories(build_vectors(_torch))))
     print(f"wrote {VECTORS}")
+
+
+# ---------------------------------------------------------------- views of part of a tensor
+
+def _meta_view(torch, shape, strides, offset):
+    return torch.empty(0, device="meta").as_strided(shape, strides, offset)
+
+
+def _facts(t):
+    return tuple(t.shape), t.stride(), t.storage_offset()
+
+
+def test_diagonal_select_narrow_match_torch(torch):
+    """lt_layout_diagonal, _select and _narrow (through _layout) give torch's views for every dim pair,
+    index, start and length over small layouts at an offset, empty dims included."""
+    kinds, checked = set(), 0
+    for shape, strides in _small_layouts((0, 1, 3, 7)):
+        t, n = _meta_view(torch, shape, strides, 5), len(shape)
+        for d in range(n):
+            for i in range(shape[d]):
+                assert L.select(shape, strides, 5, d, i) == _facts(t.select(d, i)), (shape, strides, d, i)
+                checked += 1
+            for start in range(shape[d] + 1):
+                for length in range(shape[d] - start + 1):
+                    got_shape, got_offset = L.narrow(shape, strides, 5, d, start, length)
+                    assert (got_shape, strides, got_offset) == _facts(t.narrow(d, start, length))
+                    checked += 1
+        for d1, d2 in itertools.permutations(range(n), 2):
+            for k in range(-4, 5):
+                got = L.diagonal(shape, strides, 5, k, d1, d2)
+                assert got == _facts(t.diagonal(k, d1, d2)), (shape, strides, k, d1, d2)
+                kinds.add("empty" if got[0][-1] == 0 else "elements")
+                checked += 1
+    assert kinds == {"empty", "elements"} and checked > 20_000, (kinds, checked)
+    with pytest.raises(LayoutError, match="index 3 is outside"):
+        L.select((3,), (1,), 0, 0, 3)
+    with pytest.raises(LayoutError, match="do not fit"):
+        L.narrow((3,), (1,), 0, 0, 2, 2)
+    with pytest.raises(LibtensorError, match="cannot be identical"):
+        L.diagonal((3, 3), (3, 1), 0, 0, 1, 1)
+
+
+def test_unfold_matches_torch(torch):
+    """lt_layout_unfold (through _layout) gives torch's windows for every dim, size and step over small
+    layouts, 0-d and empty dims included."""
+    kinds, checked = set(), 0
+    for shape, strides in _small_layouts((0, 1, 3, 7)):
+        t = _meta_view(torch, shape, strides, 0)
+        for d in range(max(len(shape), 1)):
+            extent = shape[d] if shape else 1
+            for size, step in itertools.product(range(extent + 1), (1, 2, 5)):
+                got = L.unfold(shape, strides, d, size, step)
+                w = t.unfold(d, size, step)
+                assert got == (tuple(w.shape), w.stride()), (shape, strides, d, size, step)
+                kinds.add("0-d" if not shape else "empty" if 0 in got[0] else "windows")
+                checked += 1
+    assert kinds == {"0-d", "empty", "windows"} and checked > 5_000, (kinds, checked)
+    with pytest.raises(LayoutError, match="does not fit in int64"):
+        L.unfold((10,), (2,), 0, 2, 2**62)
+
+
+def test_split_and_chunk_lengths_match_torch(torch):
+    from pytensor._ffi import ffi, lib
+    out = ffi.new("int64_t[3]")
+    checked = 0
+    for size in range(13):
+        t = torch.empty(size, device="meta")
+        for n in range(0 if size == 0 else 1, 15):
+            for rule, pieces in ((lib.lt_layout_split_lengths, t.split(n)),
+                                 (lib.lt_layout_chunk_lengths, t.chunk(n) if n else None)):
+                if pieces is None:
+                    continue
+                assert rule(out, out + 1, out + 2, size, n) == 0
+                count, length, last = out[0], out[1], out[2]
+                assert [length] * (count - 1) + [last] == [len(p) for p in pieces], (rule, size, n)
+                checked += 1
+    assert checked > 300, checked
+    assert lib.lt_layout_split_lengths(out, out + 1, out + 2, 3, 0) == lib.LT_EINVAL
+    assert lib.lt_layout_chunk_lengths(out, out + 1, out + 2, 3, 0) == lib.LT_EINVAL
