@@ -182,11 +182,13 @@ def _scalar_bytes(value, dt):
 
 
 def _check_real_range(x, value, dt):
-    """A real part ``x`` of ``value`` against ``dt``: integer dtypes take finite values whose
-    truncation fits; floating dtypes as _check_float_range."""
+    """A real part ``x`` of ``value`` against ``dt``: an integer dtype takes x within [min, max]
+    compared in double precision, as torch compares (127.9 overflows int8, 2.0**63 passes for
+    int64, and an unsigned dtype takes no negative float); floating dtypes as _check_float_range."""
     if dt.kind in ("int", "uint"):
-        rng = _INT_RANGES[dt.name]
-        if not math.isfinite(x) or not rng[0] <= math.trunc(x) <= rng[1]:
+        hi = _INT_RANGES[dt.name][1]
+        lo = 0 if dt.kind == "uint" else -hi - 1
+        if not float(lo) <= x <= float(hi):  # NaN fails too
             _overflow(value, dt)
     _check_float_range(x, value, dt)
 
