@@ -4,6 +4,7 @@ keep the number in float32), as fill values (checked against the dtype's
 range, as torch's fill_ checks), as where() operands, and the version count
 of every in-place arithmetic op (one write, one bump). Each case runs through
 the public API, so the shim's fast paths and the Python path both answer."""
+import cmath
 import itertools
 import warnings
 
@@ -13,6 +14,7 @@ import pytensor
 from pytensor import _tensor_writes
 
 INF = float("inf")
+NAN = float("nan")
 
 
 def _outcome(fn):
@@ -156,6 +158,32 @@ def test_bfloat16_range_is_bfloat16s_own():
     for value in (3.39e38, 3.4e38, -3.39e38):
         with pytest.raises(RuntimeError, match="bfloat16 without overflow"):
             _tensor_writes._scalar_bytes(value, pytensor.bfloat16)
+
+
+UNIFORM_BOUNDS = [(0, INF), (-INF, 0), (-1e308, 1e308), (-3e38, 3e38), (0, 70000), (-70000, 0), (NAN, 1), (0, NAN),
+                  (2, 1), (0, 1), (-3.3e38, 0), (0, 3.4e38), (-1e300, 1e300), (-60000, 60000), (-40000, 40000)]
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16", "float32", "float64", "complex64", "int32"])
+def test_uniform_bounds_are_checked_as_torch(torch, dt):
+    """uniform_ refuses bounds outside the dtype's finite range and a range wider than its largest
+    value, as torch's check_uniform_bounds, on a dense tensor (the shim's path) and a strided one."""
+    checked = 0
+    for (a, b), strided in itertools.product(UNIFORM_BOUNDS, (False, True)):
+        def fill(m):
+            t = m.zeros(6, dtype=getattr(m, dt))
+            t = t[::2] if strided else t
+            t.uniform_(a, b)
+            return all(cmath.isfinite(v) for v in t.tolist())
+        got = []
+        for m in (torch, pytensor):
+            try:
+                got.append(fill(m))
+            except Exception as e:  # noqa: BLE001  the exception type is part of the answer
+                got.append(type(e).__name__)
+        assert got[1] == got[0] and got[0] in (True, "RuntimeError", "NotImplementedError"), (dt, a, b, strided)
+        checked += 1
+    assert checked == 2 * len(UNIFORM_BOUNDS)
 
 
 # ============================================================================ version counts
