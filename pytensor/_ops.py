@@ -62,29 +62,20 @@ def wrapped_number(x, dt):
     does (``float16 < 1e39`` compares with inf). A float into an integer dtype, or a complex into
     a real one, never comes from promotion: those keep fill_'s checks."""
     out = empty((), dt)
-    if isinstance(x, bool) or dt.kind not in ("int", "uint", "float", "complex"):
-        out.fill_(x)  # fits every dtype; bool and the float8s keep fill_'s rules
-        return out
-    if isinstance(x, int):
-        if not -2**63 <= x < 2**64:
-            out.fill_(x)  # Python's OverflowError, as torch's
-        if dt.kind in ("int", "uint"):
-            bits = dt.itemsize * 8
-            x &= (1 << bits) - 1  # the C cast from int64: the low bits
-            if dt.kind == "int" and x >= 1 << (bits - 1):
-                x -= 1 << bits
-            out.fill_(x)
-            return out
-        src = empty((), _dt.int64 if x < 2**63 else _dt.uint64)
-    elif isinstance(x, float) and dt.kind in ("float", "complex"):
-        src = empty((), _dt.float64)
-    elif isinstance(x, complex) and dt.kind == "complex":
-        src = empty((), _dt.complex128)
-    else:
-        out.fill_(x)
-        return out
-    src.fill_(x)
-    copy_into(out, src)  # libtensor's conversion: a C cast, inf past the dtype's range
+    if dt.kind in ("int", "uint") and x.__class__ is not bool and isinstance(x, int) and -2**63 <= x < 2**64:
+        bits = dt.itemsize * 8
+        x &= (1 << bits) - 1  # the C cast from int64: the low bits
+        if dt.kind == "int" and x >= 1 << (bits - 1):
+            x -= 1 << bits
+    try:
+        out.fill_(x)  # within the dtype's range fill_'s conversion is the C cast itself
+    except RuntimeError:  # beyond it: unchecked for a real number into a floating dtype, as torch
+        if dt.kind not in ("float", "complex") or isinstance(x, complex) and dt.kind != "complex":
+            raise
+        src = empty((), _dt.complex128 if isinstance(x, complex) else _dt.float64 if isinstance(x, float)
+                    else _dt.int64 if x < 2**63 else _dt.uint64)
+        src.fill_(x)
+        copy_into(out, src)  # libtensor's conversion: a C cast, inf past the dtype's range
     return out
 
 
@@ -116,9 +107,10 @@ def _declines_fast(a, b, name):
 def _op_math_binary(a, b, name, dt, out):
     """``a op b`` as torch computes it for float16/bfloat16 with a Python number: both in float32
     (the tensor's values exactly, the number as a float32), rounded once into ``out`` (of ``dt``)."""
-    wide = [_operand(x, dt).to(_dt.float32) if isinstance(x, TensorBase) else wrapped_number(x, _dt.float32)
-            for x in (a, b)]
-    copy_into(out, binary(wide[0], wide[1], name).expand(out._shape))
+    # the number stays a Python number: binary() in float32 converts it as wrapped_number would
+    wide = [_operand(x, dt).to(_dt.float32) if isinstance(x, TensorBase) else x for x in (a, b)]
+    r = binary(wide[0], wide[1], name)
+    copy_into(out, r if r._shape == out._shape else r.expand(out._shape))
     return out
 
 
