@@ -94,14 +94,22 @@ def _in_op_math(a, b, dt):
     return dt in _REDUCED_FLOATS and (not isinstance(a, TensorBase) or not isinstance(b, TensorBase))
 
 
+# the largest n such that every int in [-n, n] is exact in the dtype (its significand's reach)
+_EXACT_INTS = {_dt.float16: 2048, _dt.bfloat16: 256}
+
+
 def _declines_fast(a, b, name):
     """Whether the shim's binary fast paths must be skipped: a product or quotient of a
-    float16/bfloat16 tensor with a Python int, which they would round to the tensor's dtype
-    (``float16_t / 65536`` would divide by inf)."""
+    float16/bfloat16 tensor with a Python int the dtype does not hold exactly, which they would
+    round to the tensor's dtype (``float16_t / 65536`` would divide by inf). An int it holds
+    exactly is the same number in float32, so the fast path's answer is torch's."""
     if name not in _OPMATH_OPS:
         return False
     t, x = (a, b) if isinstance(a, TensorBase) else (b, a)
-    return isinstance(t, TensorBase) and t._dtype in _REDUCED_FLOATS and isinstance(x, int)
+    if not isinstance(t, TensorBase) or not isinstance(x, int):
+        return False
+    limit = _EXACT_INTS.get(t._dtype)
+    return limit is not None and not -limit <= x <= limit
 
 
 def _op_math_binary(a, b, name, dt, out):

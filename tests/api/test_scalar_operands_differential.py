@@ -38,7 +38,7 @@ def _both(torch, make, fn):
 DTYPES = ["uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64", "bool"]
 # the numbers the attack round found, the edges of each dtype, and numbers float16 and
 # bfloat16 round differently from float32 (2049, 2**24 + 1, 1/3)
-NUMBERS = [128, -129, 300, -257, 2**31, 2**63, 2**64 - 1, 2**53, 65505, 65536, 2049, 2**24 + 1, 1e39, -1e39,
+NUMBERS = [128, -129, 257, 300, -257, 2048, 2**31, 2**63, 2**64 - 1, 2**53, 65505, 65536, 2049, 2**24 + 1, 1e39, -1e39,
            1e5, 65519.0, 1 / 3, 1e-8, 2.0**-30, 3.3e38, INF, True]
 OPS = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__", "lt": "__lt__",
        "eq": "__eq__", "radd": "__radd__", "rmul": "__rmul__", "rsub": "__rsub__", "rdiv": "__rtruediv__"}
