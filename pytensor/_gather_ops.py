@@ -15,13 +15,14 @@ import operator
 from types import SimpleNamespace
 
 from . import dtypes as _dt
-from ._convert_in import as_tensor_operand, list_to_tensor
+from ._convert_in import list_to_tensor
 from ._conj import resolved
 from ._core import TensorBase, empty, make, wrap_dim
 from ._ffi import ffi, lib, shim
 from ._indexing import _apply as apply_index
 from ._indexing import _i64, _strides_over, mask_count, mask_positions, new_output, scatter
 from ._layout import broadcast_shapes, infer_dense_strides, preserve_strides
+from ._ops import where_operand
 from .autograd import as_input_grad, is_grad_enabled, no_grad, record
 from .errors import check
 
@@ -235,7 +236,7 @@ def where(condition, input=None, other=None):
                     as_input_grad(where(condition, 0, g), b) if b else None)
         return record(out, "WhereBackward0", (input, other), where_backward)
     dt = _dt.result_type_of((input, other))
-    a, b = as_tensor_operand(input, dt), as_tensor_operand(other, dt)
+    a, b = where_operand(input, dt), where_operand(other, dt)
     shape = broadcast_shapes(condition._shape, a._shape, b._shape)
     out = new_output(shape, dt, [_strides_over(x, shape) for x in (condition, a, b)])
     check(lib.lt_where(out._ptr(), out._strides, condition._ptr(), _strides_over(condition, shape), a._ptr(),

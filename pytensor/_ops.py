@@ -36,10 +36,90 @@ def _broadcast_strides(t, shape):
 
 
 def _operand(x, dt):
-    """x as a tensor of dtype dt (a Python scalar or a NumPy array becomes a tensor)."""
+    """x as a tensor of dtype dt (a Python number as torch wraps it, see wrapped_number; a NumPy array
+    becomes a tensor)."""
     if isinstance(x, TensorBase):
         return (resolved(x) if x._bits else x) if x._dtype is dt else x.to(dt)  # to(): a copy, bits resolved
+    if isinstance(x, _SCALARS):
+        return wrapped_number(x, dt)
     return as_tensor_operand(x, dt)
+
+
+# ================================================================== Python numbers as operands
+
+# the dtypes torch computes in float32 (their "op math" type): a product or quotient with a Python
+# number takes the number as a float32, not rounded to the dtype first (add, sub and the
+# comparisons round it to the dtype: torch 2.13's CPU kernels, checked value by value in the tests)
+_REDUCED_FLOATS = frozenset((_dt.float16, _dt.bfloat16))
+_OPMATH_OPS = frozenset(("mul", "div"))
+
+
+def wrapped_number(x, dt):
+    """A Python number as a 0-d tensor of ``dt``, converted as torch converts a number that
+    meets a tensor in a binary op: with no overflow check. An int is read as int64 (uint64 from
+    2**63; past both, Python's OverflowError) and wraps into an integer dtype as a C cast does
+    (``int8 + 128`` adds -128); into a floating dtype it rounds, and overflows to inf as a float
+    does (``float16 < 1e39`` compares with inf). A float into an integer dtype, or a complex into
+    a real one, never comes from promotion: those keep fill_'s checks."""
+    out = empty((), dt)
+    if dt.kind in ("int", "uint") and x.__class__ is not bool and isinstance(x, int) and -2**63 <= x < 2**64:
+        bits = dt.itemsize * 8
+        x &= (1 << bits) - 1  # the C cast from int64: the low bits
+        if dt.kind == "int" and x >= 1 << (bits - 1):
+            x -= 1 << bits
+    try:
+        out.fill_(x)  # within the dtype's range fill_'s conversion is the C cast itself
+    except RuntimeError:  # beyond it: unchecked for a real number into a floating dtype, as torch
+        if dt.kind not in ("float", "complex") or isinstance(x, complex) and dt.kind != "complex":
+            raise
+        src = empty((), _dt.complex128 if isinstance(x, complex) else _dt.float64 if isinstance(x, float)
+                    else _dt.int64 if x < 2**63 else _dt.uint64)
+        src.fill_(x)
+        copy_into(out, src)  # libtensor's conversion: a C cast, inf past the dtype's range
+    return out
+
+
+def where_operand(x, dt):
+    """A ``where()`` operand as a tensor of ``dt``: torch checks a Python number against the
+    dtype as fill_ does (``where(c, int8_t, 300)`` and ``where(c, float32_t, 1e39)`` raise),
+    except for float16 and bfloat16, which take it unchecked (``where(c, float16_t, 1e5)`` is inf)."""
+    if isinstance(x, _SCALARS) and dt in _REDUCED_FLOATS:
+        return wrapped_number(x, dt)
+    return as_tensor_operand(x, dt)
+
+
+def _in_op_math(a, b, dt):
+    """Whether ``a op b`` (op a product or quotient in ``dt``) has a Python number that torch
+    keeps in float32 rather than rounding it to float16/bfloat16 (see _REDUCED_FLOATS)."""
+    return dt in _REDUCED_FLOATS and (not isinstance(a, TensorBase) or not isinstance(b, TensorBase))
+
+
+# the largest n such that every int in [-n, n] is exact in the dtype (its significand's reach)
+_EXACT_INTS = {_dt.float16: 2048, _dt.bfloat16: 256}
+
+
+def _declines_fast(a, b, name):
+    """Whether the shim's binary fast paths must be skipped: a product or quotient of a
+    float16/bfloat16 tensor with a Python int the dtype does not hold exactly, which they would
+    round to the tensor's dtype (``float16_t / 65536`` would divide by inf). An int it holds
+    exactly is the same number in float32, so the fast path's answer is torch's."""
+    if name not in _OPMATH_OPS:
+        return False
+    t, x = (a, b) if isinstance(a, TensorBase) else (b, a)
+    if not isinstance(t, TensorBase) or not isinstance(x, int):
+        return False
+    limit = _EXACT_INTS.get(t._dtype)
+    return limit is not None and not -limit <= x <= limit
+
+
+def _op_math_binary(a, b, name, dt, out):
+    """``a op b`` as torch computes it for float16/bfloat16 with a Python number: both in float32
+    (the tensor's values exactly, the number as a float32), rounded once into ``out`` (of ``dt``)."""
+    # the number stays a Python number: binary() in float32 converts it as wrapped_number would
+    wide = [_operand(x, dt).to(_dt.float32) if isinstance(x, TensorBase) else x for x in (a, b)]
+    r = binary(wide[0], wide[1], name)
+    copy_into(out, r if r._shape == out._shape else r.expand(out._shape))
+    return out
 
 
 def _numpy_scalar_value(x):
@@ -135,7 +215,7 @@ def binary(a, b, name, out=None):
     Two tensors of one dtype, or a tensor and a Python number of its kind, take
     one C call (the shim's ``binary``, same rules, same layout); it declines
     everything else, which the rest of this function handles."""
-    if out is None:
+    if out is None and not _declines_fast(a, b, name):
         r = _fast_binary(a, b, _OP_CODES[name])
         if r is not None:
             return r
@@ -170,6 +250,8 @@ def binary(a, b, name, out=None):
         # on the operands as given (before conversion), as torch judges them
         given = (a if isinstance(a, TensorBase) else ta, b if isinstance(b, TensorBase) else tb)
         out = empty_strided(shape, shim.result_strides(shape, *given), res_dt)
+    if name in _OPMATH_OPS and _in_op_math(a, b, dt):
+        return _op_math_binary(a, b, name, dt, out)
     op = _CMP[name] if cmp else _ARITH[name]
     check(lib.lt_binary(op, dt.code, len(shape), shape, out._ptr(), out._strides, ta._ptr(),
                         _broadcast_strides(ta, shape), tb._ptr(), _broadcast_strides(tb, shape)))
@@ -229,7 +311,7 @@ def inplace(self, other, name):
     of its kind) takes one C call (the shim's ``binary_inplace``); it declines
     the rest, which this function handles with the full rules."""
     code = _ARITH.get(name)
-    if code is not None and _fast_inplace(self, other, code) is not None:
+    if code is not None and not _declines_fast(self, other, name) and _fast_inplace(self, other, code) is not None:
         _note_write(self)
         return self
     other = _coerce(other)
@@ -252,9 +334,9 @@ def inplace(self, other, name):
         raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape {list(shape)}")
     if dt is self._dtype and self.is_contiguous() and not self._bits:  # a conjugate view: copy_ writes through it
         binary(self, other, name, out=self)
+        self._version_bump()
     else:
-        self.copy_(binary(self, other, name))
-    self._version_bump()
+        self.copy_(binary(self, other, name))  # copy_ bumps the version: one write, one bump, as torch
     return self
 
 

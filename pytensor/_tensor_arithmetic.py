@@ -26,6 +26,22 @@ def _reflected(name):
     return method
 
 
+def _reflected_div(self, other):
+    """``other / self`` as torch computes it for a Python number: ``self.reciprocal() * other``
+    (the reciprocal rounded to the dtype first, then a product), so ``-257 / t`` rounds as
+    torch's does. A complex self keeps the quotient (torch's complex reciprocal is its own
+    kernel); a tensor or NumPy array other is a plain quotient."""
+    x = operand(other)
+    if x is None:
+        return NotImplemented
+    if isinstance(x, _NUMBERS) and not self._dtype.is_complex:
+        return binary(binary(1, self, "div"), x, "mul")
+    return binary(x, self, "div")
+
+
+_NUMBERS = (bool, int, float, complex)
+
+
 def _inplace_operator(name):
     def method(self, other):
         if operand(other) is None:
@@ -55,7 +71,7 @@ class Arithmetic:
     __add__, __radd__, __iadd__, add_ = _operator("add"), _reflected("add"), _inplace_operator("add"), _inplace("add")
     __sub__, __rsub__, __isub__, sub_ = _operator("sub"), _reflected("sub"), _inplace_operator("sub"), _inplace("sub")
     __mul__, __rmul__, __imul__, mul_ = _operator("mul"), _reflected("mul"), _inplace_operator("mul"), _inplace("mul")
-    __truediv__, __rtruediv__, __itruediv__, div_ = (_operator("div"), _reflected("div"), _inplace_operator("div"),
+    __truediv__, __rtruediv__, __itruediv__, div_ = (_operator("div"), _reflected_div, _inplace_operator("div"),
                                                      _inplace("div"))
 
     __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = (_operator(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))

@@ -40,6 +40,31 @@ def _fill_view(t, fill):
     return t
 
 
+# the largest finite value of each sampled dtype (a complex dtype: its parts), for torch's check_uniform_bounds
+_UNIFORM_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38,
+                "complex64": 3.4028234663852886e38, "float64": 1.7976931348623157e308,
+                "complex128": 1.7976931348623157e308}
+
+
+def _check_uniform_bounds(t, from_, to):
+    """torch's check_uniform_bounds, before either path fills: from and to within the dtype's
+    finite range (inf and NaN are not), from <= to, and to - from (in double precision) finite
+    in the dtype, so that every sample is a value of the dtype. Other dtypes: the Python path's
+    refusal."""
+    top = _UNIFORM_MAX.get(t._dtype.name)
+    if top is None:
+        return
+    lo, hi = float(from_), float(to)
+    for name, v in (("from", lo), ("to", hi)):
+        if not -top <= v <= top:
+            raise RuntimeError(f"uniform_(): {name}={v} is out of bounds for {t._dtype.name} ([{-top}, {top}])")
+    if not lo <= hi:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
+    if hi - lo > top:
+        raise RuntimeError(f"uniform_ expects to-from <= {top} (the largest {t._dtype.name}), but found to={to} "
+                           f"and from={from_}, whose difference {hi - lo} exceeds it")
+
+
 class Random:
     """uniform_, normal_."""
 
@@ -56,9 +81,7 @@ class Random:
         from_ = kwargs.pop("from", from_)
         if kwargs:
             raise TypeError(f"uniform_() got an unexpected keyword argument {next(iter(kwargs))!r}")
-        _float_dtype(self, "check_uniform_bounds")
-        if not from_ <= to:
-            raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
+        _float_dtype(self, "check_uniform_bounds")  # the bounds: _check_uniform_bounds, before either path
         return _fill_view(self, lambda t, _contiguous: fill_uniform(t, from_, to, generator, "uniform_"))
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None):
@@ -78,6 +101,7 @@ class Random:
     _uniform_, _normal_ = _inplace_guard(uniform_), _inplace_guard(normal_)
 
     def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator=None, **kwargs):
+        _check_uniform_bounds(self, kwargs.get("from", from_), to)  # the shim's fast path does not check
         if not kwargs and _random_inplace(self, 0, from_, to, generator) is not None:
             return self
         return self._uniform_(from_, to, generator=generator, **kwargs)

@@ -136,12 +136,18 @@ _INT_RANGES = {
     "uint64": (-(2**64 - 1), 2**64 - 1), "int8": (-128, 127), "int16": (-32768, 32767),
     "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1),
 }
-_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
+# the largest finite value of each floating dtype torch checks (a complex dtype: its parts); the float8s convert
+# as torch converts them (saturating or NaN), so they are left to libtensor's conversion
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38,
+              "complex64": 3.4028234663852886e38}
 
 
 def _scalar_bytes(value, dt):
     """A Python scalar as (lt_dtype code, bytes) for lt_fill, refusing values that overflow ``dt``
-    (torch: RuntimeError "value cannot be converted ... without overflow")."""
+    as torch's fill_ does (RuntimeError "value cannot be converted ... without overflow"): an int
+    must fit int64 or uint64 (else OverflowError, Python's own), then the dtype's range; a float or
+    complex value must be finite within a floating dtype's range (inf and NaN pass), and a complex
+    value has a zero imaginary part unless ``dt`` is complex. bool takes every number."""
     if isinstance(value, TensorBase):
         value = value.item()
     if hasattr(value, "item") and not isinstance(value, (int, float, complex)):
@@ -149,27 +155,50 @@ def _scalar_bytes(value, dt):
     if isinstance(value, bool):
         return lib.LT_BOOL, struct.pack("?", value)
     if isinstance(value, int):
+        if value < -2**63:
+            raise OverflowError(f"can't convert negative int to unsigned: {value} is below int64's range")
+        if value >= 2**64:
+            raise OverflowError(f"int too big to convert: {value} is past uint64's range")
         rng = _INT_RANGES.get(dt.name)
         if rng and not rng[0] <= value <= rng[1]:
             _overflow(value, dt)
-        if not -2**63 <= value < 2**64:
-            _overflow(value, dt)
+        _check_float_range(float(value), value, dt)
         if value >= 2**63:
             return lib.LT_UINT64, struct.pack("Q", value)
         return lib.LT_INT64, struct.pack("q", value)
     if isinstance(value, float):
-        if dt.kind in ("int", "uint"):
-            rng = _INT_RANGES[dt.name]
-            if math.isfinite(value) and not rng[0] <= math.trunc(value) <= rng[1] or not math.isfinite(value):
-                _overflow(value, dt)
-        elif dt.name in _FLOAT_MAX and math.isfinite(value) and abs(value) > _FLOAT_MAX[dt.name] * (1 + 2**-8):
-            _overflow(value, dt)
+        _check_real_range(value, value, dt)
         return lib.LT_FLOAT64, struct.pack("d", value)
     if isinstance(value, complex):
-        if not dt.is_complex:
-            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+        if not dt.is_complex and dt.kind != "bool":
+            if value.imag != 0:  # NaN too
+                _overflow(value, dt)
+            _check_real_range(value.real, value, dt)
+        elif dt.is_complex:
+            _check_float_range(value.real, value, dt)
+            _check_float_range(value.imag, value, dt)
         return lib.LT_COMPLEX128, struct.pack("dd", value.real, value.imag)
     raise TypeError(f"a scalar must be a bool, int, float or complex, not {type(value).__name__}")
+
+
+def _check_real_range(x, value, dt):
+    """A real part ``x`` of ``value`` against ``dt``: an integer dtype takes x within [min, max]
+    compared in double precision, as torch compares (127.9 overflows int8, 2.0**63 passes for
+    int64, and an unsigned dtype takes no negative float); floating dtypes as _check_float_range."""
+    if dt.kind in ("int", "uint"):
+        hi = _INT_RANGES[dt.name][1]
+        lo = 0 if dt.kind == "uint" else -hi - 1
+        if not float(lo) <= x <= float(hi):  # NaN fails too
+            _overflow(value, dt)
+    _check_float_range(x, value, dt)
+
+
+def _check_float_range(x, value, dt):
+    """torch's check for a floating (or complex) dtype: a finite ``x`` beyond the largest finite
+    value overflows, however close (float16 refuses 65505 and 65519.0, which round to 65504)."""
+    top = _FLOAT_MAX.get(dt.name)
+    if top is not None and math.isfinite(x) and abs(x) > top:
+        _overflow(value, dt)
 
 
 def _overflow(value, dt):
