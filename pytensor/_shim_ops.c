@@ -482,7 +482,10 @@ static int fill_value(unsigned char *buf, PyObject *x, int code)
     }
     if (PyFloat_CheckExact(x) && is_float) {
         double d = PyFloat_AsDouble(x);
-        double max = code == LT_FLOAT16 ? 65504.0 : code == LT_FLOAT64 ? 1.7976931348623157e308 : 3.4028234663852886e38;
+        double max = code == LT_FLOAT16    ? 65504.0
+                     : code == LT_BFLOAT16 ? 3.3895313892515355e38 /* bfloat16's own largest finite value */
+                     : code == LT_FLOAT64  ? 1.7976931348623157e308
+                                           : 3.4028234663852886e38;
         if (d == d && (d > max || d < -max) && d - d == 0) /* finite and beyond the range: the Python path refuses */
             return -1;
         memcpy(buf, &d, 8);

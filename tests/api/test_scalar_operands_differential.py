@@ -158,6 +158,12 @@ def test_bfloat16_range_is_bfloat16s_own():
     for value in (3.39e38, 3.4e38, -3.39e38):
         with pytest.raises(RuntimeError, match="bfloat16 without overflow"):
             _tensor_writes._scalar_bytes(value, pytensor.bfloat16)
+        t = pytensor.zeros(2, dtype=pytensor.bfloat16)  # the public fill_ and full (the shim declines these)
+        with pytest.raises(RuntimeError, match="bfloat16 without overflow"):
+            t.fill_(value)
+        with pytest.raises(RuntimeError, match="bfloat16 without overflow"):
+            pytensor.full((2,), value, dtype=pytensor.bfloat16)
+        assert t.tolist() == [0.0, 0.0]
 
 
 UNIFORM_BOUNDS = [(0, INF), (-INF, 0), (-1e308, 1e308), (-3e38, 3e38), (0, 70000), (-70000, 0), (NAN, 1), (0, NAN),
