@@ -100,13 +100,21 @@ def index_select(input, dim, index):
     if r is not None:
         return r
     _check_tensor("index_select", "input", input)
+    _check_tensor("index_select", "index", index)
+    d = wrap_dim(dim, input.dim())  # first, as torch: a bad dim is the error whatever the index
     index = _index_vector("index_select", index)
     if index.dim() > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, got {index.dim()} dimensions")
-    d = wrap_dim(dim, input.dim())
     flat = index.reshape(-1)
     if input.dim() == 0:
-        return take(input, flat).view(index._shape)  # a 0-d input is indexed as if 1-d, as torch
+        # torch reads a 0-d input as its one element: exactly one index, which must be 0 (no
+        # wrapping, as for any input here), and the result is 0-d again
+        if flat.numel() != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {flat.numel()} value(s)")
+        if (i := flat.item()) != 0:
+            raise IndexError(f"index_select(): index {i} is out of range for a 0-d input (its one element is "
+                             "index 0)")
+        return take(input, flat).view(())
     if _tracks_grad(input):
         return input[(slice(None),) * d + (flat,)]
     shape = input._shape[:d] + flat._shape + input._shape[d + 1:]
@@ -139,13 +147,19 @@ def gather(input, dim, index, *, sparse_grad=False):
     if r is not None:
         return r
     _check_tensor("gather", "input", input)
-    index = _index_vector("gather", index, (_dt.int64,))
+    _check_tensor("gather", "index", index)
     n = input.dim()
-    d = wrap_dim(dim, n)
+    d = wrap_dim(dim, n)  # first, as torch: a bad dim is the error whatever the index
+    index = _index_vector("gather", index)  # int64 or int32, as torch 2.13
     if index.dim() != n and not (max(n, 1) == 1 and index.dim() <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if n == 0 or index.dim() == 0:
-        return take(input, index)
+        # a 0-d input is one element along dim and a 0-d index one position: read as take() reads
+        # them, but with gather's rule for positions (in [0, size), no wrapping, RuntimeError)
+        flat = input.reshape(-1)
+        out = _take_into(empty(index._shape, input._dtype), flat, [0] * index.dim(), index, index._strides, 0,
+                         RuntimeError, wrap=False)
+        return flat[index] if _tracks_grad(input) else out  # positions checked above: the graph's read is right
     for i in range(n):
         if i != d and index._shape[i] > input._shape[i]:
             raise RuntimeError(f"Size does not match at dimension {i} expected index {list(index._shape)} to be no "
@@ -353,12 +367,14 @@ def flip(input, dims):
         raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
     n = input.dim()
     dims = _dims_arg("flip", dims, n)
+    if n == 0:
+        dims = []  # a 0-d tensor: its one valid dim (0 or -1) holds one element, nothing to reverse
     if _tracks_grad(input):
         out = input
         for d in dims:
             m = input._shape[d]
             out = out[(slice(None),) * d + (_positions(range(m - 1, -1, -1)),)]
-        return out
+        return out if out is not input else input.clone()  # a copy even with nothing reversed, as torch
     shape, strides, offset = input._shape, list(input._strides), input._offset
     for d in dims:
         if shape[d] > 1:
