@@ -21,6 +21,7 @@ from ._core import TensorBase, empty, make, wrap_dim
 from ._ffi import ffi, lib, shim
 from ._indexing import _apply as apply_index
 from ._indexing import _i64, _strides_over, mask_count, mask_positions, new_output, scatter
+from ._indexing import check_put_value, put_kind
 from ._layout import broadcast_shapes, infer_dense_strides, preserve_strides
 from .autograd import as_input_grad, is_grad_enabled, no_grad, record
 from .errors import check
@@ -440,17 +441,16 @@ def index_put_(t, indices, values, accumulate=False):
         t._version_bump()
         return t
     _check_tensor("index_put_", "values", values)
-    if values._dtype is not t._dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{t._dtype.scalar_type_name} for the destination and {values._dtype.scalar_type_name} "
-                           "for the source.")
-    if _tracks_grad(t, values):
-        raise RuntimeError("pytensor's autograd does not record index_put_; write inside pytensor.no_grad() or "
-                           "into a detach()ed tensor")
     for i, idx in enumerate(indices):
         if not isinstance(idx, TensorBase):
             raise TypeError(f"index_put_(): argument 'indices' must be tuple of Tensors, but element {i} is "
                             f"{type(idx).__name__}")
+    # the value's dtype, and a uint8 mask in a masked fill (index_put_ sees every index tensor as it is,
+    # a 0-d bool one too, where t[...] = v reads a 0-d bool as a position first)
+    check_put_value(t, [put_kind(idx) for idx in indices], values, accumulate, False)
+    if _tracks_grad(t, values):
+        raise RuntimeError("pytensor's autograd does not record index_put_; write inside pytensor.no_grad() or "
+                           "into a detach()ed tensor")
     view, adv = apply_index(t, tuple(indices))
     if adv:
         scatter(t, view, adv, values, accumulate)
