@@ -283,7 +283,9 @@ PyObject *pyt_import_versioned(DLManagedTensorVersioned *mt, PyObject *producer)
  * memory is taken this way. torch's table exports what its __dlpack__
  * refuses (a tensor that requires grad; one with the conjugate bit set,
  * whose memory holds the unconjugated values), so those are left to
- * __dlpack__: a torch bug we step around, not copy. */
+ * __dlpack__: a torch bug we step around, not copy. A tensor with torch's
+ * negative bit is exported as its bytes by both; import_dlpack sets the bit
+ * on what either path gives (see torch_neg_bit). */
 static PyObject *exchange_import(PyObject *obj)
 {
     int is_torch = 0;
@@ -382,20 +384,23 @@ static PyObject *with_neg_bit(PyObject *t)
 static int torch_neg_bit(PyObject *obj)
 {
     static PyObject *name;
-    if (!name && !(name = PyUnicode_InternFromString("torch")))
-        return -1;
-    PyObject *torch = PyImport_GetModule(name);
-    if (!torch)
-        return PyErr_Occurred() ? -1 : 0;
-    PyObject *cls = PyObject_GetAttrString(torch, "Tensor");
-    Py_DECREF(torch);
-    if (!cls) {
-        PyErr_Clear(); /* a torch module without Tensor (a stub): nothing of it carries bits */
-        return 0;
+    static PyTypeObject *torch_tensor; /* torch.Tensor once torch is imported: held for the process */
+    if (!torch_tensor) {
+        if (!name && !(name = PyUnicode_InternFromString("torch")))
+            return -1;
+        PyObject *torch = PyImport_GetModule(name);
+        if (!torch)
+            return PyErr_Occurred() ? -1 : 0;
+        PyObject *cls = PyObject_GetAttrString(torch, "Tensor");
+        Py_DECREF(torch);
+        if (!cls || !PyType_Check(cls)) {
+            Py_XDECREF(cls);
+            PyErr_Clear(); /* a torch module without a Tensor type (a stub): nothing of it carries bits */
+            return 0;
+        }
+        torch_tensor = (PyTypeObject *)cls;
     }
-    int is_tensor = PyType_Check(cls) && PyObject_TypeCheck(obj, (PyTypeObject *)cls);
-    Py_DECREF(cls);
-    return is_tensor ? attr_is_true(obj, "is_neg", 1) : 0;
+    return PyObject_TypeCheck(obj, torch_tensor) ? attr_is_true(obj, "is_neg", 1) : 0;
 }
 
 /* import_dlpack(obj, copy, host_copy) -> from_dlpack(obj, copy=copy), with
