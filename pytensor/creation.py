@@ -96,7 +96,7 @@ def tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
             # torch.from_numpy's checks first, then a copy that keeps the layout
             src = _share_numpy(data if described is None else described, 0)
         else:
-            src = share_producer(data)  # torch copies any DLPack producer, through DLPack
+            src = share_producer(data, to_copy=True)  # torch copies any DLPack producer, through DLPack
         t = _note(copy_preserving_layout(src, dtype), _P_TENSOR, (type(data), src._storage._addr), None)
     else:
         t = tensor_from_data(data, dtype)  # records tensor(<type>), or tensor(t) from a tensor
