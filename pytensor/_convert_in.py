@@ -104,16 +104,20 @@ def _items(x):
     return [x[i] for i in range(len(x))]
 
 
-_warned_ndarray_list = False  # torch warns once per process
+_warned_once = set()  # the keys of warn_once's warnings given in this process
+
+
+def warn_once(key, message):
+    """A UserWarning at the user's line, the first time ``key`` comes in this
+    process only (torch's TORCH_WARN_ONCE)."""
+    if key not in _warned_once:
+        _warned_once.add(key)
+        warnings.warn(message, UserWarning, stacklevel=user_stacklevel())
 
 
 def _warn_ndarray_list():
-    global _warned_ndarray_list
-    if not _warned_ndarray_list:
-        _warned_ndarray_list = True
-        warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
-                      "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
-                      "tensor.", UserWarning, stacklevel=user_stacklevel())
+    warn_once("ndarray list", "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
+              "converting the list to a single numpy.ndarray with numpy.array() before converting to a tensor.")
 
 
 def flatten_data(data):

@@ -12,13 +12,12 @@ return a result that silently drops the gradient.
 from __future__ import annotations
 
 import operator
-import warnings
 from types import SimpleNamespace
 
 from . import dtypes as _dt
-from ._convert_in import as_tensor_operand, list_to_tensor
+from ._convert_in import as_tensor_operand, list_to_tensor, warn_once
 from ._conj import resolved
-from ._core import TensorBase, empty, make, user_stacklevel, wrap_dim
+from ._core import TensorBase, empty, make, wrap_dim
 from ._ffi import ffi, lib, shim
 from ._indexing import _apply as apply_index
 from ._indexing import _i64, _strides_over, mask_count, mask_positions, new_output, scatter
@@ -229,17 +228,6 @@ def nonzero(input, *, as_tuple=False):
     return tuple(coords.select(1, j) for j in range(n))
 
 
-_warned_uint8_condition = False  # torch warns once a process
-
-
-def _warn_uint8_condition():
-    global _warned_uint8_condition
-    if not _warned_uint8_condition:
-        _warned_uint8_condition = True
-        warnings.warn("where received a uint8 condition tensor: deprecated, as in torch; use a bool condition "
-                      "(condition.bool())", UserWarning, stacklevel=user_stacklevel())
-
-
 def where(condition, input=None, other=None):
     """``input`` where ``condition`` is true, else ``other`` (all three broadcast; numbers allowed),
     in the dtype the two promote to. ``where(condition)`` is ``nonzero(condition, as_tuple=True)``."""
@@ -250,7 +238,8 @@ def where(condition, input=None, other=None):
         return r
     _check_tensor("where", "condition", condition)
     if condition._dtype is _dt.uint8:
-        _warn_uint8_condition()
+        warn_once("where uint8", "where received a uint8 condition tensor: deprecated, as in torch; use a bool "
+                  "condition (condition.bool())")
         condition = condition != 0  # torch still reads a uint8 condition, nonzero as true
     if condition._dtype is not _dt.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
