@@ -104,16 +104,20 @@ def _items(x):
     return [x[i] for i in range(len(x))]
 
 
-_warned_ndarray_list = False  # torch warns once per process
+_warned_once = set()  # the keys of warn_once's warnings given in this process
+
+
+def warn_once(key, message):
+    """A UserWarning at the user's line, the first time ``key`` comes in this
+    process only (torch's TORCH_WARN_ONCE)."""
+    if key not in _warned_once:
+        _warned_once.add(key)
+        warnings.warn(message, UserWarning, stacklevel=user_stacklevel())
 
 
 def _warn_ndarray_list():
-    global _warned_ndarray_list
-    if not _warned_ndarray_list:
-        _warned_ndarray_list = True
-        warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
-                      "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
-                      "tensor.", UserWarning, stacklevel=user_stacklevel())
+    warn_once("ndarray list", "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
+              "converting the list to a single numpy.ndarray with numpy.array() before converting to a tensor.")
 
 
 def flatten_data(data):
@@ -121,22 +125,17 @@ def flatten_data(data):
     a nested sequence, with torch's errors for ragged input. The samples are
     one zero of each empty array's dtype: torch infers the dtype from arrays,
     so ``[np.array([], np.int32)]`` is int32 although it has no leaves."""
-    shape, level, seen, arrays, samples = [], [data], set(), False, []
+    _check_first_chain_depth(data)
+    shape, level, arrays, samples = [], [data], False, []
+    # The walk is as deep as the first-element chain (finite, checked above),
+    # and each level holds at most as many items as the tensor has elements
+    # up to that dimension: the same inner list repeated ([[0] * n] * m) is
+    # read once per place it stands, as torch reads it.
     while level and all(map(_is_sequence, level)):
-        if len(shape) == lib.LT_MAX_NDIM:
-            # a string-like sequence whose items are sequences again (UserString),
-            # or one that contains itself, would nest without end
-            raise ValueError(f"too many dimensions '{type(level[0]).__name__}': the data nests deeper than the "
-                             f"{lib.LT_MAX_NDIM} dimensions a tensor can have")
         if _is_0d_ndarray(_first_item(level[0])):
             # torch sizes each dimension from its first element and asks that
             # element its len(), which a 0-d array does not have.
             raise TypeError("len() of unsized object")
-        for x in level:
-            if isinstance(x, list):
-                if id(x) in seen:
-                    raise TypeError("new(): self-referential lists are incompatible")
-                seen.add(id(x))
         n = len(level[0])
         for x in level:
             if len(x) != n:
@@ -155,7 +154,7 @@ def flatten_data(data):
     # per-element test: one pass over their types, in C.
     kinds = set(map(type, level))
     if level and not kinds <= _PY_SCALAR_TYPES and any(_is_sequence(x) for x in level):
-        if any(_contains_list(x, seen) for x in level if isinstance(x, list)):
+        if any(_on_or_above_cycle(x) for x in level if isinstance(x, (list, tuple))):
             raise TypeError("new(): self-referential lists are incompatible")
         if _is_sequence(level[0]):
             raise TypeError("not a sequence")
@@ -182,16 +181,44 @@ def _first_item(x):
         raise ValueError(f"could not determine the shape of object type '{type(x).__name__}'") from None
 
 
-def _contains_list(x, ids):
-    """True when list ``x`` is, or nests, a list whose id is in ``ids``."""
-    stack, visited = [x], set()
+def _check_first_chain_depth(data):
+    """torch's first sizing pass: follow first elements while they are
+    sequences, and refuse a chain deeper than a tensor can be (ValueError, as
+    torch). A list that is its own first element, at any depth, ends here
+    rather than in a walk whose levels could double at each step."""
+    x, depth = data, 0
+    while _is_sequence(x):
+        if depth == lib.LT_MAX_NDIM:
+            # a string-like sequence whose items are sequences again (UserString),
+            # or a list that contains itself, would nest without end
+            raise ValueError(f"too many dimensions '{type(x).__name__}': the data nests deeper than the "
+                             f"{lib.LT_MAX_NDIM} dimensions a tensor can have")
+        depth += 1
+        x = _first_item(x)  # None for an empty sequence, which ends the chain
+
+
+def _on_or_above_cycle(x):
+    """True when a list (or tuple) reachable from ``x`` contains itself on its
+    own path: a real cycle. A list repeated in several places (``[[0] * 2] * 3``)
+    is no cycle. Depth-first with the current path kept apart from what is
+    finished, iteratively (a deep nest must not exhaust Python's stack)."""
+    on_path, done = set(), set()
+    stack = [(x, iter(x))]
+    on_path.add(id(x))
     while stack:
-        y = stack.pop()
-        if id(y) in ids:
-            return True
-        if id(y) not in visited:
-            visited.add(id(y))
-            stack.extend(z for z in y if isinstance(z, list))
+        node, children = stack[-1]
+        for child in children:
+            if not isinstance(child, (list, tuple)) or id(child) in done:
+                continue
+            if id(child) in on_path:
+                return True
+            on_path.add(id(child))
+            stack.append((child, iter(child)))
+            break
+        else:
+            stack.pop()
+            on_path.discard(id(node))
+            done.add(id(node))
     return False
 
 

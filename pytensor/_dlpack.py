@@ -9,8 +9,10 @@ runs exactly once, when the last pytensor view of it dies, on any thread).
 from __future__ import annotations
 
 import enum
+import sys
 from typing import Any
 
+from ._conj import CONJ
 from ._core import Tensor, TensorBase
 from ._device import HOST_DEVICE_TYPES, device as _device
 from ._ffi import lib, shim
@@ -159,6 +161,29 @@ def from_dlpack(ext_tensor: Any, *, device: object = None, copy: bool | None = N
     # one, memory on any device imports as it is (host or metadata-only).
     host_copy = device is not None and int(ext_tensor.__dlpack_device__()[0]) not in HOST_DEVICE_TYPES
     return shim.import_dlpack(ext_tensor, copy, host_copy)
+
+
+def share_producer(obj: Any, to_copy: bool = False) -> Tensor:
+    """``from_dlpack(obj)`` for the constructors that read a DLPack producer
+    (``asarray`` and ``as_tensor`` share it, ``tensor`` copies it, and says so
+    with ``to_copy``), which read a torch tensor's conjugate bit as torch's own
+    constructors do. torch's ``__dlpack__`` refuses such a tensor
+    (``from_dlpack`` keeps that error, as torch's), so its bytes come through
+    ``obj.conj()``, torch's view of the same bytes with the bit cleared, and
+    the import gets the bit back. The negative bit is carried by every import
+    (shim.import_dlpack). A tensor that requires grad is refused by
+    ``__dlpack__`` too; ``tensor`` copies it all the same, as torch.tensor
+    does, through ``obj.detach()`` (the same memory, outside torch's graph)."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(obj, torch.Tensor):
+        return from_dlpack(obj)
+    if to_copy and obj.requires_grad:
+        obj = obj.detach()
+    if obj.is_conj():
+        t = from_dlpack(obj.conj())
+        t._bits |= CONJ
+        return t
+    return from_dlpack(obj)
 
 
 def to_dlpack(tensor: Tensor) -> Any:

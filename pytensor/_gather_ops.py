@@ -15,12 +15,13 @@ import operator
 from types import SimpleNamespace
 
 from . import dtypes as _dt
-from ._convert_in import list_to_tensor
+from ._convert_in import list_to_tensor, warn_once
 from ._conj import resolved
 from ._core import TensorBase, empty, make, wrap_dim
 from ._ffi import ffi, lib, shim
 from ._indexing import _apply as apply_index
 from ._indexing import _i64, _strides_over, mask_count, mask_positions, new_output, scatter
+from ._indexing import check_put_value, put_kind
 from ._layout import broadcast_shapes, infer_dense_strides, preserve_strides
 from ._ops import where_operand
 from .autograd import as_input_grad, is_grad_enabled, no_grad, record
@@ -101,13 +102,21 @@ def index_select(input, dim, index):
     if r is not None:
         return r
     _check_tensor("index_select", "input", input)
+    _check_tensor("index_select", "index", index)
+    d = wrap_dim(dim, input.dim())  # first, as torch: a bad dim is the error whatever the index
     index = _index_vector("index_select", index)
     if index.dim() > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, got {index.dim()} dimensions")
-    d = wrap_dim(dim, input.dim())
     flat = index.reshape(-1)
     if input.dim() == 0:
-        return take(input, flat).view(index._shape)  # a 0-d input is indexed as if 1-d, as torch
+        # torch reads a 0-d input as its one element: exactly one index, which must be 0 (no
+        # wrapping, as for any input here), and the result is 0-d again
+        if flat.numel() != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {flat.numel()} value(s)")
+        if (i := flat.item()) != 0:
+            raise IndexError(f"index_select(): index {i} is out of range for a 0-d input (its one element is "
+                             "index 0)")
+        return take(input, flat).view(())
     if _tracks_grad(input):
         return input[(slice(None),) * d + (flat,)]
     shape = input._shape[:d] + flat._shape + input._shape[d + 1:]
@@ -140,13 +149,19 @@ def gather(input, dim, index, *, sparse_grad=False):
     if r is not None:
         return r
     _check_tensor("gather", "input", input)
-    index = _index_vector("gather", index, (_dt.int64,))
+    _check_tensor("gather", "index", index)
     n = input.dim()
-    d = wrap_dim(dim, n)
+    d = wrap_dim(dim, n)  # first, as torch: a bad dim is the error whatever the index
+    index = _index_vector("gather", index)  # int64 or int32, as torch 2.13
     if index.dim() != n and not (max(n, 1) == 1 and index.dim() <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if n == 0 or index.dim() == 0:
-        return take(input, index)
+        # a 0-d input is one element along dim and a 0-d index one position: read as take() reads
+        # them, but with gather's rule for positions (in [0, size), no wrapping, RuntimeError)
+        flat = input.reshape(-1)
+        out = _take_into(empty(index._shape, input._dtype), flat, [0] * index.dim(), index, index._strides, 0,
+                         RuntimeError, wrap=False)
+        return flat[index] if _tracks_grad(input) else out  # positions checked above: the graph's read is right
     for i in range(n):
         if i != d and index._shape[i] > input._shape[i]:
             raise RuntimeError(f"Size does not match at dimension {i} expected index {list(index._shape)} to be no "
@@ -223,6 +238,10 @@ def where(condition, input=None, other=None):
     if r is not None:
         return r
     _check_tensor("where", "condition", condition)
+    if condition._dtype is _dt.uint8:
+        warn_once("where uint8", "where received a uint8 condition tensor: deprecated, as in torch; use a bool "
+                  "condition (condition.bool())")
+        condition = condition != 0  # torch still reads a uint8 condition, nonzero as true
     if condition._dtype is not _dt.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{condition._dtype.scalar_type_name}")
@@ -354,12 +373,14 @@ def flip(input, dims):
         raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
     n = input.dim()
     dims = _dims_arg("flip", dims, n)
+    if n == 0:
+        dims = []  # a 0-d tensor: its one valid dim (0 or -1) holds one element, nothing to reverse
     if _tracks_grad(input):
         out = input
         for d in dims:
             m = input._shape[d]
             out = out[(slice(None),) * d + (_positions(range(m - 1, -1, -1)),)]
-        return out
+        return out if out is not input else input.clone()  # a copy even with nothing reversed, as torch
     shape, strides, offset = input._shape, list(input._strides), input._offset
     for d in dims:
         if shape[d] > 1:
@@ -425,17 +446,16 @@ def index_put_(t, indices, values, accumulate=False):
         t._version_bump()
         return t
     _check_tensor("index_put_", "values", values)
-    if values._dtype is not t._dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{t._dtype.scalar_type_name} for the destination and {values._dtype.scalar_type_name} "
-                           "for the source.")
-    if _tracks_grad(t, values):
-        raise RuntimeError("pytensor's autograd does not record index_put_; write inside pytensor.no_grad() or "
-                           "into a detach()ed tensor")
     for i, idx in enumerate(indices):
         if not isinstance(idx, TensorBase):
             raise TypeError(f"index_put_(): argument 'indices' must be tuple of Tensors, but element {i} is "
                             f"{type(idx).__name__}")
+    # the value's dtype, and a uint8 mask in a masked fill (index_put_ sees every index tensor as it is,
+    # a 0-d bool one too, where t[...] = v reads a 0-d bool as a position first)
+    check_put_value(t, [put_kind(idx) for idx in indices], values, accumulate, False)
+    if _tracks_grad(t, values):
+        raise RuntimeError("pytensor's autograd does not record index_put_; write inside pytensor.no_grad() or "
+                           "into a detach()ed tensor")
     view, adv = apply_index(t, tuple(indices))
     if adv:
         scatter(t, view, adv, values, accumulate)

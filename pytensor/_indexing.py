@@ -70,10 +70,17 @@ def _key_text(index):
 
 def setitem(t, index, value):
     """``t[index] = value``: writes through every alias of the indexed elements."""
+    if index is False and isinstance(value, (TensorBase, bool, int, float, complex)):
+        return  # torch writes nothing and checks nothing else (not even the value's shape)
     view, adv = _apply(t, index)
     if view is not t:
         _note(view, _P_INDEX, _recorded_key(index), t)  # the writer the storage records is t[index]
     scalar = not isinstance(value, TensorBase) and isinstance(value, (bool, int, float, complex))
+    if adv and index.__class__ is not bool:  # t[True] = v alone is a copy into t.unsqueeze(0), as torch
+        items = index if index.__class__ is tuple else (index,)
+        u8 = any(_is_uint8_mask(i) for i in items)  # _apply read it as the bool mask it stands for
+        check_put_value(t, ["uint8" if u8 and m._dtype is dtypes.bool else put_kind(m) for _, m in adv], value,
+                        False, scalar)
     if not adv:
         if scalar:
             view._check_write()  # t[...] = x refuses an expanded target, as torch (fill_ alone does not)
@@ -82,6 +89,38 @@ def setitem(t, index, value):
             view.copy_(_drop_leading_ones(value, view.dim()) if isinstance(value, TensorBase) else value)
         return
     scatter(t, view, adv, value)
+
+
+def _is_uint8_mask(item):
+    """A uint8 tensor or ndarray of one or more dimensions: torch's deprecated mask (0-d, it is a number)."""
+    if isinstance(item, TensorBase):
+        return item._dtype is dtypes.uint8 and len(item._shape) > 0
+    return type(item).__module__ == "numpy" and getattr(item, "ndim", 0) > 0 and \
+        getattr(getattr(item, "dtype", None), "name", "") == "uint8"
+
+
+def put_kind(index):
+    """What torch's index_put_ sees in an index tensor: a "bool" or "uint8" mask, or positions ("index")."""
+    if index._dtype is dtypes.bool:
+        return "bool"
+    return "uint8" if index._dtype is dtypes.uint8 else "index"
+
+
+def check_put_value(t, kinds, value, accumulate, scalar):
+    """torch's index_put_ rule for what may be written into ``t`` (setitem with advanced indices and
+    index_put_), ``kinds`` naming each advanced index (see put_kind). One mask and a one-element value,
+    without accumulate, is a masked fill: a value of any dtype, but only through a bool mask. Anything
+    else needs a value tensor of t's own dtype (a Python number is converted to it, as torch's)."""
+    if not accumulate and kinds in (["bool"], ["uint8"]) and (scalar or isinstance(value, TensorBase) and
+                                                               value.numel() == 1):
+        if kinds[0] == "uint8":
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char "
+                               "(uint8): index with .bool() of it")
+        return
+    if isinstance(value, TensorBase) and value._dtype is not t._dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{t._dtype.scalar_type_name} for the destination and {value._dtype.scalar_type_name} "
+                           "for the source.")
 
 
 def _drop_leading_ones(value, ndim):

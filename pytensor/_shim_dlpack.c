@@ -283,7 +283,9 @@ PyObject *pyt_import_versioned(DLManagedTensorVersioned *mt, PyObject *producer)
  * memory is taken this way. torch's table exports what its __dlpack__
  * refuses (a tensor that requires grad; one with the conjugate bit set,
  * whose memory holds the unconjugated values), so those are left to
- * __dlpack__: a torch bug we step around, not copy. */
+ * __dlpack__: a torch bug we step around, not copy. A tensor with torch's
+ * negative bit is exported as its bytes by both; import_dlpack sets the bit
+ * on what either path gives (see torch_neg_bit). */
 static PyObject *exchange_import(PyObject *obj)
 {
     int is_torch = 0;
@@ -368,6 +370,39 @@ static PyObject *call_dlpack(PyObject *meth, PyObject *kwargs, int *copied)
     return cap;
 }
 
+/* t (a new reference, passed on) with the negative bit set. */
+static PyObject *with_neg_bit(PyObject *t)
+{
+    ((TensorObject *)t)->bits |= PYT_BIT_NEG;
+    return t;
+}
+
+/* 1 when obj is a torch tensor (any subclass) with torch's negative bit set,
+ * 0 when not (or torch was never imported: then no torch tensor exists), -1
+ * on error. torch's exports (__dlpack__ and its exchange table) hand over the
+ * stored bytes without the bit, whose values are those bytes negated. */
+static int torch_neg_bit(PyObject *obj)
+{
+    static PyObject *name;
+    static PyTypeObject *torch_tensor; /* torch.Tensor once torch is imported: held for the process */
+    if (!torch_tensor) {
+        if (!name && !(name = PyUnicode_InternFromString("torch")))
+            return -1;
+        PyObject *torch = PyImport_GetModule(name);
+        if (!torch)
+            return PyErr_Occurred() ? -1 : 0;
+        PyObject *cls = PyObject_GetAttrString(torch, "Tensor");
+        Py_DECREF(torch);
+        if (!cls || !PyType_Check(cls)) {
+            Py_XDECREF(cls);
+            PyErr_Clear(); /* a torch module without a Tensor type (a stub): nothing of it carries bits */
+            return 0;
+        }
+        torch_tensor = (PyTypeObject *)cls;
+    }
+    return PyObject_TypeCheck(obj, torch_tensor) ? attr_is_true(obj, "is_neg", 1) : 0;
+}
+
 /* import_dlpack(obj, copy, host_copy) -> from_dlpack(obj, copy=copy), with
  * a host copy asked of the producer when host_copy is true; None only when
  * obj is neither a capsule nor an object with __dlpack__ (from_dlpack then
@@ -390,10 +425,16 @@ static PyObject *import_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t
     PyObject *obj = args[0], *copy = args[1];
     if (PyCapsule_CheckExact(obj))
         return from_capsule(self, obj);
+    /* A shared view of a torch tensor with the negative bit keeps the bit, so
+     * its values read (and writes go through) as torch's do; a copy the
+     * producer made holds the values already. Both import paths below. */
+    int neg = torch_neg_bit(obj);
+    if (neg < 0)
+        return NULL;
     if (copy == Py_None && !host_copy) {
         PyObject *t = exchange_import(obj);
         if (t != Py_None)
-            return t; /* a Tensor, or NULL with the import's error */
+            return t && neg ? with_neg_bit(t) : t; /* a Tensor, or NULL with the import's error */
         Py_DECREF(t);
     }
     if (!attr && !(attr = PyUnicode_InternFromString("__dlpack__")))
@@ -412,6 +453,8 @@ static PyObject *import_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t
     Py_DECREF(meth);
     PyObject *t = cap ? consume_capsule(cap, obj) : NULL;
     Py_XDECREF(cap);
+    if (t && neg && !(copied && copy == Py_True))
+        t = with_neg_bit(t); /* before the clone below, which then copies the values */
     int clone = t && !copied ? PyObject_IsTrue(copy) : 0;
     if (clone < 0)
         Py_CLEAR(t);

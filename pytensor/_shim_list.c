@@ -10,7 +10,14 @@
  * else is another kind, returned as None to pytensor/_convert_in.py, which
  * holds the general rules and all their errors (bools, NumPy scalars,
  * tensors, ragged or empty nests, ints beyond int64, other dtypes): this
- * file raises nothing of its own, so no rule lives twice. */
+ * file raises nothing of its own, so no rule lives twice.
+ *
+ * Repeated inner lists ([[0] * n] * m) are data here as in Python's path:
+ * nothing tracks ids. A list that contains itself can never pass nest_scan
+ * (its first-element chain is either endless, stopped at LT_MAX_NDIM, or
+ * reaches a number at two different depths, which the per-depth lengths
+ * and leaf types refuse), so cycles always go to _convert_in.py, which
+ * refuses them. */
 #include <string.h>
 
 #include "_shim.h"

@@ -284,11 +284,24 @@ class Views:
                           tuple(dims))
 
     def movedim(self, source, destination):
+        """Move dimension(s) ``source`` to position(s) ``destination`` (ints, or sequences of the same length);
+        the others keep their order. A view (of a 0-d tensor, whose one valid dim is 0 or -1: itself)."""
         n = len(self._shape)
-        src = wrap_dim(source, n)
-        order = [d for d in range(n) if d != src]
-        order.insert(wrap_dim(destination, n), src)
-        order = tuple(order)
+        seqs = isinstance(source, (tuple, list)), isinstance(destination, (tuple, list))
+        if seqs[0] != seqs[1]:
+            raise TypeError(f"movedim(): source and destination must both be ints or both be sequences of ints, "
+                            f"got {type(source).__name__} and {type(destination).__name__}")
+        src = [wrap_dim(d, n) for d in (source if seqs[0] else (source,))]
+        dst = [wrap_dim(d, n) for d in (destination if seqs[1] else (destination,))]
+        if len(src) != len(dst):
+            raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+                               f"contain the same number of dims as destination ({list(destination)} dims)")
+        for name, dims, given in (("source", src, source), ("destination", dst, destination)):
+            if len(set(dims)) != len(dims):
+                raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
+        rest = iter([d for d in range(n) if d not in src])
+        placed = dict(zip(dst, src))
+        order = tuple(placed[i] if i in placed else next(rest) for i in range(n))  # () for a 0-d tensor
         r = permute_view(self, order, _P_PERMUTE)  # self.permute(order)'s C path, recorded the same
         return r if r is not None else self.permute(order)
 

@@ -17,7 +17,7 @@ from . import dtypes as _dt
 from ._convert_in import tensor_from_data, copy_preserving_layout, _is_numpy_scalar, _is_ndarray, _is_sequence
 from ._core import Tensor, TensorBase, int64_arg
 from ._device import device as _device, require_cpu
-from ._dlpack import from_dlpack
+from ._dlpack import from_dlpack, share_producer
 from ._ffi import shim
 from ._provenance import OP
 from .autograd import as_input_grad, needs_graph, record
@@ -96,7 +96,7 @@ def tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
             # torch.from_numpy's checks first, then a copy that keeps the layout
             src = _share_numpy(data if described is None else described, 0)
         else:
-            src = from_dlpack(data)  # torch copies any DLPack producer, through DLPack
+            src = share_producer(data, to_copy=True)  # torch copies any DLPack producer, through DLPack
         t = _note(copy_preserving_layout(src, dtype), _P_TENSOR, (type(data), src._storage._addr), None)
     else:
         t = tensor_from_data(data, dtype)  # records tensor(<type>), or tensor(t) from a tensor
@@ -213,7 +213,7 @@ def as_tensor(data: Any, *, dtype: _dt.dtype | str | None = None, device: str | 
     if _is_ndarray(data):
         return _alias_or_convert(_share_numpy(data, 0), dtype, dev, None, "as_tensor", type(data))
     if _is_dlpack_producer(data):
-        return _alias_or_convert(from_dlpack(data), dtype, dev, None, "as_tensor", type(data))
+        return _alias_or_convert(share_producer(data), dtype, dev, None, "as_tensor", type(data))
     described = _described_array(data)
     if described is not None:
         return _alias_or_convert(_share_numpy(described, 0), dtype, dev, None, "as_tensor", type(data))
@@ -287,7 +287,7 @@ def asarray(obj: Any, *, dtype: _dt.dtype | str | None = None, device: str | _de
         out = _alias_or_convert(frombuffer(obj, dtype=dtype or _dt.get_default_dtype()), None, dev, copy, "asarray",
                                 source)
     elif hasattr(obj, "__dlpack__"):
-        out = _alias_or_convert(from_dlpack(obj), dtype, dev, copy, "asarray", source)
+        out = _alias_or_convert(share_producer(obj), dtype, dev, copy, "asarray", source)
     else:
         if copy is False:
             raise ValueError("can't alias arbitrary sequence into a tensor.")
