@@ -30,9 +30,6 @@
 
 #define IX_MAX_JOIN 64
 
-/* The GIL-release macro under its old name here (the one definition is _shim.h's). */
-#define IX_NOGIL PYT_NOGIL
-
 /* A list's or tuple's length and item i (borrowed): the limited API has no
  * PySequence_Fast macros. */
 static Py_ssize_t ix_len(PyObject *seq) { return PyList_CheckExact(seq) ? PyList_Size(seq) : PyTuple_Size(seq); }
@@ -417,6 +414,23 @@ static PyObject *ix_key_text(const ix_view *x)
     return PyUnicode_FromString(buf);
 }
 
+/* out (a new reference, None or NULL, passed through) recorded in
+ * provenance as the gather t[<key's dtype and shape>] from t, as
+ * _indexing.getitem records an advanced index. */
+static PyObject *ix_record_gather(PyObject *out, const ix_view *key_view, PyObject *t)
+{
+    if (out == Py_None || !out)
+        return out;
+    PyObject *key = ix_key_text(key_view);
+    if (!key) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    out = pyt_prov_fresh(out, PROV_GATHER, key, t);
+    Py_DECREF(key);
+    return out;
+}
+
 /* take_index(kind, t, dim, index) -> Tensor or None, one lt_index_take pass:
  * kind 0 index_select(t, dim, index) (index a vector or a number's 0-d),
  * 1 take(t, index) (t contiguous), 2 gather(t, dim, index), 3 t[index] (dim
@@ -507,16 +521,7 @@ static PyObject *take_index(PyObject *self, PyObject *const *args, Py_ssize_t na
     PYT_NOGIL(nbytes, lt_index_take(lt_storage_data(s), strides, v.data, src_strides, (const int64_t *)x.data,
                                    index_strides, dim_size, dim_stride, d, wrap, (lt_dtype)v.code, nd, shape));
     PyObject *out = ix_finish(rc, s, v.code, shape, strides, nd);
-    if (kind != IX_GETITEM || out == Py_None || !out)
-        return out;
-    PyObject *key = ix_key_text(&x);
-    if (!key) {
-        Py_DECREF(out);
-        return NULL;
-    }
-    out = pyt_prov_fresh(out, PROV_GATHER, key, args[1]);
-    Py_DECREF(key);
-    return out;
+    return kind == IX_GETITEM ? ix_record_gather(out, &x, args[1]) : out;
 }
 
 /* nonzero(mask) -> Tensor or None: the (count, ndim) int64 coordinates of
@@ -571,25 +576,16 @@ static PyObject *take_mask(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (!ix_sizes(&numel, &nbytes, v.nd, v.shape, v.isz))
         Py_RETURN_NONE;
     lt_status rc;
-    IX_NOGIL(nbytes, lt_mask_count(&count, m.data, m.strides, m.nd, m.shape));
+    PYT_NOGIL(nbytes, lt_mask_count(&count, m.data, m.strides, m.nd, m.shape));
     lt_storage *s = NULL;
     if (rc == LT_OK)
         rc = lt_storage_new(&s, (size_t)count * v.isz, 0);
     if (rc != LT_OK)
         return pyt_raise_last(rc);
-    IX_NOGIL(nbytes, lt_mask_gather(lt_storage_data(s), v.data, v.strides, (lt_dtype)v.code, m.data, m.strides,
-                                    v.nd, v.shape, count));
+    PYT_NOGIL(nbytes, lt_mask_gather(lt_storage_data(s), v.data, v.strides, (lt_dtype)v.code, m.data, m.strides,
+                                     v.nd, v.shape, count));
     PyObject *out = ix_finish(rc, s, v.code, &count, &stride, 1);
-    if (kind == 0 || out == Py_None || !out)
-        return out;
-    PyObject *key = ix_key_text(&m);
-    if (!key) {
-        Py_DECREF(out);
-        return NULL;
-    }
-    out = pyt_prov_fresh(out, PROV_GATHER, key, args[1]);
-    Py_DECREF(key);
-    return out;
+    return kind == 1 ? ix_record_gather(out, &m, args[1]) : out;
 }
 
 /* ------------------------------------------------------------ writes: t[idx] = v, t[mask] = x */
