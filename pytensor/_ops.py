@@ -408,9 +408,13 @@ def mean(t, dim=None, keepdim=False, dtype=None):
     if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {dt.scalar_type_name}")
-    s = reduce_sum(t, dim, keepdim, dt)
+    # float16 and bfloat16: the float32 sum divided, then rounded once (torch's CPU mean); rounding
+    # the sum to the dtype before dividing is one more rounding, a unit in the last place off
+    low = dt in (_dt.float16, _dt.bfloat16)
+    s = reduce_sum(t, dim, keepdim, _dt.float32 if low else dt)
     per_output = t.numel() // s.numel() if s.numel() else 0
-    return binary(s, per_output, "div")  # 0/0 gives nan for an empty reduction, as torch
+    r = binary(s, per_output, "div")  # 0/0 gives nan for an empty reduction, as torch
+    return r.to(dt) if low else r
 
 
 def _truth(t, dim, keepdim, kind):

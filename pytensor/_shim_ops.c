@@ -314,7 +314,9 @@ static PyObject *reduce(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         out_code = code;
     else
         out_code = code == LT_UINT8 ? LT_UINT8 : LT_BOOL;
-    if ((kind == RED_SUM && !(code == LT_BOOL || fast_dtype(code))) || (kind == RED_MEAN && !is_float_code(code)) ||
+    /* a float16/bfloat16 mean divides the float32 sum (torch's rule): the Python path */
+    if ((kind == RED_SUM && !(code == LT_BOOL || fast_dtype(code))) ||
+        (kind == RED_MEAN && (!is_float_code(code) || code == LT_FLOAT16 || code == LT_BFLOAT16)) ||
         ((kind == RED_ALL || kind == RED_ANY) && code >= LT_FLOAT4_E2M1FN_X2))
         Py_RETURN_NONE;
     int reduced[LT_MAX_NDIM] = {0};

@@ -514,11 +514,12 @@ def test_a_forgotten_resolve_fails_loudly_not_silently():
 
 
 def test_signed_zeros_of_conjugate_sums_differ_from_torch(torch):
-    """README difference: the values of a conjugate view are resolved before the kernel, so a sum of -0.0
-    imaginary parts is -0.0 (IEEE); torch's conjugate fallback gives +0.0 for these."""
+    """README difference: the values of a conjugate view are resolved before the kernel, so c + c of -0.0
+    imaginary parts is -0.0 (IEEE); torch's conjugate fallback gives +0.0. A sum() starts from +0.0 in
+    both (lt_sum stores sums plus +0.0), so there they agree."""
     import math
     for M in (torch, pytensor):
         c = M.tensor([0j]).conj()
         signs = [math.copysign(1.0, complex(x).imag) for x in ((c + c)[0], c.sum())]
-        assert signs == ([1.0, 1.0] if M is torch else [-1.0, -1.0])
+        assert signs == ([1.0, 1.0] if M is torch else [-1.0, 1.0])
         assert math.copysign(1.0, complex(c[0]).imag) == -1.0                 # the value itself: -0.0 in both
