@@ -127,7 +127,10 @@ static PyObject *pack_nest(PyObject *self, PyObject *const *args, Py_ssize_t nar
         if (n == 0 || info.nd == LT_MAX_NDIM)
             Py_RETURN_NONE; /* empty dims and deep nests: the Python path */
         info.shape[info.nd++] = n;
-        numel *= n; /* <= the number of list items that exist: no overflow */
+        /* a nest whose rows are one list repeated ([[x] * n] * m) counts more
+         * elements than the lists hold: a count past int64 is the Python path's */
+        if (__builtin_mul_overflow(numel, (int64_t)n, &numel))
+            Py_RETURN_NONE;
         o = nest_item(o, 0);
     }
     if (info.nd == 0 || nest_scan(data, 0, &info) != 0)
