@@ -79,8 +79,13 @@ def setitem(t, index, value):
     if adv and index.__class__ is not bool:  # t[True] = v alone is a copy into t.unsqueeze(0), as torch
         items = index if index.__class__ is tuple else (index,)
         u8 = any(_is_uint8_mask(i) for i in items)  # _apply read it as the bool mask it stands for
-        check_put_value(t, ["uint8" if u8 and m._dtype is dtypes.bool else put_kind(m) for _, m in adv], value,
-                        False, scalar)
+        kinds = ["uint8" if u8 and m._dtype is dtypes.bool else put_kind(m) for _, m in adv]
+        check_put_value(t, kinds, value, False, scalar)
+        if (kinds == ["bool"] and isinstance(value, TensorBase) and value._dtype is not t._dtype and
+                value.numel() == 1 and not value.requires_grad):
+            # a masked fill from a one-element tensor of another dtype: torch's masked_fill_ reads its
+            # number and checks it as fill_ does (a[mask] = tensor([300]) into int8 raises)
+            value, scalar = value.item(), True
     if not adv:
         if scalar:
             view._check_write()  # t[...] = x refuses an expanded target, as torch (fill_ alone does not)

@@ -118,3 +118,25 @@ def test_messages_name_the_dtypes():
     with pytest.raises(RuntimeError, match="got Float for the destination and Double for the source"):
         t.index_put_((pytensor.tensor([0]),), pytensor.tensor([1.0], dtype=pytensor.float64), accumulate=True)
     assert t.tolist() == [0.0, 0.0, 0.0]          # nothing written by a refused call
+
+
+def test_a_masked_fill_from_a_tensor_checks_its_number_as_fill_does():
+    """t[mask] = one-element tensor of another dtype is torch's masked_fill_ with its number: checked as
+    fill_ checks (an int8 target refuses 300, a real one refuses 1+1j), where it wrote wrapped values."""
+    torch = require_module("torch")
+    cases = [("int8", [300]), ("float32", [1 + 1j]), ("int32", [float("nan")]), ("float16", [1e5]),
+             ("int8", [100]), ("float32", [2]), ("int8", [[5]]), ("bfloat16", [3.5e38]), ("uint8", [-1]),
+             ("bool", [7]), ("int64", [2.5])]
+    refused = 0
+    for dt, v in cases:
+        outcomes = []
+        for L in (pytensor, torch):
+            a = L.zeros(3, dtype=getattr(L, dt))
+            try:
+                a[L.tensor([True, False, True])] = L.tensor(v)
+                outcomes.append(a.tolist())
+            except RuntimeError:
+                outcomes.append("RuntimeError")
+        assert outcomes[0] == outcomes[1], (dt, v, outcomes)
+        refused += outcomes[0] == "RuntimeError"
+    assert refused >= 4, refused
