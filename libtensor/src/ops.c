@@ -108,8 +108,11 @@ COMPLEX_FNS(COMPLEX128, double, fma, fabs)
 #define APPLY(D, OP, x, y) LT__CAT(LT__AK(D), _##OP)(D, x, y)
 #define PUT(D, OP, RES, p, x, y) LT__STORE(OUT_T_##RES(D), p, OUT_##RES(D, APPLY(D, OP, x, y)))
 
-/* Four loops per function: all dense, a or b a broadcast scalar (loaded
- * once, so nothing stops vectorization), and the general strided one. */
+/* Five loops per function: all dense, a or b a broadcast scalar (loaded
+ * once, so nothing stops vectorization), both broadcast (one value computed
+ * and stored n times: the backward of a sum multiplies an expanded
+ * one this way, and the strided loop took 8x as long), and the general
+ * strided one. */
 #define BIN_FN(D, OP, RES)                                                                     \
     LT__HOT static void bin_##D##_##OP(char *const *ptr, const ptrdiff_t *s, int64_t n)        \
     {                                                                                          \
@@ -127,6 +130,12 @@ COMPLEX_FNS(COMPLEX128, double, fma, fabs)
             const LT__VT(D) x = LOADV(D, a);                                                   \
             for (int64_t i = 0; i < n; i++)                                                    \
                 PUT(D, OP, RES, o + i * osz, x, LOADV(D, b + i * sz));                         \
+        } else if (s[0] == osz && s[1] == 0 && s[2] == 0 && n > 0) {                           \
+            PUT(D, OP, RES, o, LOADV(D, a), LOADV(D, b));                                      \
+            OUT_T_##RES(D) v;                                                                  \
+            memcpy(&v, o, sizeof v);                                                           \
+            for (int64_t i = 1; i < n; i++)                                                    \
+                memcpy(o + i * osz, &v, sizeof v);                                             \
         } else {                                                                               \
             for (int64_t i = 0; i < n; i++)                                                    \
                 PUT(D, OP, RES, o + i * s[0], LOADV(D, a + i * s[1]), LOADV(D, b + i * s[2])); \

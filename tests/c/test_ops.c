@@ -457,6 +457,42 @@ static void test_equal(void)
     CHECK_INT(lt_equal(NULL, LT_FLOAT32, 1, one, a, unit, b, unit), LT_EINVAL);
 }
 
+/* Both operands broadcast (every stride 0): one value, stored in every
+ * element of a dense or strided out, for arithmetic and comparisons, across
+ * threads; n 0 writes nothing. */
+static void test_both_operands_broadcast(void)
+{
+    enum { N = 100003 };
+    float *o = malloc(sizeof(float) * 2 * N), x = 3.0f, y = 2.0f;
+    uint8_t *m = malloc(N);
+    int64_t shape[2] = {N, 1}, dense[2] = {1, 0}, strided[2] = {2, 0}, zero[2] = {0, 0};
+    const int threads = lt_get_num_threads();
+    lt_set_num_threads(2);
+    for (int i = 0; i < 2 * N; i++)
+        o[i] = -1.0f;
+    CHECK_INT(lt_binary(LT_OP_MUL, LT_FLOAT32, 2, shape, o, dense, &x, zero, &y, zero), LT_OK);
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += o[i] != 6.0f;
+    CHECK_INT(bad, 0);
+    CHECK(o[N] == -1.0f);
+    CHECK_INT(lt_binary(LT_OP_SUB, LT_FLOAT32, 2, shape, o, strided, &x, zero, &y, zero), LT_OK);
+    for (int i = 0; i < 2 * N; i += 2) /* every other element written, the ones between kept */
+        bad += o[i] != 1.0f || (i + 1 < N && o[i + 1] != 6.0f);
+    CHECK_INT(bad, 0);
+    CHECK_INT(lt_binary(LT_OP_LT, LT_FLOAT32, 2, shape, m, dense, &y, zero, &x, zero), LT_OK);
+    for (int i = 0; i < N; i++)
+        bad += m[i] != 1;
+    CHECK_INT(bad, 0);
+    int64_t none[2] = {0, 1};
+    o[0] = -7.0f;
+    CHECK_INT(lt_binary(LT_OP_ADD, LT_FLOAT32, 2, none, o, dense, &x, zero, &y, zero), LT_OK);
+    CHECK(o[0] == -7.0f);
+    lt_set_num_threads(threads);
+    free(o);
+    free(m);
+}
+
 int main(void)
 {
     test_integer_wrapping();
@@ -472,5 +508,6 @@ int main(void)
     test_column_sums_follow_the_stated_order();
     test_one_term_sums();
     test_equal();
+    test_both_operands_broadcast();
     MT_DONE();
 }
