@@ -287,12 +287,13 @@ class Views:
         """Move dimension(s) ``source`` to position(s) ``destination`` (ints, or sequences of the same length);
         the others keep their order. A view (of a 0-d tensor, whose one valid dim is 0 or -1: itself)."""
         n = len(self._shape)
-        if source.__class__ is int and destination.__class__ is int and n:  # the common call, without lists
-            src = wrap_dim(source, n)
+        if source.__class__ is int and destination.__class__ is int and -n <= source < n and -n <= destination < n:
+            src = source % n  # the common call: dims in range, wrapped without wrap_dim's checks
             order = [d for d in range(n) if d != src]
-            order.insert(wrap_dim(destination, n), src)
-            r = permute_view(self, tuple(order), _P_PERMUTE)
-            return r if r is not None else self.permute(tuple(order))
+            order.insert(destination % n, src)
+            order = tuple(order)
+            r = permute_view(self, order, _P_PERMUTE)
+            return r if r is not None else self.permute(order)
         seqs = isinstance(source, (tuple, list)), isinstance(destination, (tuple, list))
         if seqs[0] != seqs[1]:
             raise TypeError(f"movedim(): source and destination must both be ints or both be sequences of ints, "
