@@ -493,6 +493,9 @@ typedef struct sum_vt {
     void (*put)(char *dst, ptrdiff_t ds, const void *acc, int64_t n); /* dst[j] = acc[j] */
     /* dst[j] = the one-term sum of p[j]: what row() then put() give for n == 1 */
     void (*one)(char *dst, ptrdiff_t ds, const char *p, ptrdiff_t s, int64_t n);
+    /* dst[j * ds] = the pairwise sum of the m terms p + j * ps + i * s, j < n:
+     * what row() then put() give per row, without two calls per row */
+    void (*hrows)(char *dst, ptrdiff_t ds, const char *p, ptrdiff_t ps, ptrdiff_t s, int64_t m, int64_t n);
 } sum_vt;
 
 /* Eight terms at byte offset off of rows r0..r7, added in that order. */
@@ -605,10 +608,18 @@ typedef struct sum_vt {
         }                                                                                         \
         for (int64_t j = 0; j < n; j++)                                                           \
             ACC_PUT(D, dst + j * ds, ACC_LOAD(D, p + j * s));                                     \
+    }                                                                                             \
+    SUM_HOT static void hrows_##D(char *dst, ptrdiff_t ds, const char *p, ptrdiff_t ps, ptrdiff_t s, \
+                                  int64_t m, int64_t n)                                           \
+    {                                                                                             \
+        const int dense = s == (ptrdiff_t)sizeof(LT__ST(D));                                      \
+        for (int64_t j = 0; j < n; j++)                                                           \
+            ACC_PUT(D, dst + j * ds, dense ? pw_dense_##D(p + j * ps, s, m) : pw_strided_##D(p + j * ps, s, m)); \
     }
 LT__EACH_ARITH_DTYPE(SUM_FNS)
 
-#define SUM_ENTRY(D) [LT_##D] = {SUM_DST(D), sizeof(ACC_T(D)), row_##D, rows_##D, merge_##D, put_##D, one_##D},
+#define SUM_ENTRY(D) \
+    [LT_##D] = {SUM_DST(D), sizeof(ACC_T(D)), row_##D, rows_##D, merge_##D, put_##D, one_##D, hrows_##D},
 static const sum_vt sum_table[LT_DTYPE_COUNT] = {LT__EACH_ARITH_DTYPE(SUM_ENTRY)};
 
 /* Room for one accumulator of any dtype. */
@@ -716,6 +727,18 @@ static void reduce_rows(const sum_plan *pl, void *acc, const char *p, int64_t lo
 static void horizontal_range(void *ctx, int64_t lo, int64_t hi)
 {
     const sum_plan *pl = ctx;
+    if (pl->nr == 1 && pl->nk > 0) { /* one row per kept element: runs along the innermost kept dim */
+        const int32_t kin = pl->nk - 1;
+        const int64_t width = pl->kshape[kin];
+        for (int64_t k = lo; k < hi;) {
+            const int64_t row = k / width, j = k % width, n = min64(width - j, hi - k);
+            pl->vt->hrows(pl->dst + unravel(row, kin, pl->kshape, pl->kdst) + j * pl->kdst[kin], pl->kdst[kin],
+                          pl->src + unravel(row, kin, pl->kshape, pl->ksrc) + j * pl->ksrc[kin], pl->ksrc[kin],
+                          pl->rsrc[0], pl->rshape[0], n);
+            k += n;
+        }
+        return;
+    }
     int64_t idx[LT_MAX_NDIM];
     ptrdiff_t so = 0, dof = 0;
     int64_t rest = lo;
