@@ -410,7 +410,7 @@ def mean(t, dim=None, keepdim=False, dtype=None):
                            f"complex dtype. Got: {dt.scalar_type_name}")
     # float16 and bfloat16: the float32 sum divided, then rounded once (torch's CPU mean); rounding
     # the sum to the dtype before dividing is one more rounding, a unit in the last place off
-    low = dt in (_dt.float16, _dt.bfloat16)
+    low = dt in _REDUCED_FLOATS
     s = reduce_sum(t, dim, keepdim, _dt.float32 if low else dt)
     per_output = t.numel() // s.numel() if s.numel() else 0
     r = binary(s, per_output, "div")  # 0/0 gives nan for an empty reduction, as torch
