@@ -94,24 +94,6 @@ def _in_op_math(a, b, dt):
     return dt in _REDUCED_FLOATS and (not isinstance(a, TensorBase) or not isinstance(b, TensorBase))
 
 
-# the largest n such that every int in [-n, n] is exact in the dtype (its significand's reach)
-_EXACT_INTS = {_dt.float16: 2048, _dt.bfloat16: 256}
-
-
-def _declines_fast(a, b, name):
-    """Whether the shim's binary fast paths must be skipped: a product or quotient of a
-    float16/bfloat16 tensor with a Python int the dtype does not hold exactly, which they would
-    round to the tensor's dtype (``float16_t / 65536`` would divide by inf). An int it holds
-    exactly is the same number in float32, so the fast path's answer is torch's."""
-    if name not in _OPMATH_OPS:
-        return False
-    t, x = (a, b) if isinstance(a, TensorBase) else (b, a)
-    if not isinstance(t, TensorBase) or not isinstance(x, int):
-        return False
-    limit = _EXACT_INTS.get(t._dtype)
-    return limit is not None and not -limit <= x <= limit
-
-
 def _op_math_binary(a, b, name, dt, out):
     """``a op b`` as torch computes it for float16/bfloat16 with a Python number: both in float32
     (the tensor's values exactly, the number as a float32), rounded once into ``out`` (of ``dt``)."""
@@ -215,7 +197,7 @@ def binary(a, b, name, out=None):
     Two tensors of one dtype, or a tensor and a Python number of its kind, take
     one C call (the shim's ``binary``, same rules, same layout); it declines
     everything else, which the rest of this function handles."""
-    if out is None and not _declines_fast(a, b, name):
+    if out is None:
         r = _fast_binary(a, b, _OP_CODES[name])
         if r is not None:
             return r
@@ -311,7 +293,7 @@ def inplace(self, other, name):
     of its kind) takes one C call (the shim's ``binary_inplace``); it declines
     the rest, which this function handles with the full rules."""
     code = _ARITH.get(name)
-    if code is not None and not _declines_fast(self, other, name) and _fast_inplace(self, other, code) is not None:
+    if code is not None and _fast_inplace(self, other, code) is not None:
         _note_write(self)
         return self
     other = _coerce(other)

@@ -136,6 +136,11 @@ int pyt_scalar_operand(unsigned char *buf, PyObject *x, int code)
         /* exact in a double; for integer tensors, within every fast integer type's range */
         long long lo = is_float_code(code) ? -(1LL << 53) : code == LT_UINT8 ? 0 : -128;
         long long hi = is_float_code(code) ? (1LL << 53) : 127;
+        /* float16/bfloat16 take only the ints they hold exactly: torch multiplies and divides by
+         * the number as a float32 (its op math), so a number the dtype would round
+         * (float16_t / 65536) is the Python path's (_ops._op_math_binary) */
+        if (code == LT_FLOAT16 || code == LT_BFLOAT16)
+            hi = code == LT_FLOAT16 ? 2048 : 256, lo = -hi;
         if (overflow || v < lo || v > hi) {
             PyErr_Clear();
             return 0;
